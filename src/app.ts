@@ -1,0 +1,42 @@
+import express from "express";
+import type {Logger} from "pino";
+import type {ChatCompletionService} from "./chat/chatCompletionService.js";
+import type {Config} from "./config.js";
+import {requireApiKey} from "./http/auth.js";
+import {cors} from "./http/cors.js";
+import {errorHandler, notFound} from "./http/errorHandler.js";
+import {jsonBody} from "./http/jsonBody.js";
+import {requestLog} from "./http/requestLog.js";
+import {chatCompletionsRoute} from "./http/routes/chatCompletionsRoute.js";
+import {healthRoute} from "./http/routes/healthRoute.js";
+import {modelsRoute} from "./http/routes/modelsRoute.js";
+import type {ModelRegistry} from "./models/modelRegistry.js";
+
+export type AppDependencies = {
+    config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit">,
+    logger: Logger,
+    registry: ModelRegistry,
+    chat: ChatCompletionService
+};
+
+/**
+ * The HTTP application, in the order a request meets it: request id and access log → CORS
+ * (preflights end here) → health (no key) → API key → JSON body → routes → 404 → errors.
+ * It never listens; src/server.ts does, and supertest drives it directly in tests.
+ */
+export function createApp({config, logger, registry, chat}: AppDependencies): express.Express {
+    const app = express();
+    app.disable("x-powered-by");
+    app.set("etag", false);
+
+    app.use(requestLog(logger));
+    app.use(cors(config.corsOrigins));
+    app.use(healthRoute());
+    app.use("/v1", requireApiKey(config.apiKeys));
+    app.use(jsonBody(config.bodyLimit));
+    app.use(modelsRoute(registry));
+    app.use(chatCompletionsRoute(chat, logger));
+    app.use(notFound);
+    app.use(errorHandler(logger));
+    return app;
+}

@@ -1,0 +1,62 @@
+import {randomBytes} from "node:crypto";
+import type {GenerationResult} from "../engine/types.js";
+import type {ChatCompletion, ChatCompletionChunk, FinishReason, Usage} from "../protocol/chatCompletionResponse.js";
+
+/** The identity shared by a reply and all its chunks (OpenAI stamps one `id` and one `created` on every chunk). */
+export type ReplyIdentity = {id: string, created: number, model: string};
+
+/** Identifies the build that produced a reply, as OpenAI's `system_fingerprint` does. */
+const systemFingerprint = "chatserve";
+
+export function newReplyIdentity(model: string, prefix = "chatcmpl"): ReplyIdentity {
+    return {id: `${prefix}-${randomBytes(12).toString("hex")}`, created: Math.floor(Date.now() / 1000), model};
+}
+
+export function toUsage(result: GenerationResult): Usage {
+    return {
+        prompt_tokens: result.promptTokens,
+        completion_tokens: result.completionTokens,
+        total_tokens: result.promptTokens + result.completionTokens,
+        prompt_tokens_details: {cached_tokens: result.cachedTokens}
+    };
+}
+
+/** The one place engine finish reasons become OpenAI's (an aborted reply has no one to receive it). */
+export function toFinishReason(reason: GenerationResult["finishReason"]): FinishReason {
+    return reason === "length" ? "length" : "stop";
+}
+
+export function chatCompletion(identity: ReplyIdentity, content: string, result: GenerationResult): ChatCompletion {
+    return {
+        ...identity,
+        object: "chat.completion",
+        system_fingerprint: systemFingerprint,
+        choices: [{
+            index: 0,
+            message: {role: "assistant", content, refusal: null},
+            logprobs: null,
+            finish_reason: toFinishReason(result.finishReason)
+        }],
+        usage: toUsage(result)
+    };
+}
+
+export function chatCompletionChunk(
+    identity: ReplyIdentity,
+    delta: ChatCompletionChunk["choices"][number]["delta"],
+    finishReason: FinishReason | null,
+    includeUsage: boolean
+): ChatCompletionChunk {
+    return {
+        ...identity,
+        object: "chat.completion.chunk",
+        system_fingerprint: systemFingerprint,
+        choices: [{index: 0, delta, logprobs: null, finish_reason: finishReason}],
+        ...(includeUsage ? {usage: null} : {})
+    };
+}
+
+/** With `stream_options.include_usage`, the last chunk before [DONE] carries usage and no choices. */
+export function usageChunk(identity: ReplyIdentity, result: GenerationResult): ChatCompletionChunk {
+    return {...identity, object: "chat.completion.chunk", system_fingerprint: systemFingerprint, choices: [], usage: toUsage(result)};
+}

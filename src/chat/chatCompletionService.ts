@@ -1,0 +1,39 @@
+import type {GenerationEvent, GenerationResult, LoadedModel} from "../engine/types.js";
+import type {ModelCapability} from "../protocol/models.js";
+import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
+import {rejectUnsupportedFields} from "../protocol/unsupportedFields.js";
+import {newReplyIdentity, type ReplyIdentity} from "./chatCompletionFormat.js";
+import {toGenerationOptions} from "./generationSettings.js";
+import {toChatHistory} from "./toChatHistory.js";
+
+export type ModelSource = {acquire(id: string, capability: ModelCapability): Promise<LoadedModel>};
+
+/** A generation that holds a sequence: iterate `events`, then `release()` in a finally. */
+export type ChatGeneration = {
+    identity: ReplyIdentity,
+    events: AsyncGenerator<GenerationEvent, GenerationResult>,
+    release(): void
+};
+
+/**
+ * Everything that can fail with a meaningful status happens here, before a byte is sent:
+ * validation beyond the schema, the model lookup (and load), template rendering, the context
+ * check, and the wait for a free sequence (or 503 when the queue is full).
+ */
+export class ChatCompletionService {
+    public constructor(private readonly models: ModelSource) {}
+
+    public async start(request: ChatCompletionRequest, signal: AbortSignal): Promise<ChatGeneration> {
+        rejectUnsupportedFields(request);
+        const history = toChatHistory(request.messages);
+        const model = await this.models.acquire(request.model, "chat");
+        const prompt = model.prepareChat(history);
+        const options = toGenerationOptions(request, prompt.tokens.length, model.contextLength);
+        const lease = await model.acquireSequence(prompt, signal);
+        return {
+            identity: newReplyIdentity(request.model),
+            events: lease.generate(prompt, options, signal),
+            release: () => lease.release()
+        };
+    }
+}

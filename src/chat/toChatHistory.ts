@@ -1,0 +1,79 @@
+import type {ChatHistoryItem, ChatModelFunctionCall} from "node-llama-cpp";
+import {BadRequestError} from "../errors.js";
+import type {ChatMessage, ContentPart} from "../protocol/chatCompletionRequest.js";
+
+/**
+ * OpenAI messages → the chat history node-llama-cpp's templates render.
+ * `developer` is OpenAI's newer name for `system`. An assistant's tool calls and the `tool`
+ * messages answering them become function-call items of that model turn, which is how the
+ * templates render a call followed by its result.
+ */
+export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {
+    const history: ChatHistoryItem[] = [];
+    const pendingCalls = new Map<string, ChatModelFunctionCall>();
+
+    messages.forEach((message, index) => {
+        switch (message.role) {
+            case "system":
+            case "developer":
+                history.push({type: "system", text: contentText(message.content, index)});
+                return;
+            case "user":
+                history.push({type: "user", text: contentText(message.content, index)});
+                return;
+            case "assistant": {
+                const response: Array<string | ChatModelFunctionCall> = [];
+                if (message.content != null)
+                    response.push(contentText(message.content, index));
+                message.tool_calls?.forEach((call, callIndex) => {
+                    const functionCall: ChatModelFunctionCall = {
+                        type: "functionCall",
+                        name: call.function.name,
+                        params: parseArguments(call.function.arguments, `messages[${index}].tool_calls[${callIndex}].function.arguments`),
+                        result: undefined,
+                        startsNewChunk: callIndex === 0
+                    };
+                    pendingCalls.set(call.id, functionCall);
+                    response.push(functionCall);
+                });
+                history.push({type: "model", response});
+                return;
+            }
+            case "tool": {
+                const call = pendingCalls.get(message.tool_call_id);
+                if (call == null)
+                    throw new BadRequestError(
+                        `messages[${index}]: a tool message must answer a tool call of an earlier assistant message; no call has id '${message.tool_call_id}'.`,
+                        {param: `messages[${index}].tool_call_id`});
+                call.result = contentText(message.content, index);
+                return;
+            }
+        }
+        return message satisfies never;
+    });
+    return history;
+}
+
+function contentText(content: string | ContentPart[], messageIndex: number): string {
+    if (typeof content === "string")
+        return content;
+
+    return content.map((part, partIndex) => {
+        const param = `messages[${messageIndex}].content[${partIndex}]`;
+        if (part.type === "text" && typeof part.text === "string")
+            return part.text;
+        if (part.type === "text")
+            throw new BadRequestError(`Invalid '${param}': a text part needs a string 'text'.`, {param});
+        if (part.type === "image_url" || part.type === "input_image")
+            throw new BadRequestError(`Invalid '${param}': this model does not take image input; send text parts only.`, {param, code: "image_input_not_supported"});
+        throw new BadRequestError(`Invalid '${param}': content parts of type '${part.type}' are not supported; send text parts only.`, {param});
+    }).join("\n");
+}
+
+function parseArguments(text: string, param: string): unknown {
+    try {
+        return JSON.parse(text);
+    } catch {
+        throw new BadRequestError(`Invalid '${param}': arguments must be a JSON string.`, {param});
+    }
+}

@@ -1,0 +1,76 @@
+import {Command, InvalidArgumentError, Option} from "commander";
+import {apiKeysFromEnv, gpuChoices, logLevels, resolveConfig, type Config} from "../config.js";
+import {createLogger} from "../logger.js";
+import {startServer} from "../server.js";
+import {printBanner} from "./banner.js";
+
+/** `chatserve serve` (also the default command): flags → Config → a running server until a signal. */
+export function serveCommand(): Command {
+    return new Command("serve")
+        .description("serve the GGUF models in a folder behind an OpenAI-compatible API")
+        .addOption(new Option("-m, --models <dir>", "folder of .gguf files (and its direct subfolders)").default("./models").env("CHATSERVE_MODELS"))
+        .addOption(new Option("--host <host>", "interface to listen on").default("127.0.0.1").env("CHATSERVE_HOST"))
+        .addOption(new Option("-p, --port <port>", "port to listen on").default(8080).argParser(integer(0, 65535)).env("CHATSERVE_PORT"))
+        .addOption(new Option("--api-key <key>", "require this bearer key (repeatable; also CHATSERVE_API_KEY / CHATSERVE_API_KEYS)").argParser(collect).default([]))
+        .addOption(new Option("--gpu <backend>", "compute backend").choices(gpuChoices).default("auto"))
+        .addOption(new Option("-c, --ctx-size <tokens>", "context window per request, capped at the model's trained context").default(4096).argParser(integer(64)))
+        .addOption(new Option("-t, --threads <n>", "inference threads (default: the CPU cores available, measured best)").argParser(integer(1)))
+        .addOption(new Option("--parallel <n>", "requests generated at once per model (sequences)").default(4).argParser(integer(1, 64)))
+        .addOption(new Option("--max-queue <n>", "requests that may wait for a free sequence before 503").default(64).argParser(integer(0)))
+        .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
+        .addOption(new Option("--log-level <level>", "log level").choices(logLevels).default("info"))
+        .addOption(new Option("--log-prompts", "include prompt and completion text in debug logs").default(false))
+        .action(async (options: ServeOptions) => {
+            await serve(resolveConfig({
+                modelsDir: options.models,
+                host: options.host,
+                port: options.port,
+                apiKeys: [...options.apiKey, ...apiKeysFromEnv()],
+                gpu: options.gpu,
+                ctxSize: options.ctxSize,
+                threads: options.threads,
+                parallel: options.parallel,
+                maxQueue: options.maxQueue,
+                corsOrigins: options.corsOrigin,
+                logLevel: options.logLevel,
+                logPrompts: options.logPrompts
+            }));
+        });
+}
+
+type ServeOptions = {
+    models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize: number,
+    threads?: number, parallel: number, maxQueue: number, corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean
+};
+
+async function serve(config: Config): Promise<void> {
+    const logger = createLogger(config.logLevel);
+    const server = await startServer(config, logger);
+    printBanner(config, server);
+
+    let signals = 0;
+    const shutDown = (signal: NodeJS.Signals) => {
+        if (++signals > 1)
+            process.exit(130); // a second Ctrl-C does not wait
+        logger.info({event: "shutdown", signal}, `${signal}: finishing in-flight requests, then exiting`);
+        server.close().then(() => process.exit(0), (error: unknown) => {
+            logger.error({event: "shutdown_failed", err: error});
+            process.exit(1);
+        });
+    };
+    process.on("SIGINT", shutDown);
+    process.on("SIGTERM", shutDown);
+}
+
+function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+    return (value: string): number => {
+        const parsed = Number(value);
+        if (!/^\d+$/.test(value.trim()) || parsed < min || parsed > max)
+            throw new InvalidArgumentError(`expected a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? " up" : ` to ${max}`}.`);
+        return parsed;
+    };
+}
+
+function collect(value: string, previous: string[]): string[] {
+    return [...previous, value];
+}

@@ -1,0 +1,59 @@
+import os from "node:os";
+import {z} from "zod";
+
+/**
+ * Every setting chatserve has, with its default, in one place.
+ * CLI flags and environment variables map onto this schema (src/cli/serveCommand.ts);
+ * tests build it directly with `resolveConfig({...})`.
+ */
+export const gpuChoices = ["auto", "cuda", "metal", "vulkan", "cpu"] as const;
+export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+export const configSchema = z.object({
+    /** Folder scanned for `*.gguf` files (and its direct subfolders). */
+    modelsDir: z.string().default("./models"),
+    host: z.string().default("127.0.0.1"),
+    /** 0 picks a free port (tests). */
+    port: z.number().int().min(0).max(65535).default(8080),
+    /** Bearer keys; empty means no authentication. */
+    apiKeys: z.array(z.string().min(1)).default([]),
+    gpu: z.enum(gpuChoices).default("auto"),
+    /** Context window per request (per sequence), in tokens; capped at what the model was trained on. */
+    ctxSize: z.number().int().min(64).default(4096),
+    /** Inference threads; undefined means the measured default (see engine/threads.ts). */
+    threads: z.number().int().min(1).optional(),
+    /** Sequences per loaded model: how many requests generate at once. */
+    parallel: z.number().int().min(1).max(64).default(4),
+    /** Requests that may wait for a free sequence before new ones get 503. */
+    maxQueue: z.number().int().min(0).default(64),
+    /**
+     * Allowed browser origins. The default allows any origin whose host is the loopback
+     * interface (webviews, local web UIs) and refuses web pages on the internet.
+     */
+    corsOrigins: z.array(z.string()).default([]),
+    logLevel: z.enum(logLevels).default("info"),
+    /** Log prompt and completion text (off by default: prompts are the user's data). */
+    logPrompts: z.boolean().default(false),
+    /** Largest JSON body accepted. */
+    bodyLimit: z.string().default("8mb"),
+    /** How often the models folder is rescanned for new files, in ms. */
+    rescanIntervalMs: z.number().int().min(100).default(2000)
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+export function resolveConfig(input: ConfigInput = {}): Config {
+    return configSchema.parse(input);
+}
+
+/** Keys from the environment: CHATSERVE_API_KEY, or several comma-separated in CHATSERVE_API_KEYS. */
+export function apiKeysFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+    return [env.CHATSERVE_API_KEY, ...(env.CHATSERVE_API_KEYS ?? "").split(",")]
+        .map((key) => key?.trim() ?? "")
+        .filter((key) => key !== "");
+}
+
+export function availableCores(): number {
+    return os.availableParallelism();
+}

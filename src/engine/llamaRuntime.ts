@@ -1,0 +1,50 @@
+import {getLlama, LlamaLogLevel, type Llama} from "node-llama-cpp";
+import type {Logger} from "pino";
+import type {Config} from "../config.js";
+import {resolveThreadCount} from "./threads.js";
+
+export type Backend = "CPU" | "CUDA" | "Metal" | "Vulkan";
+
+export type LlamaRuntime = {
+    llama: Llama,
+    backend: Backend,
+    /** Inference threads every context of this runtime uses. */
+    threads: number
+};
+
+/**
+ * Starts llama.cpp through node-llama-cpp with the requested backend.
+ * `build: "never"`: the server must never start compiling llama.cpp (or download its source)
+ * at run time; the prebuilt binaries that npm installed are used, or it fails with a clear message.
+ */
+export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads">, logger: Logger): Promise<LlamaRuntime> {
+    const llamaLog = logger.child({component: "llama.cpp"});
+    const probe = await getLlama({
+        gpu: config.gpu === "cpu" ? false : config.gpu,
+        build: "never",
+        logLevel: LlamaLogLevel.warn,
+        logger: (level, message) => {
+            const text = message.trim();
+            if (text === "")
+                return;
+            if (level === LlamaLogLevel.error || level === LlamaLogLevel.fatal)
+                llamaLog.error(text);
+            else
+                llamaLog.debug(text);
+        },
+        // Threads are decided here, not by node-llama-cpp (whose CPU default is at least 4).
+        maxThreads: 0
+    });
+    const threads = resolveThreadCount(config.threads, probe.cpuMathCores);
+    return {llama: probe, backend: backendName(probe.gpu), threads};
+}
+
+function backendName(gpu: Llama["gpu"]): Backend {
+    switch (gpu) {
+        case false: return "CPU";
+        case "cuda": return "CUDA";
+        case "metal": return "Metal";
+        case "vulkan": return "Vulkan";
+    }
+    return gpu satisfies never;
+}

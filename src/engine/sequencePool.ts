@@ -1,0 +1,98 @@
+import {ServerBusyError} from "../errors.js";
+
+/** What the pool needs to know about a sequence to place a prompt on it. */
+export type PooledSequence = {readonly contextTokens: readonly number[]};
+
+type Waiter<S> = {prompt: readonly number[], resolve: (sequence: S) => void, reject: (error: unknown) => void};
+
+/**
+ * Hands out a model's sequences, one request each.
+ *
+ * A request gets the free sequence whose cached tokens share the longest prefix with its prompt,
+ * so follow-up turns and repeated system prompts only evaluate what is new. When every sequence
+ * is busy, requests wait in a FIFO queue up to `maxQueue`; beyond that they fail fast with 503.
+ * A waiter whose client goes away leaves the queue at once.
+ */
+export class SequencePool<S extends PooledSequence> {
+    private readonly free: S[];
+    private readonly waiters: Waiter<S>[] = [];
+    private readonly size: number;
+    private idleListeners: Array<() => void> = [];
+
+    public constructor(sequences: readonly S[], private readonly maxQueue: number) {
+        this.free = [...sequences];
+        this.size = sequences.length;
+    }
+
+    public get queued(): number {
+        return this.waiters.length;
+    }
+
+    public acquire(prompt: readonly number[], signal: AbortSignal): Promise<S> {
+        signal.throwIfAborted();
+        if (this.free.length > 0)
+            return Promise.resolve(this.takeBestFor(prompt));
+        if (this.waiters.length >= this.maxQueue)
+            return Promise.reject(new ServerBusyError(1));
+
+        return new Promise<S>((resolve, reject) => {
+            const onAbort = () => {
+                this.waiters.splice(this.waiters.indexOf(waiter), 1);
+                reject(signal.reason);
+            };
+            const waiter: Waiter<S> = {
+                prompt,
+                resolve: (sequence) => {
+                    signal.removeEventListener("abort", onAbort);
+                    resolve(sequence);
+                },
+                reject
+            };
+            signal.addEventListener("abort", onAbort, {once: true});
+            this.waiters.push(waiter);
+        });
+    }
+
+    public release(sequence: S): void {
+        this.free.push(sequence);
+        const waiter = this.waiters.shift();
+        if (waiter != null)
+            waiter.resolve(this.takeBestFor(waiter.prompt));
+        else if (this.free.length === this.size)
+            this.idleListeners.splice(0).forEach((listener) => listener());
+    }
+
+    /** Resolves once every sequence is back (shutdown waits for in-flight generations to end). */
+    public whenIdle(): Promise<void> {
+        if (this.free.length === this.size)
+            return Promise.resolve();
+        return new Promise((resolve) => this.idleListeners.push(resolve));
+    }
+
+    /** Fails every waiting request (shutdown). */
+    public rejectWaiters(error: unknown): void {
+        for (const waiter of this.waiters.splice(0))
+            waiter.reject(error);
+    }
+
+    private takeBestFor(prompt: readonly number[]): S {
+        let bestIndex = 0;
+        let bestLength = -1;
+        this.free.forEach((sequence, index) => {
+            const length = commonPrefixLength(sequence.contextTokens, prompt);
+            if (length > bestLength) {
+                bestIndex = index;
+                bestLength = length;
+            }
+        });
+        return this.free.splice(bestIndex, 1)[0]!;
+    }
+}
+
+export function commonPrefixLength(a: readonly number[], b: readonly number[]): number {
+    const limit = Math.min(a.length, b.length);
+    let index = 0;
+    while (index < limit && a[index] === b[index])
+        index++;
+    return index;
+}

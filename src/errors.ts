@@ -1,0 +1,103 @@
+/**
+ * Every error a client can see, in OpenAI's envelope:
+ * `{"error": {"message", "type", "param", "code"}}`.
+ * Nothing else in the codebase formats an error body: throw one of these and the
+ * error handler (or the SSE writer, once a stream has started) renders it.
+ */
+export type ErrorBody = {
+    error: {message: string, type: string, param: string | null, code: string | null}
+};
+
+export class ApiError extends Error {
+    public constructor(
+        public readonly status: number,
+        message: string,
+        public readonly type: string,
+        public readonly code: string | null = null,
+        public readonly param: string | null = null,
+        /** Extra response headers, e.g. `Retry-After` on 503 or `WWW-Authenticate` on 401. */
+        public readonly headers: Readonly<Record<string, string>> = {}
+    ) {
+        super(message);
+        this.name = new.target.name;
+    }
+
+    public toBody(): ErrorBody {
+        return {error: {message: this.message, type: this.type, param: this.param, code: this.code}};
+    }
+}
+
+export class BadRequestError extends ApiError {
+    public constructor(message: string, options: {param?: string | null, code?: string | null} = {}) {
+        super(400, message, "invalid_request_error", options.code ?? null, options.param ?? null);
+    }
+}
+
+export class ContextLengthExceededError extends BadRequestError {
+    public constructor(message: string) {
+        super(message, {param: "messages", code: "context_length_exceeded"});
+    }
+}
+
+export class AuthenticationError extends ApiError {
+    public constructor(message: string) {
+        super(401, message, "authentication_error", "invalid_api_key", null, {"WWW-Authenticate": 'Bearer realm="chatserve"'});
+    }
+}
+
+export class NotFoundError extends ApiError {
+    public constructor(message: string, code: string = "not_found", param: string | null = null) {
+        super(404, message, "invalid_request_error", code, param);
+    }
+}
+
+export class ModelNotFoundError extends NotFoundError {
+    public constructor(modelId: string) {
+        super(`The model '${modelId}' does not exist. GET /v1/models lists the models this server has.`, "model_not_found", "model");
+    }
+}
+
+export class PayloadTooLargeError extends ApiError {
+    public constructor(limit: string) {
+        super(413, `Request body is larger than the ${limit} limit.`, "invalid_request_error", "payload_too_large");
+    }
+}
+
+export class UnsupportedMediaTypeError extends ApiError {
+    public constructor(contentType: string | undefined) {
+        super(415, `Request body must be JSON (Content-Type: application/json), got ${contentType ?? "no Content-Type"}.`,
+            "invalid_request_error", "unsupported_media_type");
+    }
+}
+
+/** The model file exists but cannot be served (corrupt, unsupported, failed to load): retrying will not help, so a 4xx. */
+export class ModelUnavailableError extends ApiError {
+    public constructor(modelId: string, reason: string) {
+        super(400, `The model '${modelId}' is unavailable: ${reason}`, "invalid_request_error", "model_unavailable", "model");
+    }
+}
+
+export class ServerBusyError extends ApiError {
+    public constructor(retryAfterSeconds: number) {
+        super(503, "The server is busy: every sequence is in use and the queue is full. Retry shortly.",
+            "server_error", "server_busy", null, {"Retry-After": String(retryAfterSeconds)});
+    }
+}
+
+export class ServiceShuttingDownError extends ApiError {
+    public constructor() {
+        super(503, "The server is shutting down.", "server_error", "shutting_down");
+    }
+}
+
+/** For real bugs only: the client gets a generic message, the log gets the details. */
+export class InternalServerError extends ApiError {
+    public constructor() {
+        super(500, "The server had an internal error while processing the request.", "server_error", "internal_error");
+    }
+}
+
+/** Maps anything thrown to an ApiError; unknown errors become a generic 500. */
+export function toApiError(error: unknown): ApiError {
+    return error instanceof ApiError ? error : new InternalServerError();
+}

@@ -1,0 +1,43 @@
+import type {NextFunction, Request, Response} from "express";
+import type {Logger} from "pino";
+import {ApiError, BadRequestError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
+
+/** Unknown routes get OpenAI's 404 envelope, not Express's HTML page. */
+export function notFound(req: Request): never {
+    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. Please check the URL and method.`, "unknown_url");
+}
+
+/**
+ * The single place an error becomes a response. Body-parser failures are client errors;
+ * anything that is not an ApiError is a bug: logged in full, answered with a generic 500.
+ */
+export function errorHandler(logger: Logger) {
+    return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+        const apiError = fromBodyParser(error) ?? toApiError(error);
+        if (!(error instanceof ApiError) && apiError.status >= 500)
+            logger.error({event: "unhandled_error", reqId: res.locals.requestId, path: req.path, err: error}, "unhandled error");
+
+        if (res.headersSent) {
+            res.end();
+            return;
+        }
+        res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
+    };
+}
+
+function fromBodyParser(error: unknown): ApiError | undefined {
+    const type = (error as {type?: unknown} | null)?.type;
+    switch (type) {
+        case "entity.parse.failed":
+            return new BadRequestError(`The request body is not valid JSON: ${(error as Error).message}`, {code: "invalid_json"});
+        case "entity.too.large":
+            return new PayloadTooLargeError(String((error as {limit?: number}).limit ?? "configured") + " bytes");
+        case "encoding.unsupported":
+        case "charset.unsupported":
+            return new ApiError(415, (error as Error).message, "invalid_request_error", "unsupported_media_type");
+        case "request.aborted":
+            return new BadRequestError("The request was aborted while its body was being read.");
+        default:
+            return undefined;
+    }
+}

@@ -1,0 +1,43 @@
+import {randomUUID} from "node:crypto";
+import type {NextFunction, Request, Response} from "express";
+import type {Logger} from "pino";
+import type {GenerationResult} from "../engine/types.js";
+
+/**
+ * Gives every request an id (the client's `x-request-id` if it sent a sane one; the official
+ * SDK surfaces it on errors) and logs one structured line when the response ends or the client
+ * leaves. Headers and bodies are never logged: the prompt is the user's data and the
+ * Authorization header is a secret.
+ */
+export function requestLog(logger: Logger) {
+    return (req: Request, res: Response, next: NextFunction) => {
+        const started = process.hrtime.bigint();
+        const incoming = req.get("x-request-id");
+        const requestId = incoming != null && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : `req_${randomUUID().replaceAll("-", "")}`;
+        res.locals.requestId = requestId;
+        res.setHeader("x-request-id", requestId);
+
+        res.on("close", () => {
+            const usage = res.locals.usage as GenerationResult | undefined;
+            logger.info({
+                event: "request",
+                reqId: requestId,
+                method: req.method,
+                path: req.path,
+                status: res.statusCode,
+                aborted: !res.writableFinished || undefined,
+                model: res.locals.model as string | undefined,
+                promptTokens: usage?.promptTokens,
+                cachedTokens: usage?.cachedTokens,
+                completionTokens: usage?.completionTokens,
+                ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000
+            });
+        });
+        next();
+    };
+}
+
+/** Routes call this so the request's log line carries its token counts. */
+export function recordUsage(res: Response, result: GenerationResult): void {
+    res.locals.usage = result;
+}

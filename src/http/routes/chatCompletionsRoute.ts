@@ -1,0 +1,78 @@
+import {Router, type Response} from "express";
+import type {Logger} from "pino";
+import {chatCompletion, chatCompletionChunk, toFinishReason, usageChunk} from "../../chat/chatCompletionFormat.js";
+import type {ChatCompletionService, ChatGeneration} from "../../chat/chatCompletionService.js";
+import type {GenerationResult} from "../../engine/types.js";
+import {toApiError} from "../../errors.js";
+import {chatCompletionRequestSchema} from "../../protocol/chatCompletionRequest.js";
+import {parseBody} from "../../protocol/parseBody.js";
+import {abortWhenClientLeaves} from "../clientAbort.js";
+import {SseWriter} from "../sseWriter.js";
+import {recordUsage} from "../requestLog.js";
+
+/** `POST /v1/chat/completions`: validation and the model's work happen in the service; this file only writes. */
+export function chatCompletionsRoute(service: ChatCompletionService, logger: Logger): Router {
+    const router = Router();
+    router.post("/v1/chat/completions", async (req, res) => {
+        const request = parseBody(chatCompletionRequestSchema, req.body);
+        res.locals.model = request.model;
+        const signal = abortWhenClientLeaves(res);
+        const generation = await service.start(request, signal);
+        try {
+            if (request.stream === true)
+                await streamReply(res, generation, request.stream_options?.include_usage === true, logger);
+            else
+                await sendReply(res, generation);
+        } finally {
+            generation.release();
+        }
+    });
+    return router;
+}
+
+async function sendReply(res: Response, generation: ChatGeneration): Promise<void> {
+    let content = "";
+    let step = await generation.events.next();
+    for (; step.done !== true; step = await generation.events.next())
+        if (step.value.type === "text")
+            content += step.value.text;
+
+    if (step.value.finishReason === "abort")
+        return;
+    recordUsage(res, step.value);
+    res.json(chatCompletion(generation.identity, content, step.value));
+}
+
+async function streamReply(res: Response, generation: ChatGeneration, includeUsage: boolean, logger: Logger): Promise<void> {
+    const sse = new SseWriter(res);
+    const {identity} = generation;
+    sse.open();
+    // OpenAI's first chunk announces the role with empty content.
+    sse.send(chatCompletionChunk(identity, {role: "assistant", content: ""}, null, includeUsage));
+    try {
+        let step = await generation.events.next();
+        for (; step.done !== true; step = await generation.events.next()) {
+            const event = step.value;
+            if (event.type === "text")
+                sse.send(chatCompletionChunk(identity, {content: event.text}, null, includeUsage));
+            else
+                sse.comment(`processing prompt ${event.evaluatedTokens}/${event.totalTokens}`);
+        }
+        finishStream(sse, res, generation, step.value, includeUsage);
+    } catch (error) {
+        const apiError = toApiError(error);
+        if (apiError.status >= 500)
+            logger.error({event: "stream_failed", reqId: res.locals.requestId, err: error}, "generation failed mid-stream");
+        sse.fail(apiError.toBody());
+    }
+}
+
+function finishStream(sse: SseWriter, res: Response, generation: ChatGeneration, result: GenerationResult, includeUsage: boolean): void {
+    if (result.finishReason === "abort")
+        return;
+    recordUsage(res, result);
+    sse.send(chatCompletionChunk(generation.identity, {}, toFinishReason(result.finishReason), includeUsage));
+    if (includeUsage)
+        sse.send(usageChunk(generation.identity, result));
+    sse.done();
+}

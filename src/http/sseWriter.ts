@@ -1,0 +1,54 @@
+import type {Response} from "express";
+import type {ErrorBody} from "../errors.js";
+
+/**
+ * Server-sent events as OpenAI streams them: `data: <json>` plus a blank line per event,
+ * `data: [DONE]` at the end. Comment lines (`: …`) keep idle connections open; every
+ * SSE client, the official SDKs included, ignores them.
+ */
+export class SseWriter {
+    public constructor(private readonly res: Response) {}
+
+    public open(): void {
+        this.res.status(200);
+        this.res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+        this.res.setHeader("Cache-Control", "no-cache");
+        this.res.setHeader("Connection", "keep-alive");
+        // Tells nginx-style proxies not to buffer the stream.
+        this.res.setHeader("X-Accel-Buffering", "no");
+        this.res.flushHeaders();
+        // Small writes must leave at once, not wait for Nagle's algorithm.
+        this.res.socket?.setNoDelay(true);
+    }
+
+    public get closed(): boolean {
+        return this.res.writableEnded || this.res.destroyed;
+    }
+
+    public send(data: unknown): void {
+        if (!this.closed)
+            this.res.write(`data: ${JSON.stringify(data)}\n\n`);
+    }
+
+    public comment(text: string): void {
+        if (!this.closed)
+            this.res.write(`: ${text}\n\n`);
+    }
+
+    /** A failure after the stream started: OpenAI clients raise an `error` event as an APIError. */
+    public fail(body: ErrorBody): void {
+        this.send(body);
+        this.end();
+    }
+
+    public done(): void {
+        if (!this.closed)
+            this.res.write("data: [DONE]\n\n");
+        this.end();
+    }
+
+    private end(): void {
+        if (!this.res.writableEnded)
+            this.res.end();
+    }
+}

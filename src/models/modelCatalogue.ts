@@ -1,0 +1,115 @@
+import fs from "node:fs/promises";
+import type {Logger} from "pino";
+import {inspectGguf, type GgufSummary} from "./ggufInspection.js";
+import type {ModelDescriptor} from "./modelDescriptor.js";
+import {findModelFiles, type ModelFileGroup} from "./modelFiles.js";
+
+export type Catalogue = {
+    list(): ModelDescriptor[],
+    find(id: string): ModelDescriptor | undefined,
+    /** Rescans the folder now (a request for an unknown id calls this before answering 404). */
+    refresh(): Promise<void>
+};
+
+/**
+ * The models folder, as a list of descriptors kept current while the server runs:
+ * a rescan every few seconds picks up added, changed and removed files, re-reading only the
+ * headers of files whose size or modification time changed. A file that cannot be read is
+ * listed as unavailable with the reason; it never stops the scan or the server.
+ */
+export class ModelCatalogue implements Catalogue {
+    private descriptors = new Map<string, ModelDescriptor>();
+    private readonly signatures = new Map<string, string>();
+    private refreshing: Promise<void> | null = null;
+    private timer: NodeJS.Timeout | null = null;
+
+    public constructor(
+        private readonly modelsDir: string,
+        private readonly logger: Logger,
+        private readonly inspect: (path: string) => Promise<GgufSummary> = inspectGguf
+    ) {}
+
+    public list(): ModelDescriptor[] {
+        return [...this.descriptors.values()];
+    }
+
+    public find(id: string): ModelDescriptor | undefined {
+        return this.descriptors.get(id);
+    }
+
+    public refresh(): Promise<void> {
+        // Concurrent callers share one scan.
+        this.refreshing ??= this.scan().finally(() => {
+            this.refreshing = null;
+        });
+        return this.refreshing;
+    }
+
+    public watch(intervalMs: number): void {
+        this.timer = setInterval(() => {
+            this.refresh().catch((error: unknown) => this.logger.error({event: "models_rescan_failed", err: error}));
+        }, intervalMs);
+        this.timer.unref();
+    }
+
+    public close(): void {
+        if (this.timer != null)
+            clearInterval(this.timer);
+    }
+
+    private async scan(): Promise<void> {
+        const groups = await findModelFiles(this.modelsDir);
+        const next = new Map<string, ModelDescriptor>();
+        for (const group of groups) {
+            const stats = await Promise.all(group.files.map((file) => fs.stat(file).catch(() => null)));
+            if (stats.some((stat) => stat == null))
+                continue; // deleted while scanning; the next scan settles it
+
+            const signature = `${group.files.join("|")}:${stats.map((stat) => `${stat!.size}@${stat!.mtimeMs}`).join("|")}`;
+            const known = this.descriptors.get(group.id);
+            if (known != null && this.signatures.get(group.id) === signature) {
+                next.set(group.id, known);
+                continue;
+            }
+
+            const sizeBytes = stats.reduce((sum, stat) => sum + stat!.size, 0);
+            const modifiedAt = Math.floor(Math.max(...stats.map((stat) => stat!.mtimeMs)) / 1000);
+            const descriptor = await this.describe(group, sizeBytes, modifiedAt);
+            this.signatures.set(group.id, signature);
+            next.set(group.id, descriptor);
+            this.logFound(descriptor, known != null);
+        }
+
+        for (const id of this.descriptors.keys())
+            if (!next.has(id)) {
+                this.signatures.delete(id);
+                this.logger.info({event: "model_removed", model: id}, `model removed: ${id}`);
+            }
+
+        this.descriptors = next;
+    }
+
+    private async describe(group: ModelFileGroup, sizeBytes: number, modifiedAt: number): Promise<ModelDescriptor> {
+        const base = {id: group.id, path: group.path, files: group.files, sizeBytes, modifiedAt};
+        const unavailable = (error: string): ModelDescriptor =>
+            ({...base, architecture: null, trainedContextLength: null, capabilities: [], error});
+
+        if (group.missingParts > 0)
+            return unavailable(`split model is missing ${group.missingParts} of its parts`);
+
+        try {
+            return {...base, ...await this.inspect(group.path)};
+        } catch (error) {
+            return unavailable(`not a readable GGUF file (${error instanceof Error ? error.message : String(error)})`);
+        }
+    }
+
+    private logFound(descriptor: ModelDescriptor, changed: boolean): void {
+        if (descriptor.error != null)
+            this.logger.warn({event: "model_unavailable", model: descriptor.id, reason: descriptor.error},
+                `model ${descriptor.id} is unavailable: ${descriptor.error}`);
+        else
+            this.logger.info({event: changed ? "model_changed" : "model_found", model: descriptor.id, architecture: descriptor.architecture},
+                `model ${changed ? "changed" : "found"}: ${descriptor.id}`);
+    }
+}

@@ -1,0 +1,20 @@
+import type {ModelCapability} from "../protocol/models.js";
+
+/** What the catalogue knows about one model on disk, read from its GGUF header without loading weights. */
+export type ModelDescriptor = {
+    /** The file name without `.gguf` (and without the `-00001-of-00003` part of a split model). */
+    id: string,
+    /** The file to load: the only file, or the first part of a split model. */
+    path: string,
+    /** All files of the model (several for a split model). */
+    files: string[],
+    sizeBytes: number,
+    /** Unix seconds: the newest modification time among its files. */
+    modifiedAt: number,
+    architecture: string | null,
+    /** The context the model was trained with, when its header says. */
+    trainedContextLength: number | null,
+    capabilities: ModelCapability[],
+    /** Set when the file cannot be served; the model is listed as unavailable with this reason. */
+    error?: string
+};

@@ -1,0 +1,88 @@
+import type {Dirent} from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+
+/** One model's files as found on disk, before its header is read. */
+export type ModelFileGroup = {
+    id: string,
+    /** The file llama.cpp opens: the only file, or part 1 of a split model. */
+    path: string,
+    files: string[],
+    /** Split parts the name promises but the folder lacks. */
+    missingParts: number
+};
+
+const splitPattern = /^(.*)-(\d{5})-of-(\d{5})$/;
+
+/**
+ * Lists the models in a folder: every `*.gguf` there and in its direct subfolders.
+ * A split model (`name-00001-of-00003.gguf` …) is one model named `name`.
+ * Multimodal projector files (`mmproj*.gguf`) are companions of a model, not models.
+ * A name that appears twice is disambiguated by its subfolder (`sub/name`).
+ */
+export async function findModelFiles(modelsDir: string): Promise<ModelFileGroup[]> {
+    const files = [...await listGguf(modelsDir), ...(await Promise.all(
+        (await listSubfolders(modelsDir)).map((folder) => listGguf(folder))
+    )).flat()];
+
+    const groups = new Map<string, {files: string[], parts: number, folder: string, name: string}>();
+    for (const file of files) {
+        const stem = path.basename(file, path.extname(file));
+        if (stem.toLowerCase().startsWith("mmproj"))
+            continue;
+
+        const split = splitPattern.exec(stem);
+        const name = split?.[1] ?? stem;
+        const key = `${path.dirname(file)}\0${name}`;
+        const group = groups.get(key) ?? {files: [], parts: split ? Number(split[3]) : 1, folder: path.dirname(file), name};
+        group.files.push(file);
+        groups.set(key, group);
+    }
+
+    const taken = new Set<string>();
+    const result: ModelFileGroup[] = [];
+    const topLevelFirst = [...groups.values()].sort((a, b) =>
+        Number(a.folder !== path.resolve(modelsDir)) - Number(b.folder !== path.resolve(modelsDir)) || a.name.localeCompare(b.name));
+    for (const group of topLevelFirst) {
+        const id = taken.has(group.name) ? `${path.basename(group.folder)}/${group.name}` : group.name;
+        taken.add(id);
+        group.files.sort();
+        result.push({id, path: group.files[0]!, files: group.files, missingParts: Math.max(0, group.parts - group.files.length)});
+    }
+    return result;
+}
+
+async function listGguf(folder: string): Promise<string[]> {
+    const entries = await readFolder(folder);
+    const files = await Promise.all(entries
+        .filter((entry) => entry.name.toLowerCase().endsWith(".gguf"))
+        .map(async (entry) => await kindOf(folder, entry) === "file" ? path.resolve(folder, entry.name) : null));
+    return files.filter((file) => file != null);
+}
+
+async function listSubfolders(folder: string): Promise<string[]> {
+    const entries = await readFolder(folder);
+    const folders = await Promise.all(entries
+        .filter((entry) => !entry.name.startsWith("."))
+        .map(async (entry) => await kindOf(folder, entry) === "folder" ? path.resolve(folder, entry.name) : null));
+    return folders.filter((subfolder) => subfolder != null);
+}
+
+/** Symbolic links count as what they point to: people link models in from a download folder. */
+async function kindOf(folder: string, entry: Dirent): Promise<"file" | "folder" | "other"> {
+    if (entry.isSymbolicLink()) {
+        const target = await fs.stat(path.join(folder, entry.name)).catch(() => null);
+        return target?.isFile() ? "file" : target?.isDirectory() ? "folder" : "other";
+    }
+    return entry.isFile() ? "file" : entry.isDirectory() ? "folder" : "other";
+}
+
+async function readFolder(folder: string) {
+    try {
+        return await fs.readdir(folder, {withFileTypes: true});
+    } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT")
+            return [];
+        throw error;
+    }
+}

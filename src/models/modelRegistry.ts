@@ -1,0 +1,116 @@
+import type {Logger} from "pino";
+import type {LoadedModel} from "../engine/types.js";
+import {ModelNotFoundError, ModelUnavailableError, BadRequestError} from "../errors.js";
+import type {ModelCapability, ModelObject} from "../protocol/models.js";
+import type {Catalogue} from "./modelCatalogue.js";
+import type {ModelDescriptor} from "./modelDescriptor.js";
+
+export type ModelLoader = (descriptor: ModelDescriptor) => Promise<LoadedModel>;
+
+type Residency = {
+    descriptor: ModelDescriptor,
+    loading: Promise<LoadedModel>,
+    model?: LoadedModel,
+    error?: string
+};
+
+/**
+ * Which models are loaded. A model loads on its first request and stays loaded; requests that
+ * arrive while it loads wait for the same load. A failed load marks the model unavailable with
+ * the reason (until its file changes) instead of failing every request in a new way.
+ */
+export class ModelRegistry {
+    private readonly residents = new Map<string, Residency>();
+
+    public constructor(
+        private readonly catalogue: Catalogue,
+        private readonly load: ModelLoader,
+        private readonly contextSize: number,
+        private readonly logger: Logger
+    ) {}
+
+    public list(): ModelObject[] {
+        return this.catalogue.list().map((descriptor) => this.toModelObject(descriptor));
+    }
+
+    public async describe(id: string): Promise<ModelObject> {
+        return this.toModelObject(await this.find(id));
+    }
+
+    /** The loaded model, loading it first if needed; 404 for an unknown id, 400 for one that cannot serve `capability`. */
+    public async acquire(id: string, capability: ModelCapability): Promise<LoadedModel> {
+        const descriptor = await this.find(id);
+        if (descriptor.error != null)
+            throw new ModelUnavailableError(id, descriptor.error);
+        if (!descriptor.capabilities.includes(capability))
+            throw new BadRequestError(`The model '${id}' does not support ${capability}.`, {param: "model", code: "unsupported_model"});
+
+        let residency = this.residents.get(id);
+        if (residency == null || residency.descriptor !== descriptor) {
+            residency = this.startLoading(descriptor);
+            this.residents.set(id, residency);
+        }
+        try {
+            return await residency.loading;
+        } catch {
+            throw new ModelUnavailableError(id, residency.error ?? "it failed to load");
+        }
+    }
+
+    public async dispose(): Promise<void> {
+        const models = [...this.residents.values()].map((residency) => residency.model).filter((model) => model != null);
+        this.residents.clear();
+        await Promise.all(models.map((model) => model.dispose()));
+    }
+
+    private async find(id: string): Promise<ModelDescriptor> {
+        let descriptor = this.catalogue.find(id);
+        if (descriptor == null) {
+            // A file copied in a moment ago should not have to wait for the next periodic scan.
+            await this.catalogue.refresh();
+            descriptor = this.catalogue.find(id);
+        }
+        if (descriptor == null)
+            throw new ModelNotFoundError(id);
+        return descriptor;
+    }
+
+    private startLoading(descriptor: ModelDescriptor): Residency {
+        const started = Date.now();
+        this.logger.info({event: "model_loading", model: descriptor.id}, `loading ${descriptor.id}`);
+        const residency: Residency = {descriptor, loading: this.load(descriptor)};
+        residency.loading.then((model) => {
+            residency.model = model;
+            this.logger.info({event: "model_loaded", model: descriptor.id, contextLength: model.contextLength, ms: Date.now() - started},
+                `loaded ${descriptor.id} (${model.contextLength} tokens per request) in ${Date.now() - started} ms`);
+        }, (error: unknown) => {
+            residency.error = error instanceof Error ? error.message : String(error);
+            this.logger.error({event: "model_load_failed", model: descriptor.id, err: error}, `failed to load ${descriptor.id}`);
+        });
+        return residency;
+    }
+
+    private toModelObject(descriptor: ModelDescriptor): ModelObject {
+        const residency = this.residents.get(descriptor.id);
+        const current = residency?.descriptor === descriptor ? residency : undefined;
+        const error = descriptor.error ?? current?.error;
+        const status = error != null ? "unavailable"
+            : current?.model != null ? "loaded"
+                : current != null ? "loading"
+                    : "available";
+        const trained = descriptor.trainedContextLength;
+        return {
+            id: descriptor.id,
+            object: "model",
+            created: descriptor.modifiedAt,
+            owned_by: "chatserve",
+            context_length: current?.model?.contextLength ?? (trained == null ? this.contextSize : Math.min(trained, this.contextSize)),
+            capabilities: descriptor.capabilities,
+            status,
+            loaded: status === "loaded",
+            architecture: descriptor.architecture,
+            size_bytes: descriptor.sizeBytes,
+            ...(error != null ? {error} : {})
+        };
+    }
+}

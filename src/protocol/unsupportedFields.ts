@@ -1,0 +1,37 @@
+import {BadRequestError} from "../errors.js";
+import type {ChatCompletionRequest} from "./chatCompletionRequest.js";
+
+/**
+ * Known OpenAI fields that ask for something chatserve does not do yet.
+ * Accepting them silently would hand the client a reply it did not ask for
+ * (CLIENTS.md: "unsupported parameters silently dropped"), so each one gets a 400 naming it.
+ * Values that ask for the default behaviour (`n: 1`, `logprobs: false`, …) are fine.
+ */
+export function rejectUnsupportedFields(request: ChatCompletionRequest): void {
+    const reject = (param: string, what: string) => {
+        throw new BadRequestError(`${param}: ${what} is not supported by chatserve yet.`, {param, code: "unsupported_parameter"});
+    };
+
+    if (request.n != null && request.n > 1)
+        reject("n", "more than one choice per request (n > 1)");
+    if (request.logprobs === true)
+        reject("logprobs", "returning log probabilities");
+    if (request.top_logprobs != null && request.top_logprobs > 0)
+        reject("top_logprobs", "returning log probabilities");
+    if (request.logit_bias != null && Object.keys(request.logit_bias).length > 0)
+        reject("logit_bias", "biasing token probabilities");
+    if (request.response_format != null && request.response_format.type !== "text")
+        reject("response_format", `response_format type '${request.response_format.type}'`);
+    if (request.tools != null && request.tools.length > 0)
+        reject("tools", "tool calling");
+    if (request.tool_choice != null && request.tool_choice !== "none" && request.tool_choice !== "auto")
+        reject("tool_choice", "tool calling");
+    if (request.functions != null && request.functions.length > 0)
+        reject("functions", "function calling");
+    if (request.function_call != null && request.function_call !== "none" && request.function_call !== "auto")
+        reject("function_call", "function calling");
+    if (request.modalities?.includes("audio") || request.audio != null)
+        reject("modalities", "audio output");
+    if (request.stream_options != null && request.stream !== true)
+        throw new BadRequestError("stream_options is only allowed when stream is true.", {param: "stream_options"});
+}

@@ -1,0 +1,61 @@
+import http from "node:http";
+import type {AddressInfo} from "node:net";
+import type {Logger} from "pino";
+import {createApp} from "./app.js";
+import {ChatCompletionService} from "./chat/chatCompletionService.js";
+import type {Config} from "./config.js";
+import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
+import {startLlamaRuntime, type Backend} from "./engine/llamaRuntime.js";
+import {ModelCatalogue} from "./models/modelCatalogue.js";
+import {ModelRegistry} from "./models/modelRegistry.js";
+
+export type RunningServer = {
+    /** Base URL of the API, e.g. http://127.0.0.1:8080/v1 */
+    url: string,
+    port: number,
+    backend: Backend,
+    threads: number,
+    registry: ModelRegistry,
+    /** Graceful shutdown: stop accepting, let in-flight requests end (cut after `graceMs`), release the models. */
+    close(graceMs?: number): Promise<void>
+};
+
+/** Builds every dependency, listens, and owns shutdown. */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+    const runtime = await startLlamaRuntime(config, logger);
+    const catalogue = new ModelCatalogue(config.modelsDir, logger);
+    await catalogue.refresh();
+    catalogue.watch(config.rescanIntervalMs);
+
+    const registry = new ModelRegistry(catalogue, (descriptor) => LlamaLoadedModel.load(runtime, {
+        path: descriptor.path,
+        contextSize: config.ctxSize,
+        parallel: config.parallel,
+        maxQueue: config.maxQueue
+    }), config.ctxSize, logger);
+    const app = createApp({config, logger, registry, chat: new ChatCompletionService(registry)});
+
+    const server = http.createServer(app);
+    // Long generations must not be cut by Node's default request timeout.
+    server.requestTimeout = 0;
+    await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(config.port, config.host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+
+    let closing: Promise<void> | null = null;
+    const close = (graceMs = 5000) => closing ??= (async () => {
+        catalogue.close();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        await closed;
+        clearTimeout(timer);
+        await registry.dispose();
+        await runtime.llama.dispose();
+    })();
+
+    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, threads: runtime.threads, registry, close};
+}
