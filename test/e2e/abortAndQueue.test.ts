@@ -1,0 +1,84 @@
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import OpenAI from "openai";
+import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
+import {startTestServer, type TestServer} from "./support/testServer.js";
+
+/**
+ * One sequence and a queue of one, so a generation that failed to stop, or a queued request that
+ * failed to leave, would show up as a 503 for the next client.
+ */
+describe("aborts free their sequence and queue slot at once", () => {
+    let server: TestServer;
+    let client: OpenAI;
+    const model = "tiny-chat";
+    const messages = [{role: "user" as const, content: "Tell me a long story about the cat."}];
+
+    beforeAll(async () => {
+        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 1, maxQueue: 1, ctxSize: 2048});
+        client = server.client();
+    });
+    afterAll(async () => server?.stop());
+
+    /** A streamed generation long enough to hold the only sequence for seconds. */
+    async function holdSequence(controller: AbortController) {
+        const stream = await client.chat.completions.create(
+            {model, messages, temperature: 1, seed: 7, stream: true}, {signal: controller.signal});
+        const iterator = stream[Symbol.asyncIterator]();
+        await iterator.next(); // the role chunk: the request holds the sequence now
+        return iterator;
+    }
+
+    /** Retries on 503 for a short while: the server learns of a closed socket asynchronously. */
+    async function completeSoon() {
+        for (let attempt = 0; ; attempt++) {
+            try {
+                return await client.chat.completions.create({model, messages, max_tokens: 2, temperature: 0});
+            } catch (error) {
+                if (!(error instanceof OpenAI.APIError) || error.status !== 503 || attempt >= 10)
+                    throw error;
+                await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+        }
+    }
+
+    it("a client that disconnects mid-stream stops its generation; the next request is served", async () => {
+        const controller = new AbortController();
+        await holdSequence(controller);
+        controller.abort();
+        const reply = await completeSoon();
+        expect(reply.usage!.completion_tokens).toBe(2);
+    });
+
+    it("answers 503 server_busy with Retry-After once the queue is full, and serves everyone else", async () => {
+        const holder = new AbortController();
+        await holdSequence(holder);
+        const queued = client.chat.completions.create({model, messages, max_tokens: 2, temperature: 0});
+        await new Promise((resolve) => setTimeout(resolve, 100));
+
+        const rejected = await client.chat.completions.create({model, messages, max_tokens: 2}).catch((error: unknown) => error);
+        expect(rejected).toBeInstanceOf(OpenAI.APIError);
+        expect((rejected as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+        expect((rejected as InstanceType<typeof OpenAI.APIError>).code).toBe("server_busy");
+        expect((rejected as InstanceType<typeof OpenAI.APIError>).headers?.get("retry-after")).toMatch(/^\d+$/);
+
+        holder.abort();
+        expect((await queued).usage!.completion_tokens).toBe(2);
+    });
+
+    it("a queued request whose client goes away leaves the queue at once", async () => {
+        const holder = new AbortController();
+        await holdSequence(holder);
+        const leaver = new AbortController();
+        const left = client.chat.completions.create({model, messages, max_tokens: 2}, {signal: leaver.signal}).catch((error: unknown) => error);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        leaver.abort();
+        await left;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+
+        // The queue slot is free again, so this one waits instead of getting 503.
+        const waiting = client.chat.completions.create({model, messages, max_tokens: 2, temperature: 0});
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        holder.abort();
+        expect((await waiting).usage!.completion_tokens).toBe(2);
+    });
+});

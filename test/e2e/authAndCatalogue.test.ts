@@ -1,0 +1,55 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import OpenAI from "openai";
+import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
+import {startTestServer, type TestServer} from "./support/testServer.js";
+
+describe("API keys, hot-added and corrupt model files", () => {
+    let server: TestServer;
+    let modelFile: string;
+    const key = "sk-local-test";
+
+    beforeAll(async () => {
+        modelFile = await buildTinyChatModel();
+        server = await startTestServer({first: modelFile}, {apiKeys: [key], rescanIntervalMs: 200});
+    });
+    afterAll(async () => server?.stop());
+
+    it("rejects a missing or wrong key with 401 and accepts the right one", async () => {
+        await expect(server.client("wrong").models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+        const noKey = await fetch(`${server.url}/models`);
+        expect(noKey.status).toBe(401);
+        expect(noKey.headers.get("www-authenticate")).toMatch(/^Bearer/);
+        expect((await noKey.json() as {error: {type: string}}).error.type).toBe("authentication_error");
+
+        const reply = await server.client(key).chat.completions.create({model: "first", messages: [{role: "user", content: "Hi"}], max_tokens: 2});
+        expect(reply.choices[0]!.message.role).toBe("assistant");
+        expect((await fetch(server.url.replace(/\/v1$/, "/health"))).status).toBe(200);
+    });
+
+    it("picks up a model file added while running, without a restart", async () => {
+        await fs.copyFile(modelFile, path.join(server.modelsDir, "added-later.gguf"));
+        // A request names it before the periodic rescan: the lookup rescans on a miss.
+        const reply = await server.client(key).chat.completions.create({model: "added-later", messages: [{role: "user", content: "Hi"}], max_tokens: 2});
+        expect(reply.model).toBe("added-later");
+        const ids = (await server.client(key).models.list()).data.map((model) => model.id);
+        expect(ids).toEqual(expect.arrayContaining(["first", "added-later"]));
+    });
+
+    it("lists a corrupt file as unavailable with the reason and keeps serving", async () => {
+        await fs.writeFile(path.join(server.modelsDir, "broken.gguf"), "this is not a gguf file");
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        const entry = await server.client(key).models.retrieve("broken") as unknown as {status: string, error: string};
+        expect(entry.status).toBe("unavailable");
+        expect(entry.error).toMatch(/GGUF/i);
+
+        const error = await server.client(key).chat.completions.create({model: "broken", messages: [{role: "user", content: "Hi"}]})
+            .catch((caught: unknown) => caught);
+        expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+        expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe("model_unavailable");
+
+        const reply = await server.client(key).chat.completions.create({model: "first", messages: [{role: "user", content: "Hi"}], max_tokens: 2});
+        expect(reply.usage!.completion_tokens).toBeGreaterThan(0);
+    });
+});

@@ -1,0 +1,39 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import OpenAI from "openai";
+import {resolveConfig, type ConfigInput} from "../../../src/config.js";
+import {createLogger} from "../../../src/logger.js";
+import {startServer, type RunningServer} from "../../../src/server.js";
+
+export type TestServer = RunningServer & {
+    modelsDir: string,
+    /** The official client, pointed at this server. */
+    client(apiKey?: string): OpenAI,
+    stop(): Promise<void>
+};
+
+/**
+ * A real chatserve listening on a free port, serving the given files (linked into a temporary
+ * models folder under the given ids). Two inference threads: the CI machine has two cores and
+ * test files run one at a time.
+ */
+export async function startTestServer(models: Record<string, string>, config: ConfigInput = {}): Promise<TestServer> {
+    const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-test-"));
+    for (const [id, file] of Object.entries(models))
+        await fs.symlink(file, path.join(modelsDir, `${id}.gguf`));
+
+    const server = await startServer(resolveConfig({
+        modelsDir, port: 0, threads: 2, parallel: 2, ctxSize: 1024, logLevel: "silent", ...config
+    }), createLogger("silent"));
+
+    return {
+        ...server,
+        modelsDir,
+        client: (apiKey = "no-key") => new OpenAI({baseURL: server.url, apiKey, maxRetries: 0, timeout: 60_000}),
+        stop: async () => {
+            await server.close(1000);
+            await fs.rm(modelsDir, {recursive: true, force: true});
+        }
+    };
+}

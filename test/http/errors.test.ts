@@ -1,0 +1,65 @@
+// Transport-level failures: each one in OpenAI's envelope, and the server keeps serving after it.
+import request from "supertest";
+import {afterEach, describe, expect, it} from "vitest";
+import {chatRequest, createTestApp, errorOf} from "./support/testApp.js";
+
+describe("transport errors", () => {
+    const t = createTestApp({bodyLimit: "200b"});
+
+    afterEach(async () => {
+        // The next client is served normally, and no sequence was left leased.
+        const res = await request(t.app).post("/v1/chat/completions").send(chatRequest());
+        expect(res.status).toBe(200);
+        expect(res.body.choices[0].message.content).toBe("Hello there!");
+        expect(t.model.activeLeases).toBe(0);
+    });
+
+    it("malformed JSON → 400 invalid_json", async () => {
+        const res = await request(t.app).post("/v1/chat/completions").set("Content-Type", "application/json").send('{"model": ');
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({type: "invalid_request_error", code: "invalid_json"});
+    });
+
+    it("a JSON body that is not an object → 400", async () => {
+        const res = await request(t.app).post("/v1/chat/completions").set("Content-Type", "application/json").send("[1, 2]");
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body).message).toMatch(/JSON object/);
+    });
+
+    it("a non-JSON Content-Type → 415", async () => {
+        const res = await request(t.app).post("/v1/chat/completions").set("Content-Type", "application/xml").send("<chat/>");
+        expect(res.status).toBe(415);
+        expect(errorOf(res.body)).toMatchObject({type: "invalid_request_error", code: "unsupported_media_type"});
+        expect(errorOf(res.body).message).toContain("application/xml");
+    });
+
+    it("a body over the configured limit → 413", async () => {
+        const res = await request(t.app).post("/v1/chat/completions").send(chatRequest({messages: [{role: "user", content: "x".repeat(500)}]}));
+        expect(res.status).toBe(413);
+        expect(errorOf(res.body)).toMatchObject({code: "payload_too_large"});
+        expect(errorOf(res.body).message).toContain("200 bytes");
+    });
+
+    it("an unknown route → 404 in the envelope, not an HTML page", async () => {
+        const res = await request(t.app).get("/v1/embeddingz");
+        expect(res.status).toBe(404);
+        expect(res.headers["content-type"]).toMatch(/application\/json/);
+        expect(errorOf(res.body)).toMatchObject({type: "invalid_request_error", code: "unknown_url"});
+        expect(errorOf(res.body).message).toContain("/v1/embeddingz");
+    });
+
+    it("a wrong method on a known path → 404", async () => {
+        const res = await request(t.app).get("/v1/chat/completions");
+        expect(res.status).toBe(404);
+        expect(errorOf(res.body).code).toBe("unknown_url");
+    });
+
+    it("a full queue → 503 server_busy with Retry-After", async () => {
+        t.model.script = {pieces: [], busy: true};
+        const res = await request(t.app).post("/v1/chat/completions").send(chatRequest());
+        t.model.script = {pieces: ["Hello", " there", "!"]};
+        expect(res.status).toBe(503);
+        expect(res.headers["retry-after"]).toBe("1");
+        expect(errorOf(res.body)).toMatchObject({type: "server_error", code: "server_busy"});
+    });
+});

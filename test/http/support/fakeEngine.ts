@@ -1,0 +1,143 @@
+// An engine double for HTTP tests: a real ModelRegistry over a static catalogue and a loader
+// that hands out a scripted LoadedModel. No GGUF, no node-llama-cpp.
+import type {ChatHistoryItem, Token} from "node-llama-cpp";
+import type {GenerationEvent, GenerationOptions, GenerationResult, LoadedModel, PreparedPrompt, SequenceLease} from "../../../src/engine/types.js";
+import {ServerBusyError} from "../../../src/errors.js";
+import type {Catalogue} from "../../../src/models/modelCatalogue.js";
+import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
+
+export const CONTEXT_LENGTH = 64;
+
+/** What the next generations do. Every piece counts as one completion token. */
+export type Script = {
+    pieces: string[],
+    /** Yield a prompt-progress event before the text. */
+    progress?: boolean,
+    /** Thrown after the pieces are yielded (a failure mid-generation). */
+    failWith?: Error,
+    /** After the pieces, wait until the request's signal aborts instead of finishing. */
+    hangUntilAborted?: boolean,
+    /** acquireSequence answers 503 as a full queue would. */
+    busy?: boolean
+};
+
+export const defaultScript: Script = {pieces: ["Hello", " there", "!"]};
+
+/** One token per whitespace-separated word of the rendered conversation. */
+export function renderForTest(history: readonly ChatHistoryItem[]): string {
+    return history.map((item) => {
+        if (item.type === "model")
+            return item.response.filter((part) => typeof part === "string").join(" ");
+        return typeof item.text === "string" ? item.text : JSON.stringify(item.text);
+    }).join(" ");
+}
+
+export class FakeModel implements LoadedModel {
+    public readonly contextLength = CONTEXT_LENGTH;
+    public script: Script = defaultScript;
+    public readonly generations: Array<{options: GenerationOptions, signal: AbortSignal}> = [];
+    public activeLeases = 0;
+    public disposed = false;
+    private releaseListeners: Array<() => void> = [];
+
+    public prepareChat(history: ChatHistoryItem[]): PreparedPrompt {
+        const words = renderForTest(history).split(/\s+/).filter((word) => word !== "");
+        return {tokens: words.map((_word, index) => index as Token), stopTokens: [], stopStrings: []};
+    }
+
+    public async acquireSequence(_prompt: PreparedPrompt, _signal: AbortSignal): Promise<SequenceLease> {
+        if (this.script.busy)
+            throw new ServerBusyError(1);
+        this.activeLeases++;
+        let released = false;
+        return {
+            generate: (prompt, options, signal) => this.generate(prompt, options, signal),
+            release: () => {
+                if (released)
+                    return;
+                released = true;
+                this.activeLeases--;
+                this.releaseListeners.splice(0).forEach((listener) => listener());
+            }
+        };
+    }
+
+    /** Resolves at the next lease release. */
+    public nextRelease(): Promise<void> {
+        return new Promise((resolve) => this.releaseListeners.push(resolve));
+    }
+
+    public async dispose(): Promise<void> {
+        this.disposed = true;
+    }
+
+    private async* generate(prompt: PreparedPrompt, options: GenerationOptions, signal: AbortSignal): AsyncGenerator<GenerationEvent, GenerationResult> {
+        const script = this.script;
+        this.generations.push({options, signal});
+        const result = (finishReason: GenerationResult["finishReason"], completionTokens: number): GenerationResult =>
+            ({finishReason, promptTokens: prompt.tokens.length, cachedTokens: 0, completionTokens});
+
+        if (script.progress)
+            yield {type: "progress", evaluatedTokens: 1, totalTokens: prompt.tokens.length};
+        let count = 0;
+        for (const text of script.pieces) {
+            if (signal.aborted)
+                return result("abort", count);
+            if (count >= options.maxTokens)
+                return result("length", count);
+            count++;
+            yield {type: "text", text};
+        }
+        if (script.failWith != null)
+            throw script.failWith;
+        if (script.hangUntilAborted) {
+            if (!signal.aborted)
+                await new Promise((resolve) => signal.addEventListener("abort", resolve, {once: true}));
+            return result("abort", count);
+        }
+        return result("stop", count);
+    }
+}
+
+export function descriptor(id: string, extra: Partial<ModelDescriptor> = {}): ModelDescriptor {
+    return {
+        id,
+        path: `/models/${id}.gguf`,
+        files: [`/models/${id}.gguf`],
+        sizeBytes: 1234,
+        modifiedAt: 1_700_000_000,
+        architecture: "llama",
+        trainedContextLength: 2048,
+        capabilities: ["chat", "completion"],
+        ...extra
+    };
+}
+
+export const BROKEN_REASON = "not a readable GGUF file (bad magic)";
+
+/** The models the test catalogue holds. */
+export function testDescriptors(): ModelDescriptor[] {
+    return [
+        descriptor("tiny-chat"),
+        descriptor("sub/nested"),
+        descriptor("broken", {architecture: null, trainedContextLength: null, capabilities: [], error: BROKEN_REASON}),
+        descriptor("embedder", {architecture: "bert", capabilities: ["embeddings"]})
+    ];
+}
+
+export class StaticCatalogue implements Catalogue {
+    public refreshes = 0;
+    public constructor(private readonly descriptors: ModelDescriptor[]) {}
+
+    public list(): ModelDescriptor[] {
+        return [...this.descriptors];
+    }
+
+    public find(id: string): ModelDescriptor | undefined {
+        return this.descriptors.find((entry) => entry.id === id);
+    }
+
+    public async refresh(): Promise<void> {
+        this.refreshes++;
+    }
+}

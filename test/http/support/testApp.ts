@@ -1,0 +1,50 @@
+// Builds the real Express app over the engine double.
+import type express from "express";
+import {createApp} from "../../../src/app.js";
+import {ChatCompletionService} from "../../../src/chat/chatCompletionService.js";
+import {resolveConfig} from "../../../src/config.js";
+import {createLogger} from "../../../src/logger.js";
+import {ModelRegistry} from "../../../src/models/modelRegistry.js";
+import {CONTEXT_LENGTH, FakeModel, StaticCatalogue, testDescriptors} from "./fakeEngine.js";
+
+export type TestApp = {
+    app: express.Express,
+    model: FakeModel,
+    catalogue: StaticCatalogue,
+    registry: ModelRegistry,
+    /** How many times the loader ran. */
+    loads(): number
+};
+
+export function createTestApp(options: {apiKeys?: string[], corsOrigins?: string[], bodyLimit?: string} = {}): TestApp {
+    const config = resolveConfig(options);
+    const logger = createLogger("silent");
+    const catalogue = new StaticCatalogue(testDescriptors());
+    const model = new FakeModel();
+    let loads = 0;
+    const registry = new ModelRegistry(catalogue, async () => {
+        loads++;
+        return model;
+    }, CONTEXT_LENGTH, logger);
+    const app = createApp({config, logger, registry, chat: new ChatCompletionService(registry)});
+    return {app, model, catalogue, registry, loads: () => loads};
+}
+
+export const MODEL = "tiny-chat";
+
+/** A minimal valid chat request, with overrides. */
+export function chatRequest(extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return {model: MODEL, messages: [{role: "user", content: "Say hello"}], ...extra};
+}
+
+/** Checks OpenAI's error envelope and returns its `error` object. */
+export function errorOf(body: unknown): {message: string, type: string, param: string | null, code: string | null} {
+    const envelope = body as {error?: Record<string, unknown>};
+    if (envelope.error == null || Object.keys(envelope).join() !== "error"
+        || Object.keys(envelope.error).sort().join() !== "code,message,param,type")
+        throw new Error(`not an error envelope: ${JSON.stringify(body)}`);
+    const {message, type, param, code} = envelope.error;
+    if (typeof message !== "string" || typeof type !== "string" || (param !== null && typeof param !== "string") || (code !== null && typeof code !== "string"))
+        throw new Error(`malformed error envelope: ${JSON.stringify(body)}`);
+    return {message, type, param, code};
+}

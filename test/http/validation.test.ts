@@ -1,0 +1,84 @@
+// Request validation and model lookup: the right status, code and param, and the server keeps serving.
+import request from "supertest";
+import {afterEach, describe, expect, it} from "vitest";
+import {chatRequest, createTestApp, errorOf} from "./support/testApp.js";
+
+describe("chat request validation", () => {
+    const t = createTestApp();
+    const post = (body: Record<string, unknown>) => request(t.app).post("/v1/chat/completions").send(body);
+
+    afterEach(async () => {
+        expect((await post(chatRequest())).status).toBe(200);
+        expect(t.model.activeLeases).toBe(0);
+    });
+
+    it("missing model → 400 missing_required_parameter", async () => {
+        const res = await post({messages: [{role: "user", content: "hi"}]});
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({param: "model", code: "missing_required_parameter"});
+    });
+
+    it("empty messages → 400 naming messages", async () => {
+        const res = await post(chatRequest({messages: []}));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({type: "invalid_request_error", param: "messages"});
+    });
+
+    it("unknown role → 400 naming the message's role and the valid roles", async () => {
+        const res = await post(chatRequest({messages: [{role: "wizard", content: "hi"}]}));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body).param).toBe("messages[0].role");
+        expect(errorOf(res.body).message).toMatch(/system, developer, user, assistant, tool/);
+    });
+
+    it("temperature 3 → 400 param temperature", async () => {
+        const res = await post(chatRequest({temperature: 3}));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({param: "temperature", code: "invalid_value"});
+    });
+
+    it("n: 2 → 400 naming n", async () => {
+        const res = await post(chatRequest({n: 2}));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({param: "n", code: "unsupported_parameter"});
+        expect(errorOf(res.body).message).toContain("n");
+    });
+
+    it("image input → 400 image_input_not_supported", async () => {
+        const res = await post(chatRequest({messages: [{role: "user", content: [{type: "image_url", image_url: {url: "data:,"}}]}]}));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({param: "messages[0].content[0]", code: "image_input_not_supported"});
+    });
+
+    it("unknown model → 404 model_not_found", async () => {
+        const res = await post(chatRequest({model: "no-such-model"}));
+        expect(res.status).toBe(404);
+        expect(errorOf(res.body)).toMatchObject({param: "model", code: "model_not_found"});
+    });
+
+    it("unavailable model → 400 model_unavailable with the reason", async () => {
+        const res = await post(chatRequest({model: "broken"}));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({param: "model", code: "model_unavailable"});
+        expect(errorOf(res.body).message).toContain("bad magic");
+    });
+
+    it("a model that cannot chat → 400 unsupported_model", async () => {
+        const res = await post(chatRequest({model: "embedder"}));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({param: "model", code: "unsupported_model"});
+    });
+
+    it("prompt plus max_tokens over the context → 400 context_length_exceeded", async () => {
+        const res = await post(chatRequest({max_tokens: 63}));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({param: "messages", code: "context_length_exceeded"});
+        expect(errorOf(res.body).message).toContain("64");
+    });
+
+    it("a prompt that alone fills the context → 400 context_length_exceeded", async () => {
+        const res = await post(chatRequest({messages: [{role: "user", content: "word ".repeat(70)}]}));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body).code).toBe("context_length_exceeded");
+    });
+});
