@@ -13,7 +13,7 @@ import {modelsRoute} from "./http/routes/modelsRoute.js";
 import type {ModelRegistry} from "./models/modelRegistry.js";
 
 export type AppDependencies = {
-    config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit">,
+    config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit" | "logPrompts">,
     logger: Logger,
     registry: ModelRegistry,
     chat: ChatCompletionService
@@ -35,7 +35,7 @@ export function createApp({config, logger, registry, chat}: AppDependencies): ex
     app.use("/v1", requireApiKey(config.apiKeys));
     app.use(jsonBody(config.bodyLimit));
     app.use(modelsRoute(registry));
-    app.use(chatCompletionsRoute(chat, logger));
+    app.use(chatCompletionsRoute(chat, logger, {logPrompts: config.logPrompts}));
     app.use(notFound);
     app.use(errorHandler(logger));
     return app;

@@ -4,12 +4,11 @@ import {serveCommand} from "./serveCommand.js";
 
 const {version} = createRequire(import.meta.url)("../../package.json") as {version: string};
 
-/** The `chatserve` program: `serve` is the default command, so `chatserve --models DIR` works. */
+/** The `chatserve` program: `chatserve --models DIR` and `chatserve serve --models DIR` both serve. */
 export async function main(argv: string[] = process.argv): Promise<void> {
     const program = new Command("chatserve")
-        .description("An OpenAI-compatible server for local GGUF models")
+        .description("Serve the GGUF models in a folder behind an OpenAI-compatible API")
         .version(version, "-v, --version")
-        .showHelpAfterError("(run chatserve --help for every option)")
-        .addCommand(serveCommand(), {isDefault: true});
-    await program.parseAsync(argv);
+        .showHelpAfterError("(run chatserve --help for every option)");
+    await serveCommand(program).parseAsync(argv);
 }

@@ -4,10 +4,17 @@ import {createLogger} from "../logger.js";
 import {startServer} from "../server.js";
 import {printBanner} from "./banner.js";
 
-/** `chatserve serve` (also the default command): flags → Config → a running server until a signal. */
-export function serveCommand(): Command {
-    return new Command("serve")
-        .description("serve the GGUF models in a folder behind an OpenAI-compatible API")
+/**
+ * `chatserve [serve]`: flags → Config → a running server until a signal. Serving is the only
+ * command, so its flags live on the program itself and `chatserve --help` lists them all.
+ */
+export function serveCommand(program: Command): Command {
+    return program
+        .argument("[command]", "what to do; 'serve' is the only command (and the default)", (value: string) => {
+            if (value !== "serve")
+                throw new InvalidArgumentError(`unknown command '${value}' (the only command is 'serve').`);
+            return value;
+        })
         .addOption(new Option("-m, --models <dir>", "folder of .gguf files (and its direct subfolders)").default("./models").env("CHATSERVE_MODELS"))
         .addOption(new Option("--host <host>", "interface to listen on").default("127.0.0.1").env("CHATSERVE_HOST"))
         .addOption(new Option("-p, --port <port>", "port to listen on").default(8080).argParser(integer(0, 65535)).env("CHATSERVE_PORT"))
@@ -19,8 +26,8 @@ export function serveCommand(): Command {
         .addOption(new Option("--max-queue <n>", "requests that may wait for a free sequence before 503").default(64).argParser(integer(0)))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
         .addOption(new Option("--log-level <level>", "log level").choices(logLevels).default("info"))
-        .addOption(new Option("--log-prompts", "include prompt and completion text in debug logs").default(false))
-        .action(async (options: ServeOptions) => {
+        .addOption(new Option("--log-prompts", "log each request's messages (off by default: prompts are private)").default(false))
+        .action(async (_command: string | undefined, options: ServeOptions) => {
             await serve(resolveConfig({
                 modelsDir: options.models,
                 host: options.host,

@@ -11,11 +11,14 @@ import {SseWriter} from "../sseWriter.js";
 import {recordUsage} from "../requestLog.js";
 
 /** `POST /v1/chat/completions`: validation and the model's work happen in the service; this file only writes. */
-export function chatCompletionsRoute(service: ChatCompletionService, logger: Logger): Router {
+export function chatCompletionsRoute(service: ChatCompletionService, logger: Logger, options: {logPrompts: boolean}): Router {
     const router = Router();
     router.post("/v1/chat/completions", async (req, res) => {
         const request = parseBody(chatCompletionRequestSchema, req.body);
         res.locals.model = request.model;
+        // Prompts are the user's data: logged only when the operator asked with --log-prompts.
+        if (options.logPrompts)
+            logger.info({event: "prompt", reqId: res.locals.requestId, model: request.model, messages: request.messages});
         const signal = abortWhenClientLeaves(res);
         const generation = await service.start(request, signal);
         try {

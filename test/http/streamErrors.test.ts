@@ -1,0 +1,75 @@
+// Failures after the stream has started, and clients that leave mid-stream.
+import http from "node:http";
+import type {AddressInfo} from "node:net";
+import request from "supertest";
+import {afterEach, describe, expect, it} from "vitest";
+import {ApiError} from "../../src/errors.js";
+import {dataEvents} from "./support/sse.js";
+import {chatRequest, createTestApp, errorOf} from "./support/testApp.js";
+
+describe("errors mid-stream", () => {
+    it("a crash in the engine becomes a `data: {error}` event, then the stream ends without [DONE]", async () => {
+        const t = createTestApp();
+        t.model.script = {pieces: ["Hel"], failWith: new Error("GPU fell over")};
+        const res = await request(t.app).post("/v1/chat/completions").send(chatRequest({stream: true})).buffer(true);
+        expect(res.status).toBe(200);
+
+        const events = dataEvents(res.text);
+        expect(events).not.toContain("[DONE]");
+        const last = JSON.parse(events.at(-1)!);
+        expect(errorOf(last)).toMatchObject({type: "server_error", code: "internal_error"});
+        // The internal message is not leaked to the client.
+        expect(res.text).not.toContain("GPU fell over");
+        expect(JSON.parse(events.at(-2)!).choices[0].delta.content).toBe("Hel");
+        expect(t.model.activeLeases).toBe(0);
+
+        t.model.script = {pieces: ["fine"]};
+        const next = await request(t.app).post("/v1/chat/completions").send(chatRequest());
+        expect(next.body.choices[0].message.content).toBe("fine");
+    });
+
+    it("an API error mid-stream keeps its own type and code", async () => {
+        const t = createTestApp();
+        t.model.script = {pieces: [], failWith: new ApiError(503, "shutting down", "server_error", "shutting_down")};
+        const res = await request(t.app).post("/v1/chat/completions").send(chatRequest({stream: true})).buffer(true);
+        const events = dataEvents(res.text);
+        expect(errorOf(JSON.parse(events.at(-1)!))).toEqual({message: "shutting down", type: "server_error", param: null, code: "shutting_down"});
+    });
+
+    it("a non-streamed request whose generation fails gets a 500 envelope", async () => {
+        const t = createTestApp();
+        t.model.script = {pieces: ["x"], failWith: new Error("boom")};
+        const res = await request(t.app).post("/v1/chat/completions").send(chatRequest());
+        expect(res.status).toBe(500);
+        expect(errorOf(res.body)).toMatchObject({type: "server_error", code: "internal_error"});
+        expect(t.model.activeLeases).toBe(0);
+    });
+});
+
+describe("a client that leaves mid-stream", () => {
+    let server: http.Server | undefined;
+    afterEach(async () => {
+        server?.closeAllConnections();
+        await new Promise((resolve) => server?.close(resolve));
+    });
+
+    it("aborts the generation and frees its sequence", async () => {
+        const t = createTestApp();
+        t.model.script = {pieces: ["Hello"], hangUntilAborted: true};
+        server = http.createServer(t.app);
+        await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+        const {port} = server.address() as AddressInfo;
+
+        const released = t.model.nextRelease();
+        const req = http.request({port, host: "127.0.0.1", method: "POST", path: "/v1/chat/completions", headers: {"content-type": "application/json"}});
+        req.on("error", () => {});
+        req.end(JSON.stringify(chatRequest({stream: true})));
+        const response = await new Promise<http.IncomingMessage>((resolve) => req.on("response", resolve));
+        await new Promise((resolve) => response.once("data", resolve));
+        req.destroy();
+
+        await released;
+        expect(t.model.generations[0]!.signal.aborted).toBe(true);
+        expect(t.model.activeLeases).toBe(0);
+    });
+});

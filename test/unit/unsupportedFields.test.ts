@@ -1,0 +1,52 @@
+import {describe, expect, it} from "vitest";
+import {BadRequestError} from "../../src/errors.js";
+import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
+import {rejectUnsupportedFields} from "../../src/protocol/unsupportedFields.js";
+
+const request = (extra: Record<string, unknown>) =>
+    chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra});
+
+function rejection(extra: Record<string, unknown>): BadRequestError | null {
+    try {
+        rejectUnsupportedFields(request(extra));
+        return null;
+    } catch (error) {
+        expect(error).toBeInstanceOf(BadRequestError);
+        return error as BadRequestError;
+    }
+}
+
+describe("rejectUnsupportedFields", () => {
+    it.each([
+        [{n: 2}, "n"],
+        [{logprobs: true}, "logprobs"],
+        [{top_logprobs: 3}, "top_logprobs"],
+        [{logit_bias: {"50256": -100}}, "logit_bias"],
+        [{response_format: {type: "json_object"}}, "response_format"],
+        [{response_format: {type: "json_schema", json_schema: {name: "x"}}}, "response_format"],
+        [{tools: [{type: "function", function: {name: "f"}}]}, "tools"],
+        [{tool_choice: "required"}, "tool_choice"],
+        [{tool_choice: {type: "function", function: {name: "f"}}}, "tool_choice"],
+        [{functions: [{name: "f"}]}, "functions"],
+        [{function_call: {name: "f"}}, "function_call"],
+        [{modalities: ["text", "audio"]}, "modalities"]
+    ])("rejects %j with a 400 naming %s", (extra, param) => {
+        const error = rejection(extra);
+        expect(error).toMatchObject({status: 400, param, code: "unsupported_parameter"});
+        expect(error!.message).toContain(param);
+    });
+
+    it("rejects stream_options without stream", () => {
+        expect(rejection({stream_options: {include_usage: true}})).toMatchObject({status: 400, param: "stream_options"});
+        expect(rejection({stream: false, stream_options: {include_usage: true}})?.param).toBe("stream_options");
+        expect(rejection({stream: true, stream_options: {include_usage: true}})).toBeNull();
+    });
+
+    it.each([
+        {n: 1}, {n: null}, {logprobs: false}, {top_logprobs: 0}, {logit_bias: {}}, {response_format: {type: "text"}},
+        {tools: []}, {tool_choice: "none"}, {tool_choice: "auto"}, {functions: []}, {function_call: "auto"},
+        {modalities: ["text"]}, {}
+    ])("accepts values that ask for the default behaviour: %j", (extra) => {
+        expect(rejection(extra)).toBeNull();
+    });
+});
