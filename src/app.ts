@@ -1,13 +1,17 @@
 import express from "express";
 import type {Logger} from "pino";
 import type {ChatCompletionService} from "./chat/chatCompletionService.js";
+import type {CompletionService} from "./completions/completionService.js";
 import type {Config} from "./config.js";
+import type {EmbeddingService} from "./embeddings/embeddingService.js";
 import {requireApiKey} from "./http/auth.js";
 import {cors} from "./http/cors.js";
 import {errorHandler, notFound} from "./http/errorHandler.js";
 import {jsonBody} from "./http/jsonBody.js";
 import {requestLog} from "./http/requestLog.js";
 import {chatCompletionsRoute} from "./http/routes/chatCompletionsRoute.js";
+import {completionsRoute} from "./http/routes/completionsRoute.js";
+import {embeddingsRoute} from "./http/routes/embeddingsRoute.js";
 import {healthRoute} from "./http/routes/healthRoute.js";
 import {modelsRoute} from "./http/routes/modelsRoute.js";
 import type {ModelRegistry} from "./models/modelRegistry.js";
@@ -16,7 +20,9 @@ export type AppDependencies = {
     config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit" | "logPrompts">,
     logger: Logger,
     registry: ModelRegistry,
-    chat: ChatCompletionService
+    chat: ChatCompletionService,
+    completions: CompletionService,
+    embeddings: EmbeddingService
 };
 
 /**
@@ -24,7 +30,7 @@ export type AppDependencies = {
  * (preflights end here) → health (no key) → API key → JSON body → routes → 404 → errors.
  * It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
-export function createApp({config, logger, registry, chat}: AppDependencies): express.Express {
+export function createApp({config, logger, registry, chat, completions, embeddings}: AppDependencies): express.Express {
     const app = express();
     app.disable("x-powered-by");
     app.set("etag", false);
@@ -36,6 +42,8 @@ export function createApp({config, logger, registry, chat}: AppDependencies): ex
     app.use(jsonBody(config.bodyLimit));
     app.use(modelsRoute(registry));
     app.use(chatCompletionsRoute(chat, logger, {logPrompts: config.logPrompts}));
+    app.use(completionsRoute(completions, logger));
+    app.use(embeddingsRoute(embeddings));
     app.use(notFound);
     app.use(errorHandler(logger));
     return app;

@@ -34,8 +34,8 @@ export class BadRequestError extends ApiError {
 }
 
 export class ContextLengthExceededError extends BadRequestError {
-    public constructor(message: string) {
-        super(message, {param: "messages", code: "context_length_exceeded"});
+    public constructor(message: string, param = "messages") {
+        super(message, {param, code: "context_length_exceeded"});
     }
 }
 

@@ -3,7 +3,9 @@ import type {AddressInfo} from "node:net";
 import type {Logger} from "pino";
 import {createApp} from "./app.js";
 import {ChatCompletionService} from "./chat/chatCompletionService.js";
+import {CompletionService} from "./completions/completionService.js";
 import type {Config} from "./config.js";
+import {EmbeddingService} from "./embeddings/embeddingService.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
 import {startLlamaRuntime, type Backend} from "./engine/llamaRuntime.js";
 import {ModelCatalogue} from "./models/modelCatalogue.js";
@@ -31,9 +33,16 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         path: descriptor.path,
         contextSize: config.ctxSize,
         parallel: config.parallel,
-        maxQueue: config.maxQueue
+        maxQueue: config.maxQueue,
+        generates: descriptor.capabilities.includes("chat"),
+        embeds: descriptor.capabilities.includes("embeddings")
     }), config.ctxSize, logger);
-    const app = createApp({config, logger, registry, chat: new ChatCompletionService(registry)});
+    const app = createApp({
+        config, logger, registry,
+        chat: new ChatCompletionService(registry),
+        completions: new CompletionService(registry),
+        embeddings: new EmbeddingService(registry)
+    });
 
     const server = http.createServer(app);
     // Long generations must not be cut by Node's default request timeout.

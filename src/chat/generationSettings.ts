@@ -2,6 +2,10 @@ import type {GenerationOptions} from "../engine/types.js";
 import {ContextLengthExceededError} from "../errors.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 
+/** The sampling and length fields chat and legacy completions share. */
+export type SamplingFields = Pick<ChatCompletionRequest,
+    "max_tokens" | "stop" | "temperature" | "top_p" | "seed" | "presence_penalty" | "frequency_penalty"> & {max_completion_tokens?: number | null};
+
 /**
  * OpenAI request fields → generation options, with OpenAI's defaults filled in here and only here
  * (node-llama-cpp's own temperature default is 0; OpenAI's is 1).
@@ -9,21 +13,27 @@ import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
  * Decides before anything is sent whether the prompt plus the requested completion fits the
  * context; without `max_tokens` the completion may use whatever room the prompt leaves.
  */
-export function toGenerationOptions(request: ChatCompletionRequest, promptTokens: number, contextLength: number): GenerationOptions {
+export function toGenerationOptions(
+    request: SamplingFields,
+    promptTokens: number,
+    contextLength: number,
+    {defaultMaxTokens, promptParam = "messages"}: {defaultMaxTokens?: number, promptParam?: "messages" | "prompt"} = {}
+): GenerationOptions {
     // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
     const requested = request.max_completion_tokens ?? request.max_tokens ?? null;
     const room = contextLength - promptTokens;
     if (requested != null && requested > room)
         throw new ContextLengthExceededError(
             `This model's maximum context length is ${contextLength} tokens. However, you requested ${promptTokens + requested} tokens ` +
-            `(${promptTokens} in the messages, ${requested} in the completion). Please reduce the length of the messages or completion.`);
+            `(${promptTokens} in the ${promptParam}, ${requested} in the completion). Please reduce the length of the ${promptParam} or completion.`,
+            promptParam);
     if (room < 1)
         throw new ContextLengthExceededError(
-            `This model's maximum context length is ${contextLength} tokens. However, your messages resulted in ${promptTokens} tokens. ` +
-            "Please reduce the length of the messages.");
+            `This model's maximum context length is ${contextLength} tokens. However, your ${promptParam} resulted in ${promptTokens} tokens. ` +
+            `Please reduce the length of the ${promptParam}.`, promptParam);
 
     return {
-        maxTokens: requested ?? room,
+        maxTokens: Math.min(requested ?? defaultMaxTokens ?? room, room),
         stop: typeof request.stop === "string" ? [request.stop] : request.stop ?? [],
         sampling: {
             temperature: request.temperature ?? 1,

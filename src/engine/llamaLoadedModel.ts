@@ -1,10 +1,14 @@
-import {resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token} from "node-llama-cpp";
+import {
+    resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token
+} from "node-llama-cpp";
 import {ServiceShuttingDownError} from "../errors.js";
 import {renderChatPrompt} from "./chatPrompt.js";
+import {LlamaEmbedder} from "./llamaEmbedder.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {generateOnSequence} from "./sequenceGeneration.js";
 import {SequencePool} from "./sequencePool.js";
-import type {GenerationOptions, LoadedModel, PreparedPrompt, SequenceLease} from "./types.js";
+import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt} from "./textPrompt.js";
+import type {EmbeddingResult, GenerationOptions, LoadedModel, PreparedPrompt, SequenceLease} from "./types.js";
 
 export type ModelLoadOptions = {
     path: string,
@@ -12,38 +16,41 @@ export type ModelLoadOptions = {
     contextSize: number,
     /** Sequences evaluated together in shared batches (concurrent requests). */
     parallel: number,
-    maxQueue: number
+    maxQueue: number,
+    /** False for encoder-only models (BERT…), which only embed. */
+    generates: boolean,
+    embeds: boolean
 };
 
+type Generation = {context: LlamaContext, pool: SequencePool<LlamaContextSequence>, chatWrapper: ChatWrapper};
+
 /**
- * A GGUF model loaded through node-llama-cpp: its weights, one context split into `parallel`
- * sequences of `contextSize` tokens each (a request never gets less than what /v1/models reports),
- * and the chat template it renders prompts with. Owns and disposes all three.
+ * A GGUF model loaded through node-llama-cpp: its weights; for text generation one context split
+ * into `parallel` sequences of `contextSize` tokens each (a request never gets less than what
+ * /v1/models reports) and the chat template; for embedding models an embedding context.
+ * Owns and disposes all of them.
  */
 export class LlamaLoadedModel implements LoadedModel {
-    private readonly pool: SequencePool<LlamaContextSequence>;
-
     private constructor(
         private readonly model: LlamaModel,
-        private readonly context: LlamaContext,
-        private readonly chatWrapper: ChatWrapper,
-        sequences: LlamaContextSequence[],
-        maxQueue: number
-    ) {
-        this.pool = new SequencePool(sequences, maxQueue);
-    }
+        private readonly generation: Generation | null,
+        private readonly embedder: LlamaEmbedder | null
+    ) {}
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions): Promise<LlamaLoadedModel> {
         const model = await runtime.llama.loadModel({modelPath: options.path});
         try {
-            const context = await model.createContext({
-                contextSize: Math.min(options.contextSize, model.trainContextSize),
-                sequences: options.parallel,
-                threads: runtime.threads
-            });
-            const sequences = Array.from({length: options.parallel}, () => context.getSequence());
-            const chatWrapper = resolveChatWrapper(model);
-            return new LlamaLoadedModel(model, context, chatWrapper, sequences, options.maxQueue);
+            const contextSize = Math.min(options.contextSize, model.trainContextSize);
+            let generation: Generation | null = null;
+            if (options.generates) {
+                const context = await model.createContext({contextSize, sequences: options.parallel, threads: runtime.threads});
+                const sequences = Array.from({length: options.parallel}, () => context.getSequence());
+                generation = {context, pool: new SequencePool(sequences, options.maxQueue), chatWrapper: resolveChatWrapper(model)};
+            }
+            const embedder = options.embeds
+                ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize)
+                : null;
+            return new LlamaLoadedModel(model, generation, embedder);
         } catch (error) {
             await model.dispose();
             throw error;
@@ -51,15 +58,41 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public get contextLength(): number {
-        return this.context.contextSize;
+        return this.generation?.context.contextSize ?? this.model.trainContextSize;
+    }
+
+    public get supportsInfill(): boolean {
+        return hasInfillTokens(this.model);
+    }
+
+    public get embeddingDimensions(): number {
+        return this.model.embeddingVectorSize;
     }
 
     public prepareChat(history: ChatHistoryItem[]): PreparedPrompt {
-        return renderChatPrompt(this.model, this.chatWrapper, history);
+        return renderChatPrompt(this.model, this.generating().chatWrapper, history);
+    }
+
+    public prepareText(prompt: string): PreparedPrompt {
+        return prepareTextPrompt(this.model, prompt);
+    }
+
+    public prepareInfill(prefix: string, suffix: string): PreparedPrompt {
+        const prompt = prepareInfillPrompt(this.model, prefix, suffix);
+        if (prompt == null)
+            throw new Error("this model has no fill-in-the-middle tokens");
+        return prompt;
+    }
+
+    public async embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult> {
+        if (this.embedder == null)
+            throw new Error("this model was not loaded for embeddings");
+        return this.embedder.embed(inputs);
     }
 
     public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease> {
-        const sequence = await this.pool.acquire(prompt.tokens, signal);
+        const {pool} = this.generating();
+        const sequence = await pool.acquire(prompt.tokens, signal);
         const detokenize = (tokens: readonly Token[], lastTokens: readonly Token[]) => this.model.detokenize(tokens, false, lastTokens);
         let released = false;
         return {
@@ -68,17 +101,26 @@ export class LlamaLoadedModel implements LoadedModel {
             release: () => {
                 if (!released) {
                     released = true;
-                    this.pool.release(sequence);
+                    pool.release(sequence);
                 }
             }
         };
     }
 
     public async dispose(): Promise<void> {
-        this.pool.rejectWaiters(new ServiceShuttingDownError());
-        // Generations still running hold sequences of this context: let them end first.
-        await this.pool.whenIdle();
-        await this.context.dispose();
+        if (this.generation != null) {
+            this.generation.pool.rejectWaiters(new ServiceShuttingDownError());
+            // Generations still running hold sequences of this context: let them end first.
+            await this.generation.pool.whenIdle();
+            await this.generation.context.dispose();
+        }
+        await this.embedder?.dispose();
         await this.model.dispose();
+    }
+
+    private generating(): Generation {
+        if (this.generation == null)
+            throw new Error("this model was loaded for embeddings only");
+        return this.generation;
     }
 }

@@ -51,10 +51,22 @@ export interface SequenceLease {
     release(): void
 }
 
+export type EmbeddingResult = {vectors: number[][], promptTokens: number};
+
 export interface LoadedModel {
     /** Tokens one request can use, prompt and completion together. */
     readonly contextLength: number,
+    /** Whether the GGUF has fill-in-the-middle tokens. */
+    readonly supportsInfill: boolean,
+    /** Length of the model's embedding vectors. */
+    readonly embeddingDimensions: number,
     prepareChat(history: ChatHistoryItem[]): PreparedPrompt,
+    /** A raw prompt, no template (legacy completions). */
+    prepareText(prompt: string): PreparedPrompt,
+    /** A fill-in-the-middle prompt; only when `supportsInfill`. */
+    prepareInfill(prefix: string, suffix: string): PreparedPrompt,
+    /** Strings or token-id arrays → one vector each. */
+    embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult>,
     /** Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. */
     acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease>,
     dispose(): Promise<void>

@@ -7,6 +7,7 @@ import {toApiError} from "../../errors.js";
 import {chatCompletionRequestSchema} from "../../protocol/chatCompletionRequest.js";
 import {parseBody} from "../../protocol/parseBody.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
+import {consumeGeneration} from "../consumeGeneration.js";
 import {SseWriter} from "../sseWriter.js";
 import {recordUsage} from "../requestLog.js";
 
@@ -35,15 +36,11 @@ export function chatCompletionsRoute(service: ChatCompletionService, logger: Log
 
 async function sendReply(res: Response, generation: ChatGeneration): Promise<void> {
     let content = "";
-    let step = await generation.events.next();
-    for (; step.done !== true; step = await generation.events.next())
-        if (step.value.type === "text")
-            content += step.value.text;
-
-    if (step.value.finishReason === "abort")
+    const result = await consumeGeneration(generation.events, (text) => content += text);
+    if (result.finishReason === "abort")
         return;
-    recordUsage(res, step.value);
-    res.json(chatCompletion(generation.identity, content, step.value));
+    recordUsage(res, result);
+    res.json(chatCompletion(generation.identity, content, result));
 }
 
 async function streamReply(res: Response, generation: ChatGeneration, includeUsage: boolean, logger: Logger): Promise<void> {
@@ -53,15 +50,11 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
     // OpenAI's first chunk announces the role with empty content.
     sse.send(chatCompletionChunk(identity, {role: "assistant", content: ""}, null, includeUsage));
     try {
-        let step = await generation.events.next();
-        for (; step.done !== true; step = await generation.events.next()) {
-            const event = step.value;
-            if (event.type === "text")
-                sse.send(chatCompletionChunk(identity, {content: event.text}, null, includeUsage));
-            else
-                sse.comment(`processing prompt ${event.evaluatedTokens}/${event.totalTokens}`);
-        }
-        finishStream(sse, res, generation, step.value, includeUsage);
+        const result = await consumeGeneration(
+            generation.events,
+            (text) => sse.send(chatCompletionChunk(identity, {content: text}, null, includeUsage)),
+            (comment) => sse.comment(comment));
+        finishStream(sse, res, generation, result, includeUsage);
     } catch (error) {
         const apiError = toApiError(error);
         if (apiError.status >= 500)

@@ -1,0 +1,58 @@
+import {toGenerationOptions} from "../chat/generationSettings.js";
+import {newReplyIdentity, type ReplyIdentity} from "../chat/chatCompletionFormat.js";
+import type {ModelSource} from "../chat/chatCompletionService.js";
+import type {GenerationOptions, PreparedPrompt, SequenceLease} from "../engine/types.js";
+import {BadRequestError} from "../errors.js";
+import {defaultCompletionMaxTokens, type CompletionRequest} from "../protocol/completionRequest.js";
+
+/** One choice to generate: a prompt (one per `prompt` array entry) and its options. */
+export type CompletionJob = {index: number, promptText: string, prompt: PreparedPrompt, options: GenerationOptions};
+
+/** A leased sequence plus the prompts to run on it, one after another; `release()` in a finally. */
+export type CompletionRun = {identity: ReplyIdentity, jobs: CompletionJob[], echo: boolean, lease: SequenceLease, release(): void};
+
+/**
+ * Legacy completions: raw prompts (no template), or fill-in-the-middle when `suffix` is sent.
+ * Like chat, every check that can fail with a status happens before anything is sent.
+ */
+export class CompletionService {
+    public constructor(private readonly models: ModelSource) {}
+
+    public async start(request: CompletionRequest, signal: AbortSignal): Promise<CompletionRun> {
+        rejectUnsupported(request);
+        const model = await this.models.acquire(request.model, "completion");
+        const fim = request.suffix != null && (request.suffix !== "" || model.supportsInfill);
+        if (fim && !model.supportsInfill)
+            throw new BadRequestError(`The model '${request.model}' has no fill-in-the-middle tokens, so 'suffix' cannot be used with it.`,
+                {param: "suffix", code: "fim_not_supported"});
+
+        const texts = typeof request.prompt === "string" ? [request.prompt] : request.prompt;
+        const jobs = texts.map((promptText, index): CompletionJob => {
+            const prompt = fim ? model.prepareInfill(promptText, request.suffix!) : model.prepareText(promptText);
+            const options = toGenerationOptions(request, prompt.tokens.length, model.contextLength,
+                {defaultMaxTokens: defaultCompletionMaxTokens, promptParam: "prompt"});
+            return {index, promptText, prompt, options};
+        });
+
+        const lease = await model.acquireSequence(jobs[0]!.prompt, signal);
+        return {identity: newReplyIdentity(request.model, "cmpl"), jobs, echo: request.echo === true, lease, release: () => lease.release()};
+    }
+}
+
+function rejectUnsupported(request: CompletionRequest): void {
+    const reject = (param: string, what: string) => {
+        throw new BadRequestError(`${param}: ${what} is not supported by chatserve yet.`, {param, code: "unsupported_parameter"});
+    };
+    if (request.n != null && request.n > 1)
+        reject("n", "more than one choice per prompt (n > 1)");
+    if (request.best_of != null && request.best_of > 1)
+        reject("best_of", "best_of > 1");
+    if (request.logprobs != null && request.logprobs > 0)
+        reject("logprobs", "returning log probabilities");
+    if (request.logit_bias != null && Object.keys(request.logit_bias).length > 0)
+        reject("logit_bias", "biasing token probabilities");
+    if (request.echo === true && request.suffix != null)
+        throw new BadRequestError("echo cannot be combined with suffix.", {param: "echo"});
+    if (request.stream_options != null && request.stream !== true)
+        throw new BadRequestError("stream_options is only allowed when stream is true.", {param: "stream_options"});
+}

@@ -1,0 +1,45 @@
+import type {LlamaEmbeddingContext, LlamaModel, Token} from "node-llama-cpp";
+import {BadRequestError} from "../errors.js";
+import type {EmbeddingResult} from "./types.js";
+
+/**
+ * Embeddings through llama.cpp's pooling (mean, CLS, … as the GGUF declares). All inputs of a
+ * request are evaluated in this one call, without a round trip per string. An input longer than
+ * the context is an error, never silently truncated.
+ */
+export class LlamaEmbedder {
+    private readonly vocabularySize: number;
+
+    public constructor(private readonly model: LlamaModel, private readonly context: LlamaEmbeddingContext, private readonly contextSize: number) {
+        this.vocabularySize = model.fileInfo.metadata.tokenizer.ggml.tokens.length;
+    }
+
+    public get dimensions(): number {
+        return this.model.embeddingVectorSize;
+    }
+
+    public async embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult> {
+        const tokenLists = inputs.map((input, index) => {
+            const tokens = typeof input === "string" ? this.model.tokenize(input) : input as Token[];
+            if (tokens.length === 0)
+                throw new BadRequestError(`Invalid 'input[${index}]': an input must not be empty.`, {param: "input"});
+            if (tokens.length > this.contextSize)
+                throw new BadRequestError(
+                    `Invalid 'input[${index}]': it is ${tokens.length} tokens long, more than this model's maximum of ${this.contextSize}. ` +
+                    "Split it into shorter inputs.", {param: "input", code: "context_length_exceeded"});
+            const invalid = tokens.find((token) => !Number.isInteger(token) || token < 0 || token >= this.vocabularySize);
+            if (invalid != null)
+                throw new BadRequestError(`Invalid 'input[${index}]': token id ${invalid} is not in this model's vocabulary.`, {param: "input"});
+            return tokens;
+        });
+
+        const vectors: number[][] = [];
+        for (const tokens of tokenLists)
+            vectors.push([...(await this.context.getEmbeddingFor(tokens)).vector]);
+        return {vectors, promptTokens: tokenLists.reduce((sum, tokens) => sum + tokens.length, 0)};
+    }
+
+    public async dispose(): Promise<void> {
+        await this.context.dispose();
+    }
+}

@@ -1,0 +1,33 @@
+import type {LlamaModel, Token} from "node-llama-cpp";
+import type {PreparedPrompt} from "./types.js";
+
+/**
+ * A raw-text prompt (legacy completions): no chat template. Special-token text in it is parsed
+ * as the special token, as llama-server does, because IDE plugins render fill-in-the-middle
+ * prompts themselves (`<|fim_prefix|>…`). BOS is added when the model's vocabulary wants it.
+ */
+export function prepareTextPrompt(model: LlamaModel, text: string): PreparedPrompt {
+    return {tokens: [...bos(model), ...model.tokenize(text, true)], stopTokens: [], stopStrings: []};
+}
+
+/**
+ * A fill-in-the-middle prompt framed with the model's own FIM tokens, in llama.cpp's order:
+ * `<PRE>prefix<SUF>suffix<MID>`; the model then writes the middle. Null when the GGUF has no FIM tokens.
+ */
+export function prepareInfillPrompt(model: LlamaModel, prefix: string, suffix: string): PreparedPrompt | null {
+    const {prefix: pre, suffix: suf, middle: mid} = model.tokens.infill;
+    if (pre == null || suf == null || mid == null)
+        return null;
+
+    const tokens = [...bos(model), pre, ...model.tokenize(prefix, false), suf, ...model.tokenize(suffix, false), mid];
+    return {tokens, stopTokens: [], stopStrings: []};
+}
+
+export function hasInfillTokens(model: LlamaModel): boolean {
+    const {prefix, suffix, middle} = model.tokens.infill;
+    return prefix != null && suffix != null && middle != null;
+}
+
+function bos(model: LlamaModel): Token[] {
+    return model.tokens.shouldPrependBosToken && model.tokens.bos != null ? [model.tokens.bos] : [];
+}

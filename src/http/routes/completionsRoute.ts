@@ -1,0 +1,84 @@
+import {Router, type Response} from "express";
+import type {Logger} from "pino";
+import {toFinishReason} from "../../chat/chatCompletionFormat.js";
+import {textCompletion, textCompletionChunk, textCompletionUsageChunk} from "../../completions/completionFormat.js";
+import type {CompletionRun, CompletionService} from "../../completions/completionService.js";
+import type {GenerationResult} from "../../engine/types.js";
+import {toApiError} from "../../errors.js";
+import {completionRequestSchema} from "../../protocol/completionRequest.js";
+import {parseBody} from "../../protocol/parseBody.js";
+import {abortWhenClientLeaves} from "../clientAbort.js";
+import {consumeGeneration} from "../consumeGeneration.js";
+import {recordUsage} from "../requestLog.js";
+import {SseWriter} from "../sseWriter.js";
+
+/** `POST /v1/completions` (legacy text completions and fill-in-the-middle). Prompts of an array run one after another. */
+export function completionsRoute(service: CompletionService, logger: Logger): Router {
+    const router = Router();
+    router.post("/v1/completions", async (req, res) => {
+        const request = parseBody(completionRequestSchema, req.body);
+        res.locals.model = request.model;
+        const signal = abortWhenClientLeaves(res);
+        const run = await service.start(request, signal);
+        try {
+            if (request.stream === true)
+                await streamCompletions(res, run, request.stream_options?.include_usage === true, signal, logger);
+            else
+                await sendCompletions(res, run, signal);
+        } finally {
+            run.release();
+        }
+    });
+    return router;
+}
+
+async function sendCompletions(res: Response, run: CompletionRun, signal: AbortSignal): Promise<void> {
+    const choices: Array<{text: string, result: GenerationResult}> = [];
+    for (const job of run.jobs) {
+        let text = run.echo ? job.promptText : "";
+        const result = await consumeGeneration(run.lease.generate(job.prompt, job.options, signal), (piece) => text += piece);
+        if (result.finishReason === "abort")
+            return;
+        choices.push({text, result});
+    }
+    recordUsage(res, sum(choices.map((choice) => choice.result)));
+    res.json(textCompletion(run.identity, choices));
+}
+
+async function streamCompletions(res: Response, run: CompletionRun, includeUsage: boolean, signal: AbortSignal, logger: Logger): Promise<void> {
+    const sse = new SseWriter(res);
+    sse.open();
+    const results: GenerationResult[] = [];
+    try {
+        for (const job of run.jobs) {
+            if (run.echo)
+                sse.send(textCompletionChunk(run.identity, job.index, job.promptText, null, includeUsage));
+            const result = await consumeGeneration(
+                run.lease.generate(job.prompt, job.options, signal),
+                (text) => sse.send(textCompletionChunk(run.identity, job.index, text, null, includeUsage)),
+                (comment) => sse.comment(comment));
+            if (result.finishReason === "abort")
+                return;
+            sse.send(textCompletionChunk(run.identity, job.index, "", toFinishReason(result.finishReason), includeUsage));
+            results.push(result);
+        }
+        recordUsage(res, sum(results));
+        if (includeUsage)
+            sse.send(textCompletionUsageChunk(run.identity, results));
+        sse.done();
+    } catch (error) {
+        const apiError = toApiError(error);
+        if (apiError.status >= 500)
+            logger.error({event: "stream_failed", reqId: res.locals.requestId, err: error}, "completion failed mid-stream");
+        sse.fail(apiError.toBody());
+    }
+}
+
+function sum(results: GenerationResult[]): GenerationResult {
+    return results.reduce((total, result) => ({
+        finishReason: result.finishReason,
+        promptTokens: total.promptTokens + result.promptTokens,
+        cachedTokens: total.cachedTokens + result.cachedTokens,
+        completionTokens: total.completionTokens + result.completionTokens
+    }));
+}

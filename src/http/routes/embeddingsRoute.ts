@@ -1,0 +1,15 @@
+import {Router} from "express";
+import type {EmbeddingService} from "../../embeddings/embeddingService.js";
+import {embeddingRequestSchema} from "../../protocol/embeddingRequest.js";
+import {parseBody} from "../../protocol/parseBody.js";
+
+/** `POST /v1/embeddings`. */
+export function embeddingsRoute(service: EmbeddingService): Router {
+    const router = Router();
+    router.post("/v1/embeddings", async (req, res) => {
+        const request = parseBody(embeddingRequestSchema, req.body);
+        res.locals.model = request.model;
+        res.json(await service.embed(request));
+    });
+    return router;
+}

@@ -1,0 +1,35 @@
+import {z} from "zod";
+
+/**
+ * OpenAI's legacy `POST /v1/completions` body: raw prompts, no chat template. IDE autocomplete
+ * (Continue and others) uses it with FIM prompts, long stop lists and small `max_tokens`.
+ */
+const penalty = z.number().min(-2).max(2).nullish();
+
+export const completionRequestSchema = z.object({
+    model: z.string().min(1, "model is required"),
+    prompt: z.union([z.string(), z.array(z.string()).min(1, "prompt must not be an empty array")], {
+        error: "prompt must be a string or an array of strings"
+    }),
+    best_of: z.number().int().min(1).nullish(),
+    echo: z.boolean().nullish(),
+    frequency_penalty: penalty,
+    logit_bias: z.record(z.string(), z.number()).nullish(),
+    logprobs: z.number().int().min(0).max(5).nullish(),
+    /** OpenAI's default for this endpoint is 16. */
+    max_tokens: z.number().int().min(1).nullish(),
+    n: z.number().int().min(1).nullish(),
+    presence_penalty: penalty,
+    seed: z.number().int().nullish(),
+    // Autocomplete plugins send long stop lists; any length is accepted.
+    stop: z.union([z.string(), z.array(z.string())]).nullish(),
+    stream: z.boolean().nullish(),
+    stream_options: z.object({include_usage: z.boolean().optional()}).nullish(),
+    suffix: z.string().nullish(),
+    temperature: z.number().min(0).max(2).nullish(),
+    top_p: z.number().min(0).max(1).nullish()
+});
+
+export type CompletionRequest = z.infer<typeof completionRequestSchema>;
+
+export const defaultCompletionMaxTokens = 16;
