@@ -1,0 +1,105 @@
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import OpenAI from "openai";
+import {buildTinyChatModel, buildTinyEmbeddingModel} from "../fixtures/gguf/tinyModels.js";
+import {hasSharedModels, sharedModels} from "./support/sharedModels.js";
+import {startTestServer, type TestServer} from "./support/testServer.js";
+
+/** Legacy completions (IDE autocomplete) and embeddings, through the official client, on models the tests build. */
+describe("completions, fill-in-the-middle and embeddings", () => {
+    let server: TestServer;
+    let client: OpenAI;
+
+    beforeAll(async () => {
+        server = await startTestServer({
+            "tiny-fim": await buildTinyChatModel(undefined, {fim: true}),
+            "tiny-chat": await buildTinyChatModel(),
+            "tiny-embed": await buildTinyEmbeddingModel(),
+            ...(hasSharedModels ? {"bert": sharedModels.bertEmbedding} : {})
+        });
+        client = server.client();
+    });
+    afterAll(async () => server?.stop());
+
+    it("completes a raw prompt with OpenAI's default of 16 tokens, streamed or not, identically", async () => {
+        const request = {model: "tiny-chat", prompt: "the cat", temperature: 0};
+        const reply = await client.completions.create(request);
+        expect(reply.object).toBe("text_completion");
+        expect(reply.id).toMatch(/^cmpl-/);
+        expect(reply.choices[0]!.finish_reason).toBe("length");
+        expect(reply.usage!.completion_tokens).toBe(16);
+
+        const stream = await client.completions.create({...request, stream: true, stream_options: {include_usage: true}});
+        let text = "";
+        let usage: OpenAI.CompletionUsage | null | undefined;
+        for await (const chunk of stream) {
+            text += chunk.choices[0]?.text ?? "";
+            usage = chunk.usage ?? usage;
+        }
+        expect(text).toBe(reply.choices[0]!.text);
+        expect(usage!.total_tokens).toBe(reply.usage!.total_tokens);
+    });
+
+    it("answers one choice per prompt of an array, with usage summed, and echo prepends the prompt", async () => {
+        const reply = await client.completions.create({model: "tiny-chat", prompt: ["the cat", "a dog"], max_tokens: 3, temperature: 0, echo: true});
+        expect(reply.choices.map((choice) => choice.index)).toEqual([0, 1]);
+        expect(reply.choices[0]!.text.startsWith("the cat")).toBe(true);
+        expect(reply.choices[1]!.text.startsWith("a dog")).toBe(true);
+        expect(reply.usage!.completion_tokens).toBe(6);
+    });
+
+    it("applies a long stop list without leaking any stop text", async () => {
+        const full = (await client.completions.create({model: "tiny-chat", prompt: "the cat", max_tokens: 30, temperature: 0})).choices[0]!.text;
+        const stop = full.slice(10, 13);
+        const stops = [...Array.from({length: 20}, (_, index) => `\u0001never${index}`), stop];
+        const reply = await client.completions.create({model: "tiny-chat", prompt: "the cat", max_tokens: 30, temperature: 0, stop: stops});
+        expect(reply.choices[0]!.text).toBe(full.slice(0, full.indexOf(stop)));
+        expect(reply.choices[0]!.finish_reason).toBe("stop");
+    });
+
+    it("frames a suffix with the model's FIM tokens, and refuses suffix on a model without them", async () => {
+        const reply = await client.completions.create({model: "tiny-fim", prompt: "the cat", suffix: " the dog", max_tokens: 4, temperature: 0});
+        // <s> <PRE> prefix <SUF> suffix <MID>: three FIM tokens besides BOS and the two texts' own tokens.
+        const promptTokens = async (prompt: string) =>
+            (await client.completions.create({model: "tiny-fim", prompt, max_tokens: 1, temperature: 0})).usage!.prompt_tokens - 1;
+        expect(reply.usage!.prompt_tokens).toBe(1 + await promptTokens("the cat") + await promptTokens(" the dog") + 3);
+
+        const error = await client.completions.create({model: "tiny-chat", prompt: "x", suffix: "y"}).catch((caught: unknown) => caught);
+        expect((error as InstanceType<typeof OpenAI.BadRequestError>).status).toBe(400);
+        expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("suffix");
+        const list = await client.models.list();
+        expect((list.data.find((model) => model.id === "tiny-fim") as unknown as {capabilities: string[]}).capabilities).toContain("fim");
+    });
+
+    it("embeds a batch; the SDK's default base64 decodes to the float vectors; deterministic", async () => {
+        const input = ["hello world", "the cat"];
+        const floats = await client.embeddings.create({model: "tiny-embed", input, encoding_format: "float"});
+        const viaBase64 = await client.embeddings.create({model: "tiny-embed", input});
+        expect(floats.object).toBe("list");
+        expect(floats.data.map((item) => item.index)).toEqual([0, 1]);
+        expect(floats.data[0]!.embedding).toHaveLength(64);
+        expect(floats.usage.prompt_tokens).toBeGreaterThan(0);
+        for (const [index, item] of viaBase64.data.entries())
+            item.embedding.forEach((value, dimension) => expect(value).toBeCloseTo(floats.data[index]!.embedding[dimension]!, 5));
+        expect(floats.data[0]!.embedding).not.toEqual(floats.data[1]!.embedding);
+        const again = await client.embeddings.create({model: "tiny-embed", input: "hello world", encoding_format: "float"});
+        expect(again.data[0]!.embedding).toEqual(floats.data[0]!.embedding);
+    });
+
+    it.runIf(hasSharedModels)("embeds with the shared BERT model (real BGE tokenizer)", async () => {
+        const reply = await client.embeddings.create({model: "bert", input: ["héllo wörld", "a longer sentence about embeddings"], encoding_format: "float"});
+        expect(reply.data).toHaveLength(2);
+        expect(reply.data[0]!.embedding).toHaveLength(64);
+    });
+
+    it("refuses embeddings from a chat model, over-long inputs and unsupported dimensions with 400", async () => {
+        const cases = [
+            {model: "tiny-chat", input: "hi"},
+            {model: "tiny-embed", input: "the cat ".repeat(400)},
+            {model: "tiny-embed", input: "hi", dimensions: 8}
+        ];
+        for (const request of cases) {
+            const error = await client.embeddings.create(request).catch((caught: unknown) => caught);
+            expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+        }
+    });
+});
