@@ -37,7 +37,9 @@ export class SequencePool<S extends PooledSequence> {
 
         return new Promise<S>((resolve, reject) => {
             const onAbort = () => {
-                this.waiters.splice(this.waiters.indexOf(waiter), 1);
+                const index = this.waiters.indexOf(waiter);
+                if (index >= 0)
+                    this.waiters.splice(index, 1);
                 reject(signal.reason);
             };
             const waiter: Waiter<S> = {
@@ -46,7 +48,10 @@ export class SequencePool<S extends PooledSequence> {
                     signal.removeEventListener("abort", onAbort);
                     resolve(sequence);
                 },
-                reject
+                reject: (error) => {
+                    signal.removeEventListener("abort", onAbort);
+                    reject(error);
+                }
             };
             signal.addEventListener("abort", onAbort, {once: true});
             this.waiters.push(waiter);

@@ -5,7 +5,8 @@ import {ApiError} from "../errors.js";
  * CORS for browser and editor-webview clients.
  *
  * Default (no `--cors-origin`): pages served from this machine (http://localhost:*, 127.0.0.1,
- * [::1]) and editor/desktop webviews (vscode-webview://, app://, tauri://, file pages as "null")
+ * [::1]) and editor/desktop webviews (vscode-webview://, app://, tauri://). The opaque origin
+ * "null" is not allowed by default: any web page can send it from a sandboxed iframe.
  * may call the API; an arbitrary web page on the internet may not read the user's local models.
  * `--cors-origin '*'` allows every origin; `--cors-origin URL` (repeatable) adds exact origins.
  */
@@ -14,8 +15,6 @@ const webviewSchemes = new Set(["vscode-webview:", "vscode-file:", "app:", "taur
 
 export function isAllowedOrigin(origin: string, allowed: readonly string[]): boolean {
     if (allowed.includes("*") || allowed.includes(origin))
-        return true;
-    if (origin === "null")
         return true;
     try {
         const url = new URL(origin);

@@ -13,6 +13,11 @@ export function notFound(req: Request): never {
  */
 export function errorHandler(logger: Logger) {
     return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+        if (res.destroyed) {
+            // The client left (e.g. while queued for a sequence): nobody to answer, nothing went wrong.
+            logger.debug({event: "client_gone", reqId: res.locals.requestId});
+            return;
+        }
         const apiError = fromBodyParser(error) ?? toApiError(error);
         if (!(error instanceof ApiError) && apiError.status >= 500)
             logger.error({event: "unhandled_error", reqId: res.locals.requestId, path: req.path, err: error}, "unhandled error");

@@ -28,12 +28,13 @@ export async function findModelFiles(modelsDir: string): Promise<ModelFileGroup[
     const groups = new Map<string, {files: string[], parts: number, folder: string, name: string}>();
     for (const file of files) {
         const stem = path.basename(file, path.extname(file));
-        if (stem.toLowerCase().startsWith("mmproj"))
+        if (stem.toLowerCase().includes("mmproj"))
             continue;
 
         const split = splitPattern.exec(stem);
         const name = split?.[1] ?? stem;
-        const key = `${path.dirname(file)}\0${name}`;
+        // A split model and a single file of the same name are different models.
+        const key = `${path.dirname(file)}\0${name}\0${split ? "split" : "single"}`;
         const group = groups.get(key) ?? {files: [], parts: split ? Number(split[3]) : 1, folder: path.dirname(file), name};
         group.files.push(file);
         groups.set(key, group);

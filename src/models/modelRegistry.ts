@@ -47,6 +47,8 @@ export class ModelRegistry {
 
         let residency = this.residents.get(id);
         if (residency == null || residency.descriptor !== descriptor) {
+            // The file changed: the old weights go once their running generations end.
+            residency?.loading.then((stale) => stale.dispose(), () => {});
             residency = this.startLoading(descriptor);
             this.residents.set(id, residency);
         }

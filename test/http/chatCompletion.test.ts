@@ -66,4 +66,13 @@ describe("POST /v1/chat/completions (not streamed)", () => {
         expect(res.status).toBe(200);
         expect(res.body.choices[0].message.content).toBe("Hello there!");
     });
+
+    it("reads JSON sent with curl's default Content-Type or as text/plain", async () => {
+        const {app} = createTestApp();
+        for (const type of ["application/x-www-form-urlencoded", "text/plain"]) {
+            const res = await request(app).post("/v1/chat/completions").set("Content-Type", type).send(JSON.stringify(chatRequest()));
+            expect(res.status).toBe(200);
+            expect(res.body.choices[0].message.content).toBe("Hello there!");
+        }
+    });
 });

@@ -1,7 +1,9 @@
 // An engine double for HTTP tests: a real ModelRegistry over a static catalogue and a loader
 // that hands out a scripted LoadedModel. No GGUF, no node-llama-cpp.
 import type {ChatHistoryItem, Token} from "node-llama-cpp";
-import type {GenerationEvent, GenerationOptions, GenerationResult, LoadedModel, PreparedPrompt, SequenceLease} from "../../../src/engine/types.js";
+import type {
+    EmbeddingResult, GenerationEvent, GenerationOptions, GenerationResult, LoadedModel, PreparedPrompt, SequenceLease
+} from "../../../src/engine/types.js";
 import {ServerBusyError} from "../../../src/errors.js";
 import type {Catalogue} from "../../../src/models/modelCatalogue.js";
 import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
@@ -32,8 +34,16 @@ export function renderForTest(history: readonly ChatHistoryItem[]): string {
     }).join(" ");
 }
 
+/** One token per whitespace-separated word. */
+function wordTokens(text: string): PreparedPrompt {
+    const words = text.split(/\s+/).filter((word) => word !== "");
+    return {tokens: words.map((_word, index) => index as Token), stopTokens: [], stopStrings: []};
+}
+
 export class FakeModel implements LoadedModel {
     public readonly contextLength = CONTEXT_LENGTH;
+    public readonly supportsInfill = false;
+    public readonly embeddingDimensions = 4;
     public script: Script = defaultScript;
     public readonly generations: Array<{options: GenerationOptions, signal: AbortSignal}> = [];
     public activeLeases = 0;
@@ -41,8 +51,23 @@ export class FakeModel implements LoadedModel {
     private releaseListeners: Array<() => void> = [];
 
     public prepareChat(history: ChatHistoryItem[]): PreparedPrompt {
-        const words = renderForTest(history).split(/\s+/).filter((word) => word !== "");
-        return {tokens: words.map((_word, index) => index as Token), stopTokens: [], stopStrings: []};
+        return wordTokens(renderForTest(history));
+    }
+
+    public prepareText(prompt: string): PreparedPrompt {
+        return wordTokens(prompt);
+    }
+
+    public prepareInfill(prefix: string, suffix: string): PreparedPrompt {
+        return wordTokens(`${prefix} ${suffix}`);
+    }
+
+    public async embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult> {
+        const lengths = inputs.map((input) => typeof input === "string" ? wordTokens(input).tokens.length : input.length);
+        return {
+            vectors: lengths.map((length) => [length, 0, 0, 0]),
+            promptTokens: lengths.reduce((sum, length) => sum + length, 0)
+        };
     }
 
     public async acquireSequence(_prompt: PreparedPrompt, _signal: AbortSignal): Promise<SequenceLease> {

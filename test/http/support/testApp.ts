@@ -1,6 +1,8 @@
 // Builds the real Express app over the engine double.
 import type express from "express";
 import {createApp} from "../../../src/app.js";
+import {CompletionService} from "../../../src/completions/completionService.js";
+import {EmbeddingService} from "../../../src/embeddings/embeddingService.js";
 import {ChatCompletionService} from "../../../src/chat/chatCompletionService.js";
 import {resolveConfig} from "../../../src/config.js";
 import {createLogger} from "../../../src/logger.js";
@@ -26,7 +28,12 @@ export function createTestApp(options: {apiKeys?: string[], corsOrigins?: string
         loads++;
         return model;
     }, CONTEXT_LENGTH, logger);
-    const app = createApp({config, logger, registry, chat: new ChatCompletionService(registry)});
+    const app = createApp({
+        config, logger, registry,
+        chat: new ChatCompletionService(registry),
+        completions: new CompletionService(registry),
+        embeddings: new EmbeddingService(registry)
+    });
     return {app, model, catalogue, registry, loads: () => loads};
 }
 

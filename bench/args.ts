@@ -1,0 +1,89 @@
+import path from "node:path";
+import {fileURLToPath} from "node:url";
+import {parseArgs} from "node:util";
+
+/** The project root (bench/ lives directly in it). */
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+export const gpuChoices = ["auto", "cuda", "metal", "vulkan", "cpu"] as const;
+export type GpuChoice = typeof gpuChoices[number];
+
+export type BenchOptions = {
+    modelPath: string,
+    runs: number,
+    /** undefined: chatserve's own default (the server reports what it chose). */
+    threads: number | undefined,
+    gpu: GpuChoice,
+    quick: boolean,
+    /** Run `npm run build` when dist/ is missing or older than src/. */
+    build: boolean,
+    /** Tokens generated per stream (max_tokens). */
+    maxTokens: number,
+    /** Approximate prompt sizes, in tokens. */
+    longPromptTokens: number,
+    systemPromptTokens: number,
+    concurrency: number,
+    outFile: string
+};
+
+const usage = `usage: npm run bench -- [model.gguf] [--model PATH] [--runs N] [--threads N] [--gpu auto|cpu|cuda|metal|vulkan]
+                      [--quick] [--no-build] [--out FILE]
+  model     default ../shared/models/bench-random-smollm2-135m-shape-q8_0.gguf (relative to the project root)
+  --runs    measured runs of every phase (default 3); medians and min–max are reported
+  --threads inference threads for the server and the in-process floor (default: chatserve's default)
+  --quick   a smoke run: fewer generated tokens and shorter prompts
+  --no-build  use dist/ as it is, even if src/ is newer
+  --out     JSON results (default bench/results/latest.json)`;
+
+export function parseBenchArgs(argv: readonly string[]): BenchOptions {
+    const {values, positionals} = parseArgs({
+        args: [...argv],
+        allowPositionals: true,
+        options: {
+            model: {type: "string"},
+            runs: {type: "string", default: "3"},
+            threads: {type: "string"},
+            gpu: {type: "string", default: "auto"},
+            quick: {type: "boolean", default: false},
+            "no-build": {type: "boolean", default: false},
+            out: {type: "string"},
+            help: {type: "boolean", short: "h", default: false}
+        }
+    });
+    if (values.help) {
+        console.log(usage);
+        process.exit(0);
+    }
+
+    const modelArg = values.model ?? positionals[0] ?? "../shared/models/bench-random-smollm2-135m-shape-q8_0.gguf";
+    const gpu = values.gpu as GpuChoice;
+    if (!gpuChoices.includes(gpu))
+        fail(`--gpu must be one of ${gpuChoices.join(", ")}`);
+    const quick = values.quick;
+
+    return {
+        modelPath: path.resolve(projectRoot, modelArg),
+        runs: positiveInteger("--runs", values.runs),
+        threads: values.threads == null ? undefined : positiveInteger("--threads", values.threads),
+        gpu,
+        quick,
+        build: !values["no-build"],
+        maxTokens: quick ? 32 : 128,
+        longPromptTokens: quick ? 400 : 1500,
+        systemPromptTokens: quick ? 300 : 1000,
+        concurrency: 4,
+        outFile: path.resolve(projectRoot, values.out ?? "bench/results/latest.json")
+    };
+}
+
+function positiveInteger(flag: string, value: string | undefined): number {
+    const parsed = Number(value);
+    if (value == null || !/^\d+$/.test(value) || parsed < 1)
+        fail(`${flag} expects a whole number ≥ 1, got '${value}'`);
+    return parsed;
+}
+
+function fail(message: string): never {
+    console.error(`bench: ${message}\n${usage}`);
+    process.exit(2);
+}

@@ -1,0 +1,119 @@
+import {performance} from "node:perf_hooks";
+
+/** The request body fields the benchmark sends (OpenAI chat completions, streamed). */
+export type ChatMessage = {role: "system" | "user" | "assistant", content: string};
+
+export type Usage = {
+    prompt_tokens: number,
+    completion_tokens: number,
+    total_tokens: number,
+    prompt_tokens_details?: {cached_tokens?: number}
+};
+
+/** One streamed reply with client-side timestamps (performance.now(), ms). */
+export type StreamResult = {
+    startedAt: number,
+    /** First chunk with non-empty delta.content (the role chunk with "" does not count). */
+    firstContentAt: number | null,
+    lastContentAt: number | null,
+    /** The chunk carrying finish_reason. */
+    finishedAt: number | null,
+    endedAt: number,
+    contentChunks: number,
+    content: string,
+    finishReason: string | null,
+    usage: Usage | null
+};
+
+type Chunk = {
+    choices?: Array<{delta?: {content?: string | null}, finish_reason?: string | null}>,
+    usage?: Usage | null,
+    error?: {message?: string}
+};
+
+/**
+ * POSTs a streamed chat completion with plain fetch and reads the server-sent events by hand:
+ * no SDK, so the client adds as little work as possible to what is measured.
+ */
+export async function streamChat(baseUrl: string, model: string, messages: ChatMessage[], maxTokens: number): Promise<StreamResult> {
+    const startedAt = performance.now();
+    const response = await fetch(`${baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: {"Content-Type": "application/json", Accept: "text/event-stream"},
+        body: JSON.stringify({
+            model,
+            messages,
+            max_tokens: maxTokens,
+            temperature: 0,
+            stream: true,
+            stream_options: {include_usage: true}
+        })
+    });
+    if (!response.ok || response.body == null)
+        throw new Error(`HTTP ${response.status} from /chat/completions: ${await response.text()}`);
+
+    const result: StreamResult = {
+        startedAt, firstContentAt: null, lastContentAt: null, finishedAt: null, endedAt: startedAt,
+        contentChunks: 0, content: "", finishReason: null, usage: null
+    };
+    const onData = (data: string) => {
+        if (data === "[DONE]")
+            return;
+        const now = performance.now();
+        const chunk = JSON.parse(data) as Chunk;
+        if (chunk.error != null)
+            throw new Error(`stream failed: ${chunk.error.message ?? data}`);
+        const choice = chunk.choices?.[0];
+        const text = choice?.delta?.content ?? "";
+        if (text !== "") {
+            result.firstContentAt ??= now;
+            result.lastContentAt = now;
+            result.contentChunks++;
+            result.content += text;
+        }
+        if (choice?.finish_reason != null) {
+            result.finishReason = choice.finish_reason;
+            result.finishedAt = now;
+        }
+        if (chunk.usage != null)
+            result.usage = chunk.usage;
+    };
+
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const bytes of response.body) {
+        buffer += decoder.decode(bytes, {stream: true});
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+            parseEvent(buffer.slice(0, end), onData);
+            buffer = buffer.slice(end + 2);
+        }
+    }
+    parseEvent(buffer + decoder.decode(), onData);
+    result.endedAt = performance.now();
+    return result;
+}
+
+/** One SSE event: `data:` lines are joined; comment lines (`: processing prompt …`) are skipped. */
+function parseEvent(event: string, onData: (data: string) => void): void {
+    const data = event.split(/\r?\n/)
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5));
+    if (data.length > 0)
+        onData(data.join("\n"));
+}
+
+/** Time to first token: the first content chunk, or the finish chunk for a reply with no text. */
+export function ttftMs(result: StreamResult): number {
+    const first = result.firstContentAt ?? result.finishedAt;
+    return first == null ? Number.NaN : first - result.startedAt;
+}
+
+/** Decode speed: completion tokens after the first, over the time from first to last content chunk. */
+export function decodeTokPerS(result: StreamResult): number {
+    const tokens = result.usage?.completion_tokens ?? 0;
+    if (result.firstContentAt == null || result.lastContentAt == null || tokens < 2)
+        return Number.NaN;
+    const spanMs = result.lastContentAt - result.firstContentAt;
+    return spanMs > 0 ? (tokens - 1) / (spanMs / 1000) : Number.NaN;
+}

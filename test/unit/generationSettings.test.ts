@@ -1,0 +1,68 @@
+import {describe, expect, it} from "vitest";
+import {toGenerationOptions} from "../../src/chat/generationSettings.js";
+import {ContextLengthExceededError} from "../../src/errors.js";
+import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
+
+const request = (extra: Record<string, unknown> = {}) =>
+    chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra});
+
+function overflow(extra: Record<string, unknown>, promptTokens: number, contextLength: number): ContextLengthExceededError {
+    try {
+        toGenerationOptions(request(extra), promptTokens, contextLength);
+    } catch (error) {
+        expect(error).toBeInstanceOf(ContextLengthExceededError);
+        return error as ContextLengthExceededError;
+    }
+    throw new Error("no context_length_exceeded error");
+}
+
+describe("toGenerationOptions", () => {
+    it("fills in OpenAI's defaults: temperature 1, top_p 1, no penalties, no stops, all the room left", () => {
+        expect(toGenerationOptions(request(), 10, 100)).toEqual({
+            maxTokens: 90,
+            stop: [],
+            sampling: {temperature: 1, topP: 1, seed: undefined, presencePenalty: 0, frequencyPenalty: 0}
+        });
+    });
+
+    it("treats nulls as not set", () => {
+        const options = toGenerationOptions(request({temperature: null, top_p: null, max_tokens: null, stop: null, seed: null}), 10, 100);
+        expect(options).toMatchObject({maxTokens: 90, stop: [], sampling: {temperature: 1, topP: 1, seed: undefined}});
+    });
+
+    it("passes the client's sampling settings through, temperature 0 included", () => {
+        const options = toGenerationOptions(request({temperature: 0, top_p: 0.9, seed: 42, presence_penalty: 0.5, frequency_penalty: -1}), 10, 100);
+        expect(options.sampling).toEqual({temperature: 0, topP: 0.9, seed: 42, presencePenalty: 0.5, frequencyPenalty: -1});
+    });
+
+    it("turns a single stop string into a list", () => {
+        expect(toGenerationOptions(request({stop: "END"}), 1, 100).stop).toEqual(["END"]);
+        expect(toGenerationOptions(request({stop: ["a", "b"]}), 1, 100).stop).toEqual(["a", "b"]);
+    });
+
+    it("prefers max_completion_tokens over max_tokens", () => {
+        expect(toGenerationOptions(request({max_tokens: 5}), 10, 100).maxTokens).toBe(5);
+        expect(toGenerationOptions(request({max_completion_tokens: 7, max_tokens: 5}), 10, 100).maxTokens).toBe(7);
+    });
+
+    it("accepts a completion that exactly fills the context", () => {
+        expect(toGenerationOptions(request({max_tokens: 90}), 10, 100).maxTokens).toBe(90);
+    });
+
+    it("refuses prompt + max_tokens over the context with context_length_exceeded", () => {
+        const error = overflow({max_tokens: 91}, 10, 100);
+        expect(error.toBody().error).toMatchObject({type: "invalid_request_error", param: "messages", code: "context_length_exceeded"});
+        expect(error.status).toBe(400);
+        expect(error.message).toContain("100 tokens");
+        expect(error.message).toContain("101");
+    });
+
+    it("checks max_completion_tokens, not a smaller max_tokens, against the context", () => {
+        overflow({max_completion_tokens: 95, max_tokens: 5}, 10, 100);
+    });
+
+    it("refuses a prompt that alone fills the context", () => {
+        expect(overflow({}, 100, 100).message).toContain("100 tokens");
+        overflow({}, 150, 100);
+    });
+});

@@ -1,0 +1,128 @@
+import {appendFile, mkdir, mkdtemp, rm, writeFile} from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import {afterEach, beforeEach, describe, expect, it} from "vitest";
+import {createLogger} from "../../src/logger.js";
+import type {GgufSummary} from "../../src/models/ggufInspection.js";
+import {ModelCatalogue} from "../../src/models/modelCatalogue.js";
+
+let dir: string;
+let inspected: string[];
+
+/** Fake header reader: files named corrupt* are unreadable; everything else is a llama chat model. */
+async function inspect(file: string): Promise<GgufSummary> {
+    inspected.push(path.basename(file));
+    if (path.basename(file).startsWith("corrupt"))
+        throw new Error("bad magic");
+    return {architecture: "llama", trainedContextLength: 4096, capabilities: ["chat", "completion"]};
+}
+
+const catalogue = () => new ModelCatalogue(dir, createLogger("silent"), inspect);
+const write = (name: string, content = "GGUF") => writeFile(path.join(dir, name), content);
+const ids = (c: ModelCatalogue) => c.list().map((model) => model.id).sort();
+
+beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "chatserve-catalogue-"));
+    inspected = [];
+});
+afterEach(async () => {
+    await rm(dir, {recursive: true, force: true});
+});
+
+describe("ModelCatalogue", () => {
+    it("is empty before the first refresh", () => {
+        expect(catalogue().list()).toEqual([]);
+    });
+
+    it("describes each model from its header and its files", async () => {
+        await write("chat.gguf", "12345");
+        const c = catalogue();
+        await c.refresh();
+        expect(c.find("chat")).toMatchObject({
+            id: "chat",
+            path: path.join(dir, "chat.gguf"),
+            files: [path.join(dir, "chat.gguf")],
+            sizeBytes: 5,
+            architecture: "llama",
+            trainedContextLength: 4096,
+            capabilities: ["chat", "completion"]
+        });
+        expect(Number.isInteger(c.find("chat")!.modifiedAt)).toBe(true);
+        expect(c.find("chat")!.error).toBeUndefined();
+        expect(c.find("nope")).toBeUndefined();
+    });
+
+    it("lists an unreadable file as a descriptor with the error, next to good ones", async () => {
+        await write("good.gguf");
+        await write("corrupt.gguf");
+        const c = catalogue();
+        await c.refresh();
+        expect(ids(c)).toEqual(["corrupt", "good"]);
+        expect(c.find("corrupt")).toMatchObject({architecture: null, capabilities: [], trainedContextLength: null});
+        expect(c.find("corrupt")!.error).toContain("bad magic");
+    });
+
+    it("lists a split model with missing parts as unavailable without reading it", async () => {
+        await write("big-00001-of-00002.gguf");
+        const c = catalogue();
+        await c.refresh();
+        expect(c.find("big")!.error).toMatch(/missing 1/);
+        expect(inspected).toEqual([]);
+    });
+
+    it("picks up a file added after the first refresh, and drops a removed one", async () => {
+        await write("first.gguf");
+        const c = catalogue();
+        await c.refresh();
+        expect(ids(c)).toEqual(["first"]);
+
+        await write("second.gguf");
+        expect(ids(c)).toEqual(["first"]);
+        await c.refresh();
+        expect(ids(c)).toEqual(["first", "second"]);
+
+        await rm(path.join(dir, "first.gguf"));
+        await c.refresh();
+        expect(ids(c)).toEqual(["second"]);
+        expect(c.find("first")).toBeUndefined();
+    });
+
+    it("does not re-read unchanged files, and keeps their descriptors", async () => {
+        await write("a.gguf");
+        await write("corrupt.gguf");
+        const c = catalogue();
+        await c.refresh();
+        const before = c.find("a");
+        expect(inspected.sort()).toEqual(["a.gguf", "corrupt.gguf"]);
+
+        await c.refresh();
+        await c.refresh();
+        expect(inspected).toHaveLength(2);
+        expect(c.find("a")).toBe(before);
+    });
+
+    it("re-reads a file whose size changed", async () => {
+        await write("a.gguf");
+        const c = catalogue();
+        await c.refresh();
+        await appendFile(path.join(dir, "a.gguf"), "more bytes");
+        await c.refresh();
+        expect(inspected).toEqual(["a.gguf", "a.gguf"]);
+        expect(c.find("a")!.sizeBytes).toBe("GGUFmore bytes".length);
+    });
+
+    it("shares one scan between concurrent refreshes", async () => {
+        await write("a.gguf");
+        const c = catalogue();
+        await Promise.all([c.refresh(), c.refresh(), c.refresh()]);
+        expect(inspected).toEqual(["a.gguf"]);
+    });
+
+    it("finds models in subfolders", async () => {
+        await mkdir(path.join(dir, "vendor"));
+        await writeFile(path.join(dir, "vendor", "nested.gguf"), "");
+        const c = catalogue();
+        await c.refresh();
+        expect(ids(c)).toEqual(["nested"]);
+    });
+});

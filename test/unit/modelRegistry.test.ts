@@ -1,0 +1,121 @@
+import {describe, expect, it} from "vitest";
+import type {LoadedModel} from "../../src/engine/types.js";
+import {ApiError, ModelNotFoundError, ModelUnavailableError} from "../../src/errors.js";
+import {createLogger} from "../../src/logger.js";
+import type {ModelDescriptor} from "../../src/models/modelDescriptor.js";
+import {ModelRegistry} from "../../src/models/modelRegistry.js";
+import {descriptor, FakeModel, StaticCatalogue} from "../http/support/fakeEngine.js";
+
+/** A loader whose loads finish when the test says so. */
+function deferredLoader() {
+    const pending: Array<{descriptor: ModelDescriptor, resolve: (model: LoadedModel) => void, reject: (error: Error) => void}> = [];
+    const load = (d: ModelDescriptor) => new Promise<LoadedModel>((resolve, reject) => pending.push({descriptor: d, resolve, reject}));
+    return {load, pending};
+}
+
+function setup(descriptors: ModelDescriptor[] = [descriptor("m")]) {
+    const catalogue = new StaticCatalogue(descriptors);
+    const loader = deferredLoader();
+    const registry = new ModelRegistry(catalogue, loader.load, 1024, createLogger("silent"));
+    return {catalogue, loader, registry};
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("ModelRegistry", () => {
+    it("lists models as available, with the context a request gets before loading", () => {
+        const {registry} = setup([
+            descriptor("long", {trainedContextLength: 32768}),
+            descriptor("short", {trainedContextLength: 512}),
+            descriptor("unknown", {trainedContextLength: null})
+        ]);
+        expect(registry.list().map((m) => [m.id, m.status, m.loaded, m.context_length])).toEqual([
+            ["long", "available", false, 1024],
+            ["short", "available", false, 512],
+            ["unknown", "available", false, 1024]
+        ]);
+    });
+
+    it("loads a model once for concurrent requests and reports loading, then loaded", async () => {
+        const {registry, loader} = setup();
+        const first = registry.acquire("m", "chat");
+        const second = registry.acquire("m", "chat");
+        await settle();
+        expect(loader.pending).toHaveLength(1);
+        expect((await registry.describe("m")).status).toBe("loading");
+
+        const model = new FakeModel();
+        loader.pending[0]!.resolve(model);
+        expect(await first).toBe(model);
+        expect(await second).toBe(model);
+        expect(await registry.describe("m")).toMatchObject({status: "loaded", loaded: true, context_length: model.contextLength});
+        expect(await registry.acquire("m", "chat")).toBe(model);
+        expect(loader.pending).toHaveLength(1);
+    });
+
+    it("rescans before answering model_not_found", async () => {
+        const {registry, catalogue} = setup();
+        const error = await registry.acquire("ghost", "chat").catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ModelNotFoundError);
+        expect(catalogue.refreshes).toBe(1);
+        await expect(registry.describe("ghost")).rejects.toMatchObject({status: 404, code: "model_not_found"});
+    });
+
+    it("refuses a model whose file is unreadable, without loading it", async () => {
+        const {registry, loader} = setup([descriptor("bad", {error: "not a readable GGUF file", capabilities: []})]);
+        const error = await registry.acquire("bad", "chat").catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ModelUnavailableError);
+        expect((error as ApiError).message).toContain("not a readable GGUF file");
+        expect(loader.pending).toHaveLength(0);
+    });
+
+    it("refuses a capability the model lacks", async () => {
+        const {registry} = setup([descriptor("emb", {capabilities: ["embeddings"]})]);
+        await expect(registry.acquire("emb", "chat")).rejects.toMatchObject({status: 400, code: "unsupported_model", param: "model"});
+    });
+
+    it("marks a model whose load failed as unavailable, with the reason", async () => {
+        const {registry, loader} = setup();
+        const request = registry.acquire("m", "chat");
+        await settle();
+        loader.pending[0]!.reject(new Error("out of memory"));
+        const error = await request.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ModelUnavailableError);
+        expect((error as ApiError).message).toContain("out of memory");
+        expect(registry.list()[0]).toMatchObject({status: "unavailable", loaded: false, error: "out of memory"});
+    });
+
+    it("disposes loaded models on dispose", async () => {
+        const {registry, loader} = setup();
+        const request = registry.acquire("m", "chat");
+        await settle();
+        const model = new FakeModel();
+        loader.pending[0]!.resolve(model);
+        await request;
+        await registry.dispose();
+        expect(model.disposed).toBe(true);
+        expect(registry.list()[0]!.status).toBe("available");
+    });
+
+    // BUG (src/models/modelRegistry.ts:48-51): when a model's file changes, the catalogue hands out a
+    // new descriptor and acquire() starts a new load, overwriting the residency of the old model
+    // without disposing it. The old weights and context stay in (GPU) memory until the process exits,
+    // and registry.dispose() no longer sees them.
+    it("disposes the previous model when its file changed and it is loaded again", async () => {
+        const descriptors = [descriptor("m")];
+        const {registry, loader} = setup(descriptors);
+        const oldModel = new FakeModel();
+        const first = registry.acquire("m", "chat");
+        await settle();
+        loader.pending[0]!.resolve(oldModel);
+        await first;
+
+        descriptors[0] = descriptor("m", {sizeBytes: 999, modifiedAt: 1_800_000_000});
+        const second = registry.acquire("m", "chat");
+        await settle();
+        loader.pending[1]!.resolve(new FakeModel());
+        await second;
+        await registry.dispose();
+        expect(oldModel.disposed).toBe(true);
+    });
+});

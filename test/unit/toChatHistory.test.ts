@@ -1,0 +1,92 @@
+import {describe, expect, it} from "vitest";
+import {toChatHistory} from "../../src/chat/toChatHistory.js";
+import {BadRequestError} from "../../src/errors.js";
+import {chatMessageSchema, type ChatMessage} from "../../src/protocol/chatCompletionRequest.js";
+
+const messages = (...raw: unknown[]): ChatMessage[] => raw.map((message) => chatMessageSchema.parse(message));
+
+function rejection(...raw: unknown[]): BadRequestError {
+    try {
+        toChatHistory(messages(...raw));
+    } catch (error) {
+        expect(error).toBeInstanceOf(BadRequestError);
+        return error as BadRequestError;
+    }
+    throw new Error("toChatHistory accepted the messages");
+}
+
+describe("toChatHistory", () => {
+    it("maps system, developer, user and assistant messages", () => {
+        expect(toChatHistory(messages(
+            {role: "system", content: "Be brief."},
+            {role: "developer", content: "Be kind."},
+            {role: "user", content: "Hi"},
+            {role: "assistant", content: "Hello!"}
+        ))).toEqual([
+            {type: "system", text: "Be brief."},
+            {type: "system", text: "Be kind."},
+            {type: "user", text: "Hi"},
+            {type: "model", response: ["Hello!"]}
+        ]);
+    });
+
+    it("joins text parts with newlines", () => {
+        const history = toChatHistory(messages({role: "user", content: [{type: "text", text: "one"}, {type: "text", text: "two"}]}));
+        expect(history).toEqual([{type: "user", text: "one\ntwo"}]);
+    });
+
+    it("refuses an image part with image_input_not_supported, naming the part", () => {
+        const error = rejection(
+            {role: "user", content: "first"},
+            {role: "user", content: [{type: "text", text: "look"}, {type: "image_url", image_url: {url: "https://x/y.png"}}]}
+        );
+        expect(error).toMatchObject({status: 400, param: "messages[1].content[1]", code: "image_input_not_supported"});
+    });
+
+    it("refuses other part kinds and text parts without text", () => {
+        expect(rejection({role: "user", content: [{type: "input_audio", input_audio: {}}]}).param).toBe("messages[0].content[0]");
+        expect(rejection({role: "user", content: [{type: "text"}]}).param).toBe("messages[0].content[0]");
+    });
+
+    it("turns assistant tool calls and their tool results into function-call items of that turn", () => {
+        const history = toChatHistory(messages(
+            {role: "user", content: "Weather in Paris and Rome?"},
+            {role: "assistant", content: null, tool_calls: [
+                {id: "call_1", type: "function", function: {name: "weather", arguments: "{\"city\":\"Paris\"}"}},
+                {id: "call_2", type: "function", function: {name: "weather", arguments: "{\"city\":\"Rome\"}"}}
+            ]},
+            {role: "tool", tool_call_id: "call_2", content: "sunny"},
+            {role: "tool", tool_call_id: "call_1", content: [{type: "text", text: "rainy"}]},
+            {role: "assistant", content: "Paris: rainy, Rome: sunny."}
+        ));
+        expect(history).toEqual([
+            {type: "user", text: "Weather in Paris and Rome?"},
+            {type: "model", response: [
+                {type: "functionCall", name: "weather", params: {city: "Paris"}, result: "rainy", startsNewChunk: true},
+                {type: "functionCall", name: "weather", params: {city: "Rome"}, result: "sunny", startsNewChunk: false}
+            ]},
+            {type: "model", response: ["Paris: rainy, Rome: sunny."]}
+        ]);
+    });
+
+    it("keeps assistant text that precedes its tool calls", () => {
+        const [turn] = toChatHistory(messages(
+            {role: "assistant", content: "Let me check.", tool_calls: [{id: "c", type: "function", function: {name: "f", arguments: "{}"}}]}
+        ));
+        expect(turn).toMatchObject({type: "model", response: ["Let me check.", {type: "functionCall", name: "f", params: {}}]});
+    });
+
+    it("refuses a tool message that answers no earlier call", () => {
+        const error = rejection(
+            {role: "user", content: "hi"},
+            {role: "tool", tool_call_id: "call_x", content: "42"}
+        );
+        expect(error).toMatchObject({status: 400, param: "messages[1].tool_call_id"});
+        expect(error.message).toContain("call_x");
+    });
+
+    it("refuses tool-call arguments that are not JSON", () => {
+        const error = rejection({role: "assistant", tool_calls: [{id: "c", type: "function", function: {name: "f", arguments: "{city: Paris"}}]});
+        expect(error.param).toBe("messages[0].tool_calls[0].function.arguments");
+    });
+});
