@@ -6,7 +6,7 @@ import type {ChatCompletion, ChatCompletionChunk, FinishReason, Usage} from "../
 export type ReplyIdentity = {id: string, created: number, model: string};
 
 /** Identifies the build that produced a reply, as OpenAI's `system_fingerprint` does. */
-const systemFingerprint = "chatserve";
+export const systemFingerprint = "chatserve";
 
 export function newReplyIdentity(model: string, prefix = "chatcmpl"): ReplyIdentity {
     return {id: `${prefix}-${randomBytes(12).toString("hex")}`, created: Math.floor(Date.now() / 1000), model};

@@ -1,9 +1,7 @@
-import {toFinishReason, toUsage, type ReplyIdentity} from "../chat/chatCompletionFormat.js";
+import {systemFingerprint, toFinishReason, toUsage, type ReplyIdentity} from "../chat/chatCompletionFormat.js";
 import type {GenerationResult} from "../engine/types.js";
 import type {FinishReason, Usage} from "../protocol/chatCompletionResponse.js";
 import type {TextCompletion} from "../protocol/completionResponse.js";
-
-const systemFingerprint = "chatserve";
 
 export function textCompletion(identity: ReplyIdentity, choices: Array<{text: string, result: GenerationResult}>): TextCompletion {
     return {

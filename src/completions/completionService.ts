@@ -4,6 +4,7 @@ import type {ModelSource} from "../chat/chatCompletionService.js";
 import type {GenerationOptions, PreparedPrompt, SequenceLease} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
 import {defaultCompletionMaxTokens, type CompletionRequest} from "../protocol/completionRequest.js";
+import {reject} from "../protocol/unsupportedFields.js";
 
 /** One choice to generate: a prompt (one per `prompt` array entry) and its options. */
 export type CompletionJob = {index: number, promptText: string, prompt: PreparedPrompt, options: GenerationOptions};
@@ -40,9 +41,6 @@ export class CompletionService {
 }
 
 function rejectUnsupported(request: CompletionRequest): void {
-    const reject = (param: string, what: string) => {
-        throw new BadRequestError(`${param}: ${what} is not supported by chatserve yet.`, {param, code: "unsupported_parameter"});
-    };
     if (request.n != null && request.n > 1)
         reject("n", "more than one choice per prompt (n > 1)");
     if (request.best_of != null && request.best_of > 1)

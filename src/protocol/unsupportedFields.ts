@@ -1,6 +1,11 @@
 import {BadRequestError} from "../errors.js";
 import type {ChatCompletionRequest} from "./chatCompletionRequest.js";
 
+/** The 400 for a known field that asks for something chatserve does not do yet. */
+export function reject(param: string, what: string): never {
+    throw new BadRequestError(`${param}: ${what} is not supported by chatserve yet.`, {param, code: "unsupported_parameter"});
+}
+
 /**
  * Known OpenAI fields that ask for something chatserve does not do yet.
  * Accepting them silently would hand the client a reply it did not ask for
@@ -8,9 +13,6 @@ import type {ChatCompletionRequest} from "./chatCompletionRequest.js";
  * Values that ask for the default behaviour (`n: 1`, `logprobs: false`, …) are fine.
  */
 export function rejectUnsupportedFields(request: ChatCompletionRequest): void {
-    const reject = (param: string, what: string) => {
-        throw new BadRequestError(`${param}: ${what} is not supported by chatserve yet.`, {param, code: "unsupported_parameter"});
-    };
 
     if (request.n != null && request.n > 1)
         reject("n", "more than one choice per request (n > 1)");
