@@ -35,6 +35,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         parallel: config.parallel,
         maxQueue: config.maxQueue,
         generates: descriptor.capabilities.includes("chat"),
+        tools: descriptor.capabilities.includes("tools"),
         embeds: descriptor.capabilities.includes("embeddings")
     }), config.ctxSize, logger);
     const app = createApp({

@@ -1,6 +1,6 @@
 import {randomBytes} from "node:crypto";
 import type {GenerationResult} from "../engine/types.js";
-import type {ChatCompletion, ChatCompletionChunk, FinishReason, Usage} from "../protocol/chatCompletionResponse.js";
+import type {ChatCompletion, ChatCompletionChunk, FinishReason, ToolCall, Usage} from "../protocol/chatCompletionResponse.js";
 
 /** The identity shared by a reply and all its chunks (OpenAI stamps one `id` and one `created` on every chunk). */
 export type ReplyIdentity = {id: string, created: number, model: string};
@@ -23,17 +23,35 @@ export function toUsage(result: GenerationResult): Usage {
 
 /** The one place engine finish reasons become OpenAI's (an aborted reply has no one to receive it). */
 export function toFinishReason(reason: GenerationResult["finishReason"]): FinishReason {
-    return reason === "length" ? "length" : "stop";
+    switch (reason) {
+        case "length":
+            return "length";
+        case "toolCalls":
+            return "tool_calls";
+        default:
+            return "stop";
+    }
 }
 
-export function chatCompletion(identity: ReplyIdentity, content: string, result: GenerationResult): ChatCompletion {
+export function newToolCallId(): string {
+    return `call_${randomBytes(12).toString("hex")}`;
+}
+
+/** A non-streamed reply: with tool calls and no text before them, `content` is null as in OpenAI's replies. */
+export function chatCompletion(identity: ReplyIdentity, reply: {content: string, toolCalls: ToolCall[]}, result: GenerationResult): ChatCompletion {
+    const hasCalls = reply.toolCalls.length > 0;
     return {
         ...identity,
         object: "chat.completion",
         system_fingerprint: systemFingerprint,
         choices: [{
             index: 0,
-            message: {role: "assistant", content, refusal: null},
+            message: {
+                role: "assistant",
+                content: hasCalls && reply.content === "" ? null : reply.content,
+                refusal: null,
+                ...(hasCalls ? {tool_calls: reply.toolCalls} : {})
+            },
             logprobs: null,
             finish_reason: toFinishReason(result.finishReason)
         }],

@@ -3,6 +3,7 @@ import type {ModelCapability} from "../protocol/models.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 import {rejectUnsupportedFields} from "../protocol/unsupportedFields.js";
 import {newReplyIdentity, type ReplyIdentity} from "./chatCompletionFormat.js";
+import {toReplyPlan} from "./replyFormat.js";
 import {toGenerationOptions} from "./generationSettings.js";
 import {toChatHistory} from "./toChatHistory.js";
 
@@ -17,7 +18,7 @@ export type ChatGeneration = {
 
 /**
  * Everything that can fail with a meaningful status happens here, before a byte is sent:
- * validation beyond the schema, the model lookup (and load), template rendering, the context
+ * validation beyond the schema (tools, schemas), the model lookup (and load), template rendering, the context
  * check, and the wait for a free sequence (or 503 when the queue is full).
  */
 export class ChatCompletionService {
@@ -25,10 +26,13 @@ export class ChatCompletionService {
 
     public async start(request: ChatCompletionRequest, signal: AbortSignal): Promise<ChatGeneration> {
         rejectUnsupportedFields(request);
+        const plan = toReplyPlan(request);
         const history = toChatHistory(request.messages);
-        const model = await this.models.acquire(request.model, "chat");
-        const prompt = model.prepareChat(history);
-        const options = toGenerationOptions(request, prompt.tokens.length, model.contextLength);
+        const model = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat");
+        // With tool_choice "auto", a model whose template cannot render tools simply answers in text.
+        const format = plan.format.type === "toolCalls" && !model.supportsTools ? {type: "text"} as const : plan.format;
+        const prompt = model.prepareChat(history, format.type === "toolCalls" ? format.tools : []);
+        const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
         const lease = await model.acquireSequence(prompt, signal);
         return {
             identity: newReplyIdentity(request.model),

@@ -41,6 +41,7 @@ export function toGenerationOptions(
             seed: request.seed ?? undefined,
             presencePenalty: request.presence_penalty ?? 0,
             frequencyPenalty: request.frequency_penalty ?? 0
-        }
+        },
+        format: {type: "text"}
     };
 }

@@ -28,13 +28,19 @@ export class IncrementalDetokenizer {
         return this.release(text);
     }
 
+    /** Tokens the client does not see as text (forced template markup) still count as context. */
+    public skip(tokens: readonly Token[]): void {
+        if (tokens.length > 0)
+            this.release("", tokens);
+    }
+
     /** Whatever is still held when generation ends. */
     public flush(): string {
         return this.pending.length === 0 ? "" : this.release(this.detokenize(this.pending, this.context));
     }
 
-    private release(text: string): string {
-        this.context.push(...this.pending);
+    private release(text: string, extraContext: readonly Token[] = []): string {
+        this.context.push(...this.pending, ...extraContext);
         this.context.splice(0, Math.max(0, this.context.length - IncrementalDetokenizer.maxHeldTokens));
         this.pending.length = 0;
         return text;

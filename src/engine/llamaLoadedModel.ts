@@ -4,11 +4,12 @@ import {
 import {ServiceShuttingDownError} from "../errors.js";
 import {renderChatPrompt} from "./chatPrompt.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
+import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {generateOnSequence} from "./sequenceGeneration.js";
 import {SequencePool} from "./sequencePool.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt} from "./textPrompt.js";
-import type {EmbeddingResult, GenerationOptions, LoadedModel, PreparedPrompt, SequenceLease} from "./types.js";
+import type {EmbeddingResult, GenerationOptions, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition} from "./types.js";
 
 export type ModelLoadOptions = {
     path: string,
@@ -19,10 +20,12 @@ export type ModelLoadOptions = {
     maxQueue: number,
     /** False for encoder-only models (BERT…), which only embed. */
     generates: boolean,
+    /** Whether the chat template renders tools. */
+    tools: boolean,
     embeds: boolean
 };
 
-type Generation = {context: LlamaContext, pool: SequencePool<LlamaContextSequence>, chatWrapper: ChatWrapper};
+type Generation = {context: LlamaContext, pool: SequencePool<LlamaContextSequence>, chatWrapper: ChatWrapper, grammars: ReplyGrammars};
 
 /**
  * A GGUF model loaded through node-llama-cpp: its weights; for text generation one context split
@@ -34,7 +37,8 @@ export class LlamaLoadedModel implements LoadedModel {
     private constructor(
         private readonly model: LlamaModel,
         private readonly generation: Generation | null,
-        private readonly embedder: LlamaEmbedder | null
+        private readonly embedder: LlamaEmbedder | null,
+        public readonly supportsTools: boolean
     ) {}
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions): Promise<LlamaLoadedModel> {
@@ -45,12 +49,17 @@ export class LlamaLoadedModel implements LoadedModel {
             if (options.generates) {
                 const context = await model.createContext({contextSize, sequences: options.parallel, threads: runtime.threads});
                 const sequences = Array.from({length: options.parallel}, () => context.getSequence());
-                generation = {context, pool: new SequencePool(sequences, options.maxQueue), chatWrapper: resolveChatWrapper(model)};
+                generation = {
+                    context,
+                    pool: new SequencePool(sequences, options.maxQueue),
+                    chatWrapper: resolveChatWrapper(model),
+                    grammars: new ReplyGrammars(model)
+                };
             }
             const embedder = options.embeds
                 ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize)
                 : null;
-            return new LlamaLoadedModel(model, generation, embedder);
+            return new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools);
         } catch (error) {
             await model.dispose();
             throw error;
@@ -69,8 +78,8 @@ export class LlamaLoadedModel implements LoadedModel {
         return this.model.embeddingVectorSize;
     }
 
-    public prepareChat(history: ChatHistoryItem[]): PreparedPrompt {
-        return renderChatPrompt(this.model, this.generating().chatWrapper, history);
+    public prepareChat(history: ChatHistoryItem[], tools: readonly ToolDefinition[] = []): PreparedPrompt {
+        return renderChatPrompt(this.model, this.generating().chatWrapper, history, tools);
     }
 
     public prepareText(prompt: string): PreparedPrompt {
@@ -91,13 +100,13 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease> {
-        const {pool} = this.generating();
+        const {pool, grammars} = this.generating();
         const sequence = await pool.acquire(prompt.tokens, signal);
         const detokenize = (tokens: readonly Token[], lastTokens: readonly Token[]) => this.model.detokenize(tokens, false, lastTokens);
         let released = false;
         return {
             generate: (leasedPrompt: PreparedPrompt, options: GenerationOptions, generationSignal: AbortSignal) =>
-                generateOnSequence(sequence, detokenize, leasedPrompt, options, generationSignal),
+                generateOnSequence(sequence, detokenize, grammars, leasedPrompt, options, generationSignal),
             release: () => {
                 if (!released) {
                     released = true;

@@ -1,6 +1,7 @@
 import type {LlamaContextSequence, SequenceEvaluateOptions, Token} from "node-llama-cpp";
 import {IncrementalDetokenizer, type DetokenizeFn} from "./incrementalDetokenizer.js";
-import {StopMatcher} from "./stopMatcher.js";
+import {createReplyShaper} from "./reply/createReplyShaper.js";
+import type {ReplyGrammars} from "./reply/grammars.js";
 import type {FinishReason, GenerationEvent, GenerationOptions, GenerationResult, PreparedPrompt, SamplingOptions} from "./types.js";
 
 /** Penalties look at this many recent tokens (llama.cpp's penalty window is 64). */
@@ -9,11 +10,13 @@ const penaltyWindow = 256;
 /**
  * Generates a reply on one sequence: reuses the cached prefix, evaluates the rest of the prompt in
  * batch-sized chunks (so an abort or a keep-alive never waits for a whole long prompt), then streams
- * the sampler's tokens as text, with stop sequences applied and tokens counted.
+ * the sampler's tokens, shaped into the requested format (text with stop sequences applied, JSON,
+ * tool calls), counting every token of the reply.
  */
 export async function* generateOnSequence(
     sequence: LlamaContextSequence,
     detokenize: DetokenizeFn,
+    grammars: ReplyGrammars,
     prompt: PreparedPrompt,
     options: GenerationOptions,
     signal: AbortSignal
@@ -37,39 +40,49 @@ export async function* generateOnSequence(
             yield {type: "progress", evaluatedTokens: position, totalTokens: promptTokens};
     }
 
-    const generated: Token[] = [];
-    const stopTokens = new Set(prompt.stopTokens);
-    const stopMatcher = new StopMatcher([...options.stop, ...prompt.stopStrings]);
+    const shaper = createReplyShaper(prompt, options, grammars);
     const detokenizer = new IncrementalDetokenizer(detokenize, prompt.tokens);
-    let finishReason: FinishReason = "stop";
+    const stopTokens = new Set(prompt.stopTokens);
+    // Sampled and forced tokens alike are the reply's, for the budget and for usage.
+    const generated: Token[] = [...shaper.opening.tokens];
+    detokenizer.skip(shaper.opening.tokens);
+    yield* shaper.opening.events;
 
-    // The generator ends by itself on an end-of-generation token (finish_reason "stop").
-    for await (const token of sequence.evaluate(prompt.tokens.slice(position), toEvaluateOptions(options.sampling, generated))) {
-        if (signal.aborted) {
-            finishReason = "abort";
-            break;
+    const evaluation = sequence.evaluate([...prompt.tokens.slice(position), ...shaper.opening.tokens], {
+        ...toEvaluateOptions(options.sampling, generated),
+        ...(options.format.type === "text" ? {} : {
+            grammarEvaluationState: () => shaper.grammar(),
+            tokenBias: () => shaper.tokenBias(options.maxTokens - generated.length) ?? grammars.noBias
+        })
+    });
+    try {
+        // The evaluation ends by itself on an end-of-generation token.
+        for (let step = await evaluation.next(); ;) {
+            if (signal.aborted)
+                return result("abort", generated.length);
+            if (step.done === true || stopTokens.has(step.value)) {
+                const {events, finish} = shaper.end(detokenizer.flush());
+                yield* events;
+                return result(finish!, generated.length);
+            }
+
+            const token = step.value;
+            generated.push(token);
+            const {events, forced = [], finish} = shaper.push(detokenizer.push(token));
+            yield* events;
+            if (finish != null)
+                return result(finish, generated.length);
+            if (generated.length >= options.maxTokens) {
+                yield* shaper.cut(detokenizer.flush());
+                return result("length", generated.length);
+            }
+            generated.push(...forced);
+            detokenizer.skip(forced);
+            step = await evaluation.next(forced.length === 0 ? undefined : [token, ...forced]);
         }
-        if (stopTokens.has(token))
-            break;
-
-        generated.push(token);
-        const text = stopMatcher.push(detokenizer.push(token));
-        if (text !== "")
-            yield {type: "text", text};
-        if (stopMatcher.hasStopped)
-            break;
-        if (generated.length >= options.maxTokens) {
-            finishReason = "length";
-            break;
-        }
+    } finally {
+        await evaluation.return();
     }
-
-    if (finishReason !== "abort") {
-        const rest = stopMatcher.push(detokenizer.flush()) + stopMatcher.flush();
-        if (rest !== "")
-            yield {type: "text", text: rest};
-    }
-    return result(finishReason, generated.length);
 }
 
 function toEvaluateOptions(sampling: SamplingOptions, generated: readonly Token[]): SequenceEvaluateOptions {

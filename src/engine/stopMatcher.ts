@@ -11,6 +11,7 @@ export class StopMatcher {
     private readonly longestStop: number;
     private held = "";
     private stopped = false;
+    private matched: string | null = null;
 
     public constructor(stops: readonly string[]) {
         this.stops = stops.filter((stop) => stop !== "");
@@ -20,6 +21,11 @@ export class StopMatcher {
     /** Whether a stop sequence has been seen; all later input is ignored. */
     public get hasStopped(): boolean {
         return this.stopped;
+    }
+
+    /** The stop sequence that was seen, once one has been. */
+    public get matchedStop(): string | null {
+        return this.matched;
     }
 
     /** Feeds new text; returns the text that is now safe to emit. */
@@ -51,8 +57,10 @@ export class StopMatcher {
         let first = -1;
         for (const stop of this.stops) {
             const index = buffer.indexOf(stop);
-            if (index >= 0 && (first < 0 || index < first))
+            if (index >= 0 && (first < 0 || index < first)) {
                 first = index;
+                this.matched = stop;
+            }
         }
         return first;
     }

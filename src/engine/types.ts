@@ -1,4 +1,4 @@
-import type {ChatHistoryItem, Token} from "node-llama-cpp";
+import type {ChatHistoryItem, GbnfJsonSchema, LlamaText, Token} from "node-llama-cpp";
 
 /**
  * The engine's vocabulary: plain types the chat layer speaks, so nothing above the engine
@@ -14,11 +14,31 @@ export type SamplingOptions = {
     frequencyPenalty: number
 };
 
+/** A JSON Schema in the subset constrained decoding enforces (see chat/constrainedSchema.ts). */
+export type JsonSchema = GbnfJsonSchema;
+
+export type ToolDefinition = {name: string, description?: string, parameters: JsonSchema};
+
+/** What shape the reply must take; everything but free text is enforced by constrained decoding. */
+export type ReplyFormat =
+    | {type: "text"}
+    /** A JSON value matching `schema`; null means any JSON object. */
+    | {type: "json", schema: JsonSchema | null}
+    | {
+        type: "toolCalls",
+        tools: readonly ToolDefinition[],
+        /** "auto": text or calls, the model decides; "required": at least one call; a name: exactly that call first. */
+        choice: "auto" | "required" | {name: string},
+        /** Whether one reply may hold several calls. */
+        parallel: boolean
+    };
+
 export type GenerationOptions = {
     maxTokens: number,
-    /** Client stop sequences; never part of the output. */
+    /** Client stop sequences; never part of the output (they apply to free text only). */
     stop: readonly string[],
-    sampling: SamplingOptions
+    sampling: SamplingOptions,
+    format: ReplyFormat
 };
 
 /** A rendered, tokenized prompt plus the template's own end markers. */
@@ -27,15 +47,32 @@ export type PreparedPrompt = {
     /** Tokens that end the reply besides the model's end-of-generation tokens. */
     stopTokens: Token[],
     /** Text markers that end the reply in templates without an end token ("### Human"). */
-    stopStrings: string[]
+    stopStrings: string[],
+    /** How this template writes a tool call; set when the prompt was rendered with tools. */
+    toolSyntax?: ToolCallSyntax
+};
+
+/** The text around a tool call, from the chat template (`<tool_call>{"name": "` … `", "arguments": ` … `}</tool_call>`). */
+export type ToolCallSyntax = {
+    /** Opens a call; may contain special tokens. */
+    prefix: LlamaText,
+    /** Between the name and the JSON arguments. */
+    paramsPrefix: string,
+    /** Closes a call. */
+    suffix: LlamaText,
+    /** Between two calls of one reply; null when the template has one call per reply. */
+    betweenCalls: LlamaText | null
 };
 
 export type GenerationEvent =
     | {type: "text", text: string}
     /** Prompt processing advanced; lets the HTTP layer keep an idle stream alive. */
-    | {type: "progress", evaluatedTokens: number, totalTokens: number};
+    | {type: "progress", evaluatedTokens: number, totalTokens: number}
+    /** A tool call begins (its arguments follow as `toolArguments` pieces). */
+    | {type: "toolCall", index: number, name: string}
+    | {type: "toolArguments", index: number, text: string};
 
-export type FinishReason = "stop" | "length" | "abort";
+export type FinishReason = "stop" | "length" | "toolCalls" | "abort";
 
 export type GenerationResult = {
     finishReason: FinishReason,
@@ -60,7 +97,10 @@ export interface LoadedModel {
     readonly supportsInfill: boolean,
     /** Length of the model's embedding vectors. */
     readonly embeddingDimensions: number,
-    prepareChat(history: ChatHistoryItem[]): PreparedPrompt,
+    /** Whether the chat template renders tools (and so the model can be asked to call them). */
+    readonly supportsTools: boolean,
+    /** Renders the conversation; with `tools`, the template documents them and the prompt says how calls look. */
+    prepareChat(history: ChatHistoryItem[], tools?: readonly ToolDefinition[]): PreparedPrompt,
     /** A raw prompt, no template (legacy completions). */
     prepareText(prompt: string): PreparedPrompt,
     /** A fill-in-the-middle prompt; only when `supportsInfill`. */

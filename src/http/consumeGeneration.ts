@@ -1,20 +1,36 @@
 import type {GenerationEvent, GenerationResult} from "../engine/types.js";
 
-/**
- * Runs a generation to its end, handing each text piece on as it comes (straight into an SSE
- * chunk, or onto a string) and prompt-processing progress as a keep-alive comment.
- */
+/** Where each kind of generation event goes (an SSE chunk, or a reply being assembled). */
+export type GenerationHandlers = {
+    text(text: string): void,
+    toolCall?(index: number, name: string): void,
+    toolArguments?(index: number, text: string): void,
+    /** Prompt processing advanced: a comment keeps idle connections and proxies open. */
+    keepAlive?(comment: string): void
+};
+
+/** Runs a generation to its end, handing each event on as it comes. */
 export async function consumeGeneration(
     events: AsyncGenerator<GenerationEvent, GenerationResult>,
-    onText: (text: string) => void,
-    onKeepAlive: (comment: string) => void = () => {}
+    handlers: GenerationHandlers
 ): Promise<GenerationResult> {
     for (let step = await events.next(); ; step = await events.next()) {
         if (step.done === true)
             return step.value;
-        if (step.value.type === "text")
-            onText(step.value.text);
-        else
-            onKeepAlive(`processing prompt ${step.value.evaluatedTokens}/${step.value.totalTokens}`);
+        const event = step.value;
+        switch (event.type) {
+            case "text":
+                handlers.text(event.text);
+                break;
+            case "toolCall":
+                handlers.toolCall?.(event.index, event.name);
+                break;
+            case "toolArguments":
+                handlers.toolArguments?.(event.index, event.text);
+                break;
+            case "progress":
+                handlers.keepAlive?.(`processing prompt ${event.evaluatedTokens}/${event.totalTokens}`);
+                break;
+        }
     }
 }

@@ -43,6 +43,36 @@ export const chatMessageSchema = z.discriminatedUnion("role", [
 
 const penalty = z.number().min(-2).max(2).nullish();
 
+const functionTool = z.object({
+    type: z.literal("function", {error: "only tools of type 'function' are supported"}),
+    function: z.object({
+        name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a function name is 1 to 64 letters, digits, underscores or dashes"),
+        description: z.string().nullish(),
+        /** A JSON Schema; checked against what constrained decoding enforces in chat/constrainedSchema.ts. */
+        parameters: z.record(z.string(), z.unknown()).nullish(),
+        strict: z.boolean().nullish()
+    })
+});
+
+const toolChoice = z.union([
+    z.enum(["none", "auto", "required"]),
+    z.object({type: z.literal("function"), function: z.object({name: z.string()})})
+], {error: "tool_choice must be 'none', 'auto', 'required' or {\"type\": \"function\", \"function\": {\"name\": ...}}"});
+
+const responseFormat = z.discriminatedUnion("type", [
+    z.object({type: z.literal("text")}),
+    z.object({type: z.literal("json_object")}),
+    z.object({
+        type: z.literal("json_schema"),
+        json_schema: z.object({
+            name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a schema name is 1 to 64 letters, digits, underscores or dashes"),
+            description: z.string().nullish(),
+            schema: z.record(z.string(), z.unknown()).nullish(),
+            strict: z.boolean().nullish()
+        })
+    })
+], {error: "response_format type must be one of text, json_object, json_schema"});
+
 export const chatCompletionRequestSchema = z.object({
     messages: z.array(chatMessageSchema).min(1, "messages must contain at least one message"),
     model: z.string().min(1, "model is required"),
@@ -53,15 +83,16 @@ export const chatCompletionRequestSchema = z.object({
     max_tokens: z.number().int().min(1).nullish(),
     n: z.number().int().min(1).nullish(),
     presence_penalty: penalty,
-    response_format: z.looseObject({type: z.string()}).nullish(),
+    parallel_tool_calls: z.boolean().nullish(),
+    response_format: responseFormat.nullish(),
     seed: z.number().int().nullish(),
     stop: z.union([z.string(), z.array(z.string()).max(64)]).nullish(),
     stream: z.boolean().nullish(),
     stream_options: z.object({include_usage: z.boolean().optional()}).nullish(),
     temperature: z.number().min(0).max(2).nullish(),
     top_p: z.number().min(0).max(1).nullish(),
-    tools: z.array(z.unknown()).nullish(),
-    tool_choice: z.unknown().optional(),
+    tools: z.array(functionTool).max(128).nullish(),
+    tool_choice: toolChoice.nullish(),
     top_logprobs: z.number().int().min(0).max(20).nullish(),
     // Deprecated spellings of tools/tool_choice, still sent by older clients.
     functions: z.array(z.unknown()).nullish(),
@@ -73,3 +104,4 @@ export const chatCompletionRequestSchema = z.object({
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 export type ContentPart = z.infer<typeof contentPart>;
+export type FunctionTool = z.infer<typeof functionTool>;

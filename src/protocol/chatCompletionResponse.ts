@@ -1,6 +1,14 @@
 /** OpenAI's chat-completion reply shapes, exactly as the official SDKs type them. */
 
-export type FinishReason = "stop" | "length";
+export type FinishReason = "stop" | "length" | "tool_calls";
+
+/** Arguments are always a JSON *string*: typed clients (Python's openai) crash on an object. */
+export type ToolCall = {id: string, type: "function", function: {name: string, arguments: string}};
+
+/** A streamed piece of a call: the first carries id, type, name and `arguments: ""`; later ones only argument text. */
+export type ToolCallDelta =
+    | {index: number, id: string, type: "function", function: {name: string, arguments: ""}}
+    | {index: number, function: {arguments: string}};
 
 export type Usage = {
     prompt_tokens: number,
@@ -17,7 +25,7 @@ export type ChatCompletion = {
     system_fingerprint: string,
     choices: Array<{
         index: number,
-        message: {role: "assistant", content: string | null, refusal: null},
+        message: {role: "assistant", content: string | null, refusal: null, tool_calls?: ToolCall[]},
         logprobs: null,
         finish_reason: FinishReason
     }>,
@@ -32,7 +40,7 @@ export type ChatCompletionChunk = {
     system_fingerprint: string,
     choices: Array<{
         index: number,
-        delta: {role?: "assistant", content?: string},
+        delta: {role?: "assistant", content?: string, tool_calls?: ToolCallDelta[]},
         logprobs: null,
         finish_reason: FinishReason | null
     }>,

@@ -22,16 +22,11 @@ export function rejectUnsupportedFields(request: ChatCompletionRequest): void {
         reject("top_logprobs", "returning log probabilities");
     if (request.logit_bias != null && Object.keys(request.logit_bias).length > 0)
         reject("logit_bias", "biasing token probabilities");
-    if (request.response_format != null && request.response_format.type !== "text")
-        reject("response_format", `response_format type '${request.response_format.type}'`);
-    if (request.tools != null && request.tools.length > 0)
-        reject("tools", "tool calling");
-    if (request.tool_choice != null && request.tool_choice !== "none" && request.tool_choice !== "auto")
-        reject("tool_choice", "tool calling");
+    // The deprecated spelling of tools: pointing to its successor beats a second reply shape.
     if (request.functions != null && request.functions.length > 0)
-        reject("functions", "function calling");
+        reject("functions", "the deprecated 'functions' field (send 'tools' instead)");
     if (request.function_call != null && request.function_call !== "none" && request.function_call !== "auto")
-        reject("function_call", "function calling");
+        reject("function_call", "the deprecated 'function_call' field (send 'tool_choice' instead)");
     if (request.modalities?.includes("audio") || request.audio != null)
         reject("modalities", "audio output");
     if (request.stream_options != null && request.stream !== true)

@@ -18,7 +18,7 @@ describe("GET /v1/models", () => {
             created: 1_700_000_000,
             owned_by: "chatserve",
             context_length: CONTEXT_LENGTH,
-            capabilities: ["chat", "completion"],
+            capabilities: ["chat", "completion", "tools"],
             status: "available",
             loaded: false
         });

@@ -24,11 +24,12 @@ describe("chatCompletionFormat", () => {
     it("toFinishReason maps the engine's reasons to OpenAI's", () => {
         expect(toFinishReason("stop")).toBe("stop");
         expect(toFinishReason("length")).toBe("length");
+        expect(toFinishReason("toolCalls")).toBe("tool_calls");
         expect(toFinishReason("abort")).toBe("stop");
     });
 
     it("chatCompletion: one assistant choice, the finish reason and usage", () => {
-        expect(chatCompletion(identity, "Hi!", {...result, finishReason: "length"})).toEqual({
+        expect(chatCompletion(identity, {content: "Hi!", toolCalls: []}, {...result, finishReason: "length"})).toEqual({
             id: "chatcmpl-abc",
             object: "chat.completion",
             created: 1_700_000_000,

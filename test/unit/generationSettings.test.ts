@@ -21,7 +21,8 @@ describe("toGenerationOptions", () => {
         expect(toGenerationOptions(request(), 10, 100)).toEqual({
             maxTokens: 90,
             stop: [],
-            sampling: {temperature: 1, topP: 1, seed: undefined, presencePenalty: 0, frequencyPenalty: 0}
+            sampling: {temperature: 1, topP: 1, seed: undefined, presencePenalty: 0, frequencyPenalty: 0},
+            format: {type: "text"}
         });
     });
 

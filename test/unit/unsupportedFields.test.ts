@@ -22,11 +22,6 @@ describe("rejectUnsupportedFields", () => {
         [{logprobs: true}, "logprobs"],
         [{top_logprobs: 3}, "top_logprobs"],
         [{logit_bias: {"50256": -100}}, "logit_bias"],
-        [{response_format: {type: "json_object"}}, "response_format"],
-        [{response_format: {type: "json_schema", json_schema: {name: "x"}}}, "response_format"],
-        [{tools: [{type: "function", function: {name: "f"}}]}, "tools"],
-        [{tool_choice: "required"}, "tool_choice"],
-        [{tool_choice: {type: "function", function: {name: "f"}}}, "tool_choice"],
         [{functions: [{name: "f"}]}, "functions"],
         [{function_call: {name: "f"}}, "function_call"],
         [{modalities: ["text", "audio"]}, "modalities"]

@@ -1,10 +1,11 @@
 import {Router, type Response} from "express";
 import type {Logger} from "pino";
-import {chatCompletion, chatCompletionChunk, toFinishReason, usageChunk} from "../../chat/chatCompletionFormat.js";
+import {chatCompletion, chatCompletionChunk, newToolCallId, toFinishReason, usageChunk} from "../../chat/chatCompletionFormat.js";
 import type {ChatCompletionService, ChatGeneration} from "../../chat/chatCompletionService.js";
 import type {GenerationResult} from "../../engine/types.js";
 import {toApiError} from "../../errors.js";
 import {chatCompletionRequestSchema} from "../../protocol/chatCompletionRequest.js";
+import type {ChatCompletionChunk, ToolCall} from "../../protocol/chatCompletionResponse.js";
 import {parseBody} from "../../protocol/parseBody.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
@@ -36,11 +37,16 @@ export function chatCompletionsRoute(service: ChatCompletionService, logger: Log
 
 async function sendReply(res: Response, generation: ChatGeneration): Promise<void> {
     let content = "";
-    const result = await consumeGeneration(generation.events, (text) => content += text);
+    const toolCalls: ToolCall[] = [];
+    const result = await consumeGeneration(generation.events, {
+        text: (text) => content += text,
+        toolCall: (index, name) => toolCalls[index] = {id: newToolCallId(), type: "function", function: {name, arguments: ""}},
+        toolArguments: (index, text) => toolCalls[index]!.function.arguments += text
+    });
     if (result.finishReason === "abort")
         return;
     recordUsage(res, result);
-    res.json(chatCompletion(generation.identity, content, result));
+    res.json(chatCompletion(generation.identity, {content, toolCalls}, result));
 }
 
 async function streamReply(res: Response, generation: ChatGeneration, includeUsage: boolean, logger: Logger): Promise<void> {
@@ -50,10 +56,13 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
     // OpenAI's first chunk announces the role with empty content.
     sse.send(chatCompletionChunk(identity, {role: "assistant", content: ""}, null, includeUsage));
     try {
-        const result = await consumeGeneration(
-            generation.events,
-            (text) => sse.send(chatCompletionChunk(identity, {content: text}, null, includeUsage)),
-            (comment) => sse.comment(comment));
+        const send = (delta: ChatCompletionChunk["choices"][number]["delta"]) => sse.send(chatCompletionChunk(identity, delta, null, includeUsage));
+        const result = await consumeGeneration(generation.events, {
+            text: (text) => send({content: text}),
+            toolCall: (index, name) => send({tool_calls: [{index, id: newToolCallId(), type: "function", function: {name, arguments: ""}}]}),
+            toolArguments: (index, text) => send({tool_calls: [{index, function: {arguments: text}}]}),
+            keepAlive: (comment) => sse.comment(comment)
+        });
         finishStream(sse, res, generation, result, includeUsage);
     } catch (error) {
         const apiError = toApiError(error);

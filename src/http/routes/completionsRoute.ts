@@ -36,7 +36,7 @@ async function sendCompletions(res: Response, run: CompletionRun, signal: AbortS
     const choices: Array<{text: string, result: GenerationResult}> = [];
     for (const job of run.jobs) {
         let text = run.echo ? job.promptText : "";
-        const result = await consumeGeneration(run.lease.generate(job.prompt, job.options, signal), (piece) => text += piece);
+        const result = await consumeGeneration(run.lease.generate(job.prompt, job.options, signal), {text: (piece) => text += piece});
         if (result.finishReason === "abort")
             return;
         choices.push({text, result});
@@ -54,9 +54,10 @@ async function streamCompletions(res: Response, run: CompletionRun, includeUsage
             if (run.echo)
                 sse.send(textCompletionChunk(run.identity, job.index, job.promptText, null, includeUsage));
             const result = await consumeGeneration(
-                run.lease.generate(job.prompt, job.options, signal),
-                (text) => sse.send(textCompletionChunk(run.identity, job.index, text, null, includeUsage)),
-                (comment) => sse.comment(comment));
+                run.lease.generate(job.prompt, job.options, signal), {
+                    text: (text) => sse.send(textCompletionChunk(run.identity, job.index, text, null, includeUsage)),
+                    keepAlive: (comment) => sse.comment(comment)
+                });
             if (result.finishReason === "abort")
                 return;
             sse.send(textCompletionChunk(run.identity, job.index, "", toFinishReason(result.finishReason), includeUsage));

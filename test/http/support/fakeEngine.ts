@@ -2,7 +2,7 @@
 // that hands out a scripted LoadedModel. No GGUF, no node-llama-cpp.
 import type {ChatHistoryItem, Token} from "node-llama-cpp";
 import type {
-    EmbeddingResult, GenerationEvent, GenerationOptions, GenerationResult, LoadedModel, PreparedPrompt, SequenceLease
+    EmbeddingResult, GenerationEvent, GenerationOptions, GenerationResult, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition
 } from "../../../src/engine/types.js";
 import {ServerBusyError} from "../../../src/errors.js";
 import type {Catalogue} from "../../../src/models/modelCatalogue.js";
@@ -12,7 +12,10 @@ export const CONTEXT_LENGTH = 64;
 
 /** What the next generations do. Every piece counts as one completion token. */
 export type Script = {
-    pieces: string[],
+    /** Text pieces, or any engine event (tool calls). */
+    pieces: Array<string | GenerationEvent>,
+    /** How a generation that runs through its pieces ends (default "stop"). */
+    finish?: "stop" | "toolCalls",
     /** Yield a prompt-progress event before the text. */
     progress?: boolean,
     /** Thrown after the pieces are yielded (a failure mid-generation). */
@@ -44,13 +47,17 @@ export class FakeModel implements LoadedModel {
     public readonly contextLength = CONTEXT_LENGTH;
     public readonly supportsInfill = false;
     public readonly embeddingDimensions = 4;
+    public readonly supportsTools = true;
     public script: Script = defaultScript;
+    /** The tools the last prompt was rendered with. */
+    public renderedTools: readonly ToolDefinition[] = [];
     public readonly generations: Array<{options: GenerationOptions, signal: AbortSignal}> = [];
     public activeLeases = 0;
     public disposed = false;
     private releaseListeners: Array<() => void> = [];
 
-    public prepareChat(history: ChatHistoryItem[]): PreparedPrompt {
+    public prepareChat(history: ChatHistoryItem[], tools: readonly ToolDefinition[] = []): PreparedPrompt {
+        this.renderedTools = tools;
         return wordTokens(renderForTest(history));
     }
 
@@ -105,13 +112,13 @@ export class FakeModel implements LoadedModel {
         if (script.progress)
             yield {type: "progress", evaluatedTokens: 1, totalTokens: prompt.tokens.length};
         let count = 0;
-        for (const text of script.pieces) {
+        for (const piece of script.pieces) {
             if (signal.aborted)
                 return result("abort", count);
             if (count >= options.maxTokens)
                 return result("length", count);
             count++;
-            yield {type: "text", text};
+            yield typeof piece === "string" ? {type: "text", text: piece} : piece;
         }
         if (script.failWith != null)
             throw script.failWith;
@@ -120,7 +127,7 @@ export class FakeModel implements LoadedModel {
                 await new Promise((resolve) => signal.addEventListener("abort", resolve, {once: true}));
             return result("abort", count);
         }
-        return result("stop", count);
+        return result(script.finish ?? "stop", count);
     }
 }
 
@@ -143,7 +150,7 @@ export const BROKEN_REASON = "not a readable GGUF file (bad magic)";
 /** The models the test catalogue holds. */
 export function testDescriptors(): ModelDescriptor[] {
     return [
-        descriptor("tiny-chat"),
+        descriptor("tiny-chat", {capabilities: ["chat", "completion", "tools"]}),
         descriptor("sub/nested"),
         descriptor("broken", {architecture: null, trainedContextLength: null, capabilities: [], error: BROKEN_REASON}),
         descriptor("embedder", {architecture: "bert", capabilities: ["embeddings"]})

@@ -1,0 +1,159 @@
+import type {JsonSchema} from "../engine/types.js";
+import {BadRequestError} from "../errors.js";
+
+/**
+ * A client's JSON Schema → the schema the grammar is built from, or a 400 naming the first keyword
+ * that constrained decoding cannot enforce (a looser grammar in silence would hand back JSON the
+ * client's own validator rejects).
+ *
+ * Rewrites what the grammar builder does not read but can enforce the same way: `anyOf` (as
+ * `oneOf`: the output matches one branch), type lists, `nullable`, `definitions`, and schemas
+ * without `type` (inferred from their keywords; none at all means any JSON value).
+ */
+
+/** Validation keywords the grammar cannot express. */
+const unenforceable = new Set([
+    "pattern", "patternProperties", "propertyNames", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "multipleOf", "uniqueItems", "contains", "minContains", "maxContains", "dependentRequired", "dependentSchemas",
+    "dependencies", "if", "then", "else", "not", "allOf", "unevaluatedProperties", "unevaluatedItems",
+    "contentEncoding", "contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"
+]);
+const supportedFormats = new Set(["date-time", "date", "time"]);
+const anyJson: JsonSchema = {
+    oneOf: [{type: ["string", "number", "boolean", "null"]}, {type: "object", additionalProperties: true}, {type: "array"}]
+};
+
+type SchemaObject = Record<string, unknown>;
+
+export function toConstrainedSchema(schema: unknown, param: string): JsonSchema {
+    if (!isObject(schema))
+        throw invalid(param, "a schema must be a JSON object");
+    const defs = {...asObject(schema.definitions, `${param}.definitions`), ...asObject(schema.$defs, `${param}.$defs`)};
+    const converted = convert(schema, param, new Set(Object.keys(defs)));
+    if (Object.keys(defs).length === 0)
+        return converted;
+    const convertedDefs = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, convert(def, `${param}.$defs.${name}`, new Set(Object.keys(defs)))]));
+    return {...converted, $defs: convertedDefs} as JsonSchema;
+}
+
+function convert(schema: unknown, path: string, defNames: ReadonlySet<string>): JsonSchema {
+    if (schema === true)
+        return anyJson;
+    if (!isObject(schema))
+        throw invalid(path, "a schema must be a JSON object or true");
+    for (const keyword of Object.keys(schema))
+        if (unenforceable.has(keyword))
+            throw new BadRequestError(
+                `Invalid schema at '${path}': the keyword '${keyword}' cannot be enforced by constrained decoding. Remove it, or validate it yourself after the reply.`,
+                {param: `${path}.${keyword}`, code: "unsupported_schema_keyword"});
+    if (schema.nullable === true) {
+        const {nullable: _, ...rest} = schema;
+        return {oneOf: [convert(rest, path, defNames), {type: "null"}]};
+    }
+
+    const description = typeof schema.description === "string" ? {description: schema.description} : {};
+    if (typeof schema.$ref === "string")
+        return {$ref: toDefRef(schema.$ref, path, defNames), ...description} as JsonSchema;
+    if ("const" in schema)
+        return {const: literal(schema.const, `${path}.const`), ...description};
+    if (Array.isArray(schema.enum))
+        return {enum: schema.enum.map((value, index) => literal(value, `${path}.enum[${index}]`)), ...description};
+    const alternatives = schema.anyOf ?? schema.oneOf;
+    if (Array.isArray(alternatives))
+        return {oneOf: alternatives.map((alternative, index) => convert(alternative, `${path}.${schema.anyOf != null ? "anyOf" : "oneOf"}[${index}]`, defNames)), ...description};
+
+    const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : [inferType(schema)];
+    if (types.length > 1)
+        return {oneOf: types.map((type) => convert({...schema, type}, path, defNames)), ...description};
+    return convertTyped(schema, types[0], path, defNames);
+}
+
+function convertTyped(schema: SchemaObject, type: unknown, path: string, defNames: ReadonlySet<string>): JsonSchema {
+    const description = typeof schema.description === "string" ? {description: schema.description} : {};
+    switch (type) {
+        case "any":
+            return anyJson;
+        case "object": {
+            const properties = asObject(schema.properties, `${path}.properties`);
+            const required = Array.isArray(schema.required) ? schema.required : [];
+            const missing = required.find((name) => typeof name !== "string" || !(name in properties));
+            if (missing !== undefined)
+                throw invalid(`${path}.required`, `the required property '${String(missing)}' is not listed in 'properties'`);
+            const additional = schema.additionalProperties;
+            return {
+                type: "object",
+                properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name, convert(value, `${path}.properties.${name}`, defNames)])),
+                // With no properties listed, `{"type": "object"}` means any object, not only `{}`.
+                additionalProperties: additional === undefined ? Object.keys(properties).length === 0 : additional === false ? false : convert(additional, `${path}.additionalProperties`, defNames),
+                ...numberKeyword(schema, "minProperties", path), ...numberKeyword(schema, "maxProperties", path), ...description
+            } as JsonSchema;
+        }
+        case "array":
+            return {
+                type: "array",
+                ...(schema.items !== undefined ? {items: convert(schema.items, `${path}.items`, defNames)} : {}),
+                ...(Array.isArray(schema.prefixItems) ? {prefixItems: schema.prefixItems.map((item, index) => convert(item, `${path}.prefixItems[${index}]`, defNames))} : {}),
+                ...numberKeyword(schema, "minItems", path), ...numberKeyword(schema, "maxItems", path), ...description
+            } as JsonSchema;
+        case "string":
+            if (schema.format !== undefined) {
+                if (typeof schema.format !== "string" || !supportedFormats.has(schema.format))
+                    throw new BadRequestError(
+                        `Invalid schema at '${path}': the string format '${String(schema.format)}' cannot be enforced by constrained decoding (supported: ${[...supportedFormats].join(", ")}).`,
+                        {param: `${path}.format`, code: "unsupported_schema_keyword"});
+                return {type: "string", format: schema.format as "date-time", ...description};
+            }
+            return {type: "string", ...numberKeyword(schema, "minLength", path), ...numberKeyword(schema, "maxLength", path), ...description};
+        case "number": case "integer": case "boolean": case "null":
+            return {type, ...description};
+        default:
+            throw invalid(`${path}.type`, `unknown type '${String(type)}'`);
+    }
+}
+
+function inferType(schema: SchemaObject): string {
+    if ("properties" in schema || "additionalProperties" in schema || "required" in schema)
+        return "object";
+    if ("items" in schema || "prefixItems" in schema)
+        return "array";
+    return "any";
+}
+
+function toDefRef(ref: string, path: string, defNames: ReadonlySet<string>): string {
+    const name = /^#\/(?:\$defs|definitions)\/([^/]+)$/.exec(ref)?.[1];
+    if (name == null || !defNames.has(name))
+        throw new BadRequestError(`Invalid schema at '${path}': '$ref' must point to a definition of the root schema ('#/$defs/<name>'); '${ref}' does not.`,
+            {param: `${path}.$ref`, code: "unsupported_schema_keyword"});
+    return `#/$defs/${name}`;
+}
+
+function literal(value: unknown, path: string): string | number | boolean | null {
+    if (value === null || ["string", "number", "boolean"].includes(typeof value))
+        return value as string | number | boolean | null;
+    throw new BadRequestError(`Invalid schema at '${path}': only strings, numbers, booleans and null can be listed.`, {param: path, code: "unsupported_schema_keyword"});
+}
+
+function numberKeyword(schema: SchemaObject, keyword: string, path: string): Record<string, number> {
+    const value = schema[keyword];
+    if (value === undefined)
+        return {};
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
+        throw invalid(`${path}.${keyword}`, `'${keyword}' must be a non-negative integer`);
+    return {[keyword]: value};
+}
+
+function asObject(value: unknown, path: string): SchemaObject {
+    if (value === undefined)
+        return {};
+    if (!isObject(value))
+        throw invalid(path, "must be a JSON object");
+    return value;
+}
+
+function isObject(value: unknown): value is SchemaObject {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function invalid(path: string, reason: string): BadRequestError {
+    return new BadRequestError(`Invalid schema at '${path}': ${reason}.`, {param: path, code: "invalid_schema"});
+}

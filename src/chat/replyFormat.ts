@@ -1,0 +1,70 @@
+import type {ReplyFormat, ToolDefinition} from "../engine/types.js";
+import {BadRequestError} from "../errors.js";
+import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
+import {toConstrainedSchema} from "./constrainedSchema.js";
+
+/** What a request asks the reply to be, and whether only a model whose template renders tools can give it. */
+export type ReplyPlan = {format: ReplyFormat, needsToolSupport: boolean};
+
+/**
+ * `tools`, `tool_choice`, `parallel_tool_calls` and `response_format` → the reply format the
+ * engine enforces. Every combination that cannot be honoured exactly is a 400 here, before the
+ * model is touched; none is quietly downgraded (`tool_choice: "required"` never becomes "auto").
+ */
+export function toReplyPlan(request: ChatCompletionRequest): ReplyPlan {
+    const tools = (request.tools ?? []).map(toToolDefinition);
+    const duplicate = tools.find((tool, index) => tools.findIndex((other) => other.name === tool.name) !== index);
+    if (duplicate != null)
+        throw new BadRequestError(`Invalid 'tools': the function name '${duplicate.name}' appears more than once.`, {param: "tools"});
+
+    const choice = request.tool_choice ?? (tools.length > 0 ? "auto" : "none");
+    if (choice !== "none" && tools.length === 0)
+        throw new BadRequestError("Invalid 'tool_choice': it asks for a tool call, but the request has no 'tools'.", {param: "tool_choice"});
+    if (typeof choice === "object" && !tools.some((tool) => tool.name === choice.function.name))
+        throw new BadRequestError(
+            `Invalid 'tool_choice': the function '${choice.function.name}' is not one of the request's tools (${tools.map((tool) => tool.name).join(", ")}).`,
+            {param: "tool_choice"});
+
+    const json = toJsonFormat(request.response_format);
+    if (choice !== "none" && json != null)
+        throw new BadRequestError(
+            "'response_format' cannot be combined with tool calls: a reply is either tool calls or JSON content. " +
+            "Send tool_choice 'none' for a JSON reply, or leave out response_format.",
+            {param: "response_format"});
+    if (choice === "none")
+        return {format: json ?? {type: "text"}, needsToolSupport: false};
+
+    return {
+        format: {
+            type: "toolCalls",
+            tools,
+            choice: typeof choice === "object" ? {name: choice.function.name} : choice,
+            parallel: request.parallel_tool_calls ?? true
+        },
+        needsToolSupport: choice !== "auto"
+    };
+}
+
+function toToolDefinition(tool: NonNullable<ChatCompletionRequest["tools"]>[number], index: number): ToolDefinition {
+    const {name, description, parameters} = tool.function;
+    return {
+        name,
+        ...(description != null ? {description} : {}),
+        // OpenAI: a function without `parameters` takes an empty parameter list.
+        parameters: toConstrainedSchema(parameters ?? {type: "object", properties: {}, additionalProperties: false}, `tools[${index}].function.parameters`)
+    };
+}
+
+function toJsonFormat(responseFormat: ChatCompletionRequest["response_format"]): ReplyFormat | null {
+    switch (responseFormat?.type) {
+        case undefined:
+        case "text":
+            return null;
+        case "json_object":
+            return {type: "json", schema: null};
+        case "json_schema": {
+            const {schema} = responseFormat.json_schema;
+            return {type: "json", schema: schema == null ? null : toConstrainedSchema(schema, "response_format.json_schema.schema")};
+        }
+    }
+}

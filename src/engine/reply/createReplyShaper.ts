@@ -1,0 +1,22 @@
+import type {GenerationOptions, PreparedPrompt} from "../types.js";
+import type {ReplyGrammars} from "./grammars.js";
+import {JsonReply} from "./jsonReply.js";
+import type {ReplyShaper} from "./replyShaper.js";
+import {TextReply} from "./textReply.js";
+import {ToolCallReply} from "./toolCallReply.js";
+
+/** The shaper for the format a request asked for. */
+export function createReplyShaper(prompt: PreparedPrompt, options: GenerationOptions, grammars: ReplyGrammars): ReplyShaper {
+    const stops = [...options.stop, ...prompt.stopStrings];
+    const {format} = options;
+    switch (format.type) {
+        case "text":
+            return new TextReply(stops);
+        case "json":
+            return new JsonReply(grammars, format.schema);
+        case "toolCalls":
+            if (prompt.toolSyntax == null)
+                throw new Error("tool calls need a prompt rendered with tools");
+            return new ToolCallReply(grammars, prompt.toolSyntax, format, stops);
+    }
+}

@@ -1,0 +1,153 @@
+import {LlamaText, type LlamaGrammarEvaluationState, type Token, type TokenBias} from "node-llama-cpp";
+import type {GenerationEvent, ReplyFormat, ToolCallSyntax, ToolDefinition} from "../types.js";
+import type {ReplyGrammars} from "./grammars.js";
+import {closingReserve} from "./jsonReply.js";
+import {JsonScanner} from "./jsonScanner.js";
+import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
+import {TextReply} from "./textReply.js";
+
+type ToolCallsFormat = Extract<ReplyFormat, {type: "toolCalls"}>;
+type Phase = "text" | "name" | "arguments" | "next";
+
+/** A reply never holds more calls than this, so a model that keeps calling still ends. */
+export const maxCallsPerReply = 16;
+
+/**
+ * A reply of tool calls in the template's own syntax. Free text comes first only with
+ * `tool_choice: "auto"`, until the model writes the opening of a call. From there every call is
+ * constrained: its name to one of the tools, its arguments to that tool's JSON schema, and between
+ * calls the model may only open another call or end. Template markup is forced, not sampled.
+ */
+export class ToolCallReply implements ReplyShaper {
+    public readonly opening: {tokens: Token[], events: GenerationEvent[]} = {tokens: [], events: []};
+    private readonly text: TextReply;
+    private readonly trigger: string;
+    private readonly afterTrigger: string;
+    private readonly maxCalls: number;
+    private phase: Phase;
+    private state: LlamaGrammarEvaluationState | undefined;
+    private written = "";
+    private calls = 0;
+    private current: {tool: ToolDefinition, scanner: JsonScanner, reserve: number} | null = null;
+
+    public constructor(
+        private readonly grammars: ReplyGrammars,
+        private readonly syntax: ToolCallSyntax,
+        private readonly format: ToolCallsFormat,
+        stops: readonly string[]
+    ) {
+        const prefix = syntax.prefix.toString();
+        this.trigger = prefix.trimStart().split(/\s/)[0]!;
+        this.afterTrigger = prefix.slice(prefix.indexOf(this.trigger) + this.trigger.length);
+        this.text = new TextReply(stops, this.trigger);
+        const named = typeof format.choice === "object" ? this.tool(format.choice.name) : null;
+        this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
+
+        if (format.choice === "auto")
+            this.phase = "text";
+        else if (named == null) {
+            this.opening.tokens = grammars.tokenize(syntax.prefix);
+            this.phase = this.startName();
+        } else {
+            this.opening.tokens = grammars.tokenize(LlamaText([syntax.prefix, named.name, syntax.paramsPrefix]));
+            this.opening.events = [this.startArguments(named)];
+            this.phase = "arguments";
+        }
+    }
+
+    public grammar(): LlamaGrammarEvaluationState | undefined {
+        return this.state;
+    }
+
+    public tokenBias(remainingTokens: number): TokenBias | undefined {
+        const call = this.current;
+        return this.phase === "arguments" && call != null && remainingTokens <= call.reserve + call.scanner.openScopes
+            ? this.grammars.closingBias(call.scanner.isInString)
+            : undefined;
+    }
+
+    public push(text: string): ShaperStep {
+        switch (this.phase) {
+            case "text": {
+                const step = this.text.push(text);
+                if (!this.text.triggered)
+                    return step;
+                this.phase = this.startName();
+                return {events: step.events, forced: this.grammars.tokenize(this.afterTrigger)};
+            }
+            case "name":
+                return this.pushName(text);
+            case "arguments":
+                return this.pushArguments(text);
+            case "next":
+                this.written += text;
+                if (this.written !== this.syntax.betweenCalls!.toString() + this.trigger)
+                    return {events: []};
+                this.phase = this.startName();
+                return {events: [], forced: this.grammars.tokenize(this.afterTrigger)};
+        }
+    }
+
+    public end(rest: string): ShaperStep {
+        if (this.phase === "text")
+            return this.text.end(rest);
+        return {events: this.phase === "arguments" ? this.pushArguments(rest).events : [], finish: "toolCalls"};
+    }
+
+    public cut(rest: string): GenerationEvent[] {
+        if (this.phase === "text")
+            return this.text.cut(rest);
+        return this.phase === "arguments" ? this.pushArguments(rest).events : [];
+    }
+
+    private pushName(text: string): ShaperStep {
+        this.written += text;
+        const {paramsPrefix} = this.syntax;
+        const name = this.written.endsWith(paramsPrefix) ? this.written.slice(0, -paramsPrefix.length) : null;
+        const tool = this.format.tools.find((candidate) => candidate.name === name);
+        if (tool == null)
+            return {events: []};
+        this.phase = "arguments";
+        return {events: [this.startArguments(tool)]};
+    }
+
+    private pushArguments(text: string): ShaperStep {
+        const call = this.current;
+        if (call == null)
+            return {events: []};
+        const index = this.calls;
+        const argumentsText = text.slice(0, call.scanner.push(text));
+        const events: GenerationEvent[] = argumentsText === "" ? [] : [{type: "toolArguments", index, text: argumentsText}];
+        if (!call.scanner.isComplete)
+            return {events};
+
+        this.calls++;
+        this.current = null;
+        if (this.calls >= this.maxCalls)
+            return {events, finish: "toolCalls"};
+        // Close this call, then let the model choose between opening another one and ending.
+        this.phase = "next";
+        this.written = "";
+        this.state = this.grammars.literal([this.syntax.betweenCalls!.toString() + this.trigger], "", {optional: true});
+        return {events, forced: this.grammars.tokenize(this.syntax.suffix)};
+    }
+
+    private startName(): Phase {
+        this.written = "";
+        this.state = this.grammars.literal(this.format.tools.map((tool) => tool.name), this.syntax.paramsPrefix);
+        return "name";
+    }
+
+    private startArguments(tool: ToolDefinition): GenerationEvent {
+        this.current = {tool, scanner: new JsonScanner(), reserve: closingReserve(tool.parameters)};
+        this.state = this.grammars.json(tool.parameters);
+        return {type: "toolCall", index: this.calls, name: tool.name};
+    }
+
+    private tool(name: string): ToolDefinition {
+        const tool = this.format.tools.find((candidate) => candidate.name === name);
+        if (tool == null)
+            throw new Error(`no tool named '${name}'`);
+        return tool;
+    }
+}
