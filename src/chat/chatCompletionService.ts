@@ -29,7 +29,7 @@ export class ChatCompletionService {
         const plan = toReplyPlan(request);
         const history = toChatHistory(request.messages);
         const model = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat");
-        // With tool_choice "auto", a model whose template cannot render tools simply answers in text.
+        // With tool_choice "auto" or "none", a model whose template cannot render tools simply answers in text.
         const format = plan.format.type === "toolCalls" && !model.supportsTools ? {type: "text"} as const : plan.format;
         const prompt = model.prepareChat(history, format.type === "toolCalls" ? format.tools : []);
         const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};

@@ -31,7 +31,7 @@ export function toReplyPlan(request: ChatCompletionRequest): ReplyPlan {
             "'response_format' cannot be combined with tool calls: a reply is either tool calls or JSON content. " +
             "Send tool_choice 'none' for a JSON reply, or leave out response_format.",
             {param: "response_format"});
-    if (choice === "none")
+    if (json != null || tools.length === 0)
         return {format: json ?? {type: "text"}, needsToolSupport: false};
 
     return {
@@ -41,7 +41,7 @@ export function toReplyPlan(request: ChatCompletionRequest): ReplyPlan {
             choice: typeof choice === "object" ? {name: choice.function.name} : choice,
             parallel: request.parallel_tool_calls ?? true
         },
-        needsToolSupport: choice !== "auto"
+        needsToolSupport: choice === "required" || typeof choice === "object"
     };
 }
 

@@ -45,7 +45,7 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                     throw new BadRequestError(
                         `messages[${index}]: a tool message must answer a tool call of an earlier assistant message; no call has id '${message.tool_call_id}'.`,
                         {param: `messages[${index}].tool_call_id`});
-                call.result = contentText(message.content, index);
+                call.result = toolResult(contentText(message.content, index));
                 return;
             }
         }
@@ -68,6 +68,15 @@ function contentText(content: string | ContentPart[], messageIndex: number): str
             throw new BadRequestError(`Invalid '${param}': this model does not take image input; send text parts only.`, {param, code: "image_input_not_supported"});
         throw new BadRequestError(`Invalid '${param}': content parts of type '${part.type}' are not supported; send text parts only.`, {param});
     }).join("\n");
+}
+
+/** Templates render a result as JSON: a result that is JSON already is passed as its value, not re-quoted. */
+function toolResult(text: string): unknown {
+    try {
+        return JSON.parse(text);
+    } catch {
+        return text;
+    }
 }
 
 function parseArguments(text: string, param: string): unknown {

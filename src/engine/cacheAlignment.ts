@@ -22,8 +22,7 @@ const maxSplices = 64;
  */
 export function alignPromptWithCache<T extends readonly Token[]>(cached: readonly Token[], prompt: T, detokenize: DetokenizeTokens): T | Token[] {
     const barriers = new Map<Token, boolean>();
-    const isBarrier = (token: Token): boolean => barriers.get(token)
-        ?? barriers.set(token, detokenize([token]) === "").get(token)!;
+    const isBarrier = (token: Token): boolean => barriers.get(token) ?? barriers.set(token, detokenize([token]) === "").get(token)!;
     let cachedAt = 0;
     let promptAt = 0;
     let firstDivergence = -1;
@@ -33,14 +32,11 @@ export function alignPromptWithCache<T extends readonly Token[]>(cached: readonl
         promptAt += shared;
         if (shared === 0 || cachedAt === cached.length || promptAt === prompt.length)
             break;
-
         const context = cached.slice(cachedAt - Math.min(shared, contextTokens), cachedAt);
-        const cachedSpan = cached.slice(cachedAt, barrierFreeEnd(cached, cachedAt, cached.length, isBarrier));
-        const match = alignSpans(context, cachedSpan, prompt, promptAt, detokenize, isBarrier);
+        const match = alignSpans(context, cached, cachedAt, prompt, promptAt, detokenize, isBarrier);
         if (match == null)
             break;
-        if (firstDivergence < 0)
-            firstDivergence = cachedAt;
+        firstDivergence = firstDivergence < 0 ? cachedAt : firstDivergence;
         cachedAt += match.cachedLength;
         promptAt += match.promptLength;
     }
@@ -53,12 +49,17 @@ export function alignPromptWithCache<T extends readonly Token[]>(cached: readonl
     return detokenize(aligned.slice(from)) === detokenize(prompt.slice(from)) ? aligned : prompt;
 }
 
-/** The longest cached span (not all of `cachedSpan` need match) with the text of a prompt span from `promptAt`. */
+/** The longest cached span from `cachedAt` with the text of a prompt span from `promptAt`, both free of special tokens. */
 function alignSpans(
-    context: readonly Token[], cachedSpan: readonly Token[], prompt: readonly Token[], promptAt: number,
+    context: readonly Token[], cached: readonly Token[], cachedAt: number, prompt: readonly Token[], promptAt: number,
     detokenize: DetokenizeTokens, isBarrier: (token: Token) => boolean
 ): {cachedLength: number, promptLength: number} | undefined {
     const contextText = detokenize(context);
+    // Most divergences are different text: a few tokens tell, before a long span is decoded.
+    const probe = (tokens: readonly Token[], at: number): string => detokenize([...context, ...tokens.slice(at, at + contextTokens)]);
+    if (sharedTextLength(probe(cached, cachedAt), probe(prompt, promptAt)) <= contextText.length)
+        return undefined;
+    const cachedSpan = cached.slice(cachedAt, barrierFreeEnd(cached, cachedAt, cached.length, isBarrier));
     const texts = new Map<string, string>();
     const textOf = (span: readonly Token[], length: number): string => {
         const key = `${span === cachedSpan ? "c" : "p"}${length}`;

@@ -1,4 +1,5 @@
 import type {LlamaContextSequence, SequenceEvaluateOptions, Token} from "node-llama-cpp";
+import {alignPromptWithCache} from "./cacheAlignment.js";
 import {IncrementalDetokenizer, type DetokenizeFn} from "./incrementalDetokenizer.js";
 import {createReplyShaper} from "./reply/createReplyShaper.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
@@ -8,7 +9,7 @@ import type {FinishReason, GenerationEvent, GenerationOptions, GenerationResult,
 const penaltyWindow = 256;
 
 /**
- * Generates a reply on one sequence: reuses the cached prefix, evaluates the rest of the prompt in
+ * Generates a reply on one sequence: reuses the cached prefix (earlier replies included), evaluates the rest of the prompt in
  * batch-sized chunks (so an abort or a keep-alive never waits for a whole long prompt), then streams
  * the sampler's tokens, shaped into the requested format (text with stop sequences applied, JSON,
  * tool calls), counting every token of the reply.
@@ -17,10 +18,11 @@ export async function* generateOnSequence(
     sequence: LlamaContextSequence,
     detokenize: DetokenizeFn,
     grammars: ReplyGrammars,
-    prompt: PreparedPrompt,
+    prepared: PreparedPrompt,
     options: GenerationOptions,
     signal: AbortSignal
 ): AsyncGenerator<GenerationEvent, GenerationResult> {
+    const prompt = {...prepared, tokens: reuseCachedTokens(sequence, prepared.tokens, detokenize, options.maxTokens)};
     const promptTokens = prompt.tokens.length;
     // Keep at most all but the last prompt token: the sampler needs logits from a fresh evaluation.
     await sequence.adaptStateToTokens(prompt.tokens.slice(0, -1), false);
@@ -83,6 +85,16 @@ export async function* generateOnSequence(
     } finally {
         await evaluation.return();
     }
+}
+
+/**
+ * The prompt with earlier replies spelled in the tokens the model sampled, where the sequence holds
+ * them (re-rendered text often tokenizes differently), so follow-up turns reuse the whole cached
+ * conversation. A finer split can make the prompt longer: taken only while the reply still fits.
+ */
+function reuseCachedTokens(sequence: LlamaContextSequence, tokens: Token[], detokenize: DetokenizeFn, maxTokens: number): Token[] {
+    const aligned = alignPromptWithCache(sequence.contextTokens, tokens, (span) => detokenize(span, []));
+    return aligned.length <= tokens.length || aligned.length + maxTokens <= sequence.contextSize ? aligned : tokens;
 }
 
 function toEvaluateOptions(sampling: SamplingOptions, generated: readonly Token[]): SequenceEvaluateOptions {

@@ -27,8 +27,11 @@ export type ReplyFormat =
     | {
         type: "toolCalls",
         tools: readonly ToolDefinition[],
-        /** "auto": text or calls, the model decides; "required": at least one call; a name: exactly that call first. */
-        choice: "auto" | "required" | {name: string},
+        /**
+         * "auto": text or calls, the model decides; "required": at least one call; a name: exactly that call;
+         * "none": text only (the tools stay in the prompt, so the conversation's cached prefix stays valid).
+         */
+        choice: "auto" | "none" | "required" | {name: string},
         /** Whether one reply may hold several calls. */
         parallel: boolean
     };

@@ -14,7 +14,7 @@ export const maxCallsPerReply = 16;
 
 /**
  * A reply of tool calls in the template's own syntax. Free text comes first only with
- * `tool_choice: "auto"`, until the model writes the opening of a call. From there every call is
+ * `tool_choice: "auto"` (or "none", which stops there), until the model writes the opening of a call. From there every call is
  * constrained: its name to one of the tools, its arguments to that tool's JSON schema, and between
  * calls the model may only open another call or end. Template markup is forced, not sampled.
  */
@@ -43,7 +43,7 @@ export class ToolCallReply implements ReplyShaper {
         const named = typeof format.choice === "object" ? this.tool(format.choice.name) : null;
         this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
 
-        if (format.choice === "auto")
+        if (format.choice === "auto" || format.choice === "none")
             this.phase = "text";
         else if (named == null) {
             this.opening.tokens = grammars.tokenize(syntax.prefix);
@@ -70,7 +70,8 @@ export class ToolCallReply implements ReplyShaper {
         switch (this.phase) {
             case "text": {
                 const step = this.text.push(text);
-                if (!this.text.triggered)
+                // With tool_choice "none" the opening of a call ends the text reply instead.
+                if (!this.text.triggered || this.format.choice === "none")
                     return step;
                 this.phase = this.startName();
                 return {events: step.events, forced: this.grammars.tokenize(this.afterTrigger)};

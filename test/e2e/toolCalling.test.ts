@@ -1,0 +1,211 @@
+// Tool calls and structured output end to end: a real server, real GGUF models with tool-calling
+// templates, the official client. Random-weight models write gibberish, so every valid call and
+// every valid JSON reply here is the work of constrained decoding.
+import {Ajv} from "ajv";
+import OpenAI from "openai";
+import type {ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageFunctionToolCall, ChatCompletionTool} from "openai/resources/chat/completions";
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
+import {hasSharedModels, sharedModels} from "./support/sharedModels.js";
+import {startTestServer, type TestServer} from "./support/testServer.js";
+
+const weatherParameters = {
+    type: "object",
+    properties: {city: {type: "string", maxLength: 24}, unit: {type: "string", enum: ["celsius", "fahrenheit"]}, days: {type: "integer"}},
+    required: ["city", "unit", "days"],
+    additionalProperties: false
+};
+const timeParameters = {type: "object", properties: {zone: {type: "string", maxLength: 12}}, required: ["zone"]};
+const tools: ChatCompletionTool[] = [
+    {type: "function", function: {name: "get_weather", description: "Current weather for a city", parameters: weatherParameters, strict: true}},
+    {type: "function", function: {name: "get_time", description: "The time in a time zone", parameters: timeParameters}}
+];
+const ajv = new Ajv({strict: false});
+const validArguments = {get_weather: ajv.compile(weatherParameters), get_time: ajv.compile(timeParameters)};
+const question = [{role: "user" as const, content: "What is the weather in Paris for the next 3 days?"}];
+
+/** Checks each call's shape and that its arguments are a JSON string matching its tool's schema. */
+function expectValidCalls(calls: ChatCompletionMessageFunctionToolCall[] | undefined): ChatCompletionMessageFunctionToolCall[] {
+    expect(calls?.length).toBeGreaterThan(0);
+    for (const call of calls!) {
+        expect(call.id).toMatch(/^call_/);
+        expect(call.type).toBe("function");
+        expect(typeof call.function.arguments).toBe("string");
+        const validate = validArguments[call.function.name as keyof typeof validArguments];
+        expect(validate, `unknown function ${call.function.name}`).toBeDefined();
+        expect(validate(JSON.parse(call.function.arguments)), JSON.stringify(validate.errors)).toBe(true);
+    }
+    return calls!;
+}
+
+/** A streamed reply assembled the way the SDKs do it: by index, name from the first fragment, arguments appended. */
+async function streamedCalls(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming) {
+    const stream = await client.chat.completions.create({...request, stream: true});
+    const calls: ChatCompletionMessageFunctionToolCall[] = [];
+    let finishReason: string | null = null;
+    for await (const chunk of stream) {
+        const choice = chunk.choices[0]!;
+        finishReason = choice.finish_reason ?? finishReason;
+        for (const fragment of choice.delta.tool_calls ?? []) {
+            if (fragment.id != null) {
+                expect(fragment).toMatchObject({type: "function", function: {arguments: ""}});
+                expect(fragment.index).toBe(calls.length);
+                calls.push({id: fragment.id, type: "function", function: {name: fragment.function!.name!, arguments: ""}});
+            } else {
+                expect(Object.keys(fragment).sort()).toEqual(["function", "index"]);
+                expect(Object.keys(fragment.function!)).toEqual(["arguments"]);
+                calls[fragment.index]!.function.arguments += fragment.function!.arguments;
+            }
+        }
+    }
+    return {calls, finishReason};
+}
+
+/** The same conformance checks for every model whose template renders tools. */
+function toolConformance(label: string, modelFile: () => Promise<string>, maxTokens: number): void {
+    describe(label, () => {
+        let server: TestServer;
+        let client: OpenAI;
+        const base = {model: "m", messages: question, tools, temperature: 0, max_tokens: maxTokens};
+
+        beforeAll(async () => {
+            server = await startTestServer({m: await modelFile()}, {ctxSize: 2048});
+            client = server.client();
+        });
+        afterAll(async () => server?.stop());
+
+        it("lists the tools capability", async () => {
+            const model = await client.models.retrieve("m");
+            expect((model as unknown as {capabilities: string[]}).capabilities).toContain("tools");
+        });
+
+        it("named tool_choice: exactly that call, streamed fragments equal to the non-streamed arguments", async () => {
+            const request = {...base, tool_choice: {type: "function" as const, function: {name: "get_weather"}}};
+            const reply = await client.chat.completions.create(request);
+            const [choice] = reply.choices;
+            expect(choice!.finish_reason).toBe("tool_calls");
+            expect(choice!.message.content).toBeNull();
+            const calls = expectValidCalls(choice!.message.tool_calls as ChatCompletionMessageFunctionToolCall[]);
+            expect(calls.map((call) => call.function.name)).toEqual(["get_weather"]);
+
+            const streamed = await streamedCalls(client, request);
+            expect(streamed.finishReason).toBe("tool_calls");
+            expect(streamed.calls.map((call) => call.function)).toEqual(calls.map((call) => call.function));
+        });
+
+        it("required: one or more valid calls, streamed and not, never free text first", async () => {
+            const reply = await client.chat.completions.create({...base, tool_choice: "required"});
+            expect(reply.choices[0]!.finish_reason).toBe("tool_calls");
+            expect(reply.choices[0]!.message.content).toBeNull();
+            const calls = expectValidCalls(reply.choices[0]!.message.tool_calls as ChatCompletionMessageFunctionToolCall[]);
+
+            const streamed = await streamedCalls(client, {...base, tool_choice: "required"});
+            expect(streamed.finishReason).toBe("tool_calls");
+            expect(streamed.calls.map((call) => call.function)).toEqual(calls.map((call) => call.function));
+        });
+
+        it("parallel_tool_calls false: exactly one call", async () => {
+            const reply = await client.chat.completions.create({...base, tool_choice: "required", parallel_tool_calls: false});
+            expect(expectValidCalls(reply.choices[0]!.message.tool_calls as ChatCompletionMessageFunctionToolCall[])).toHaveLength(1);
+        });
+
+        it("auto: text or valid calls, with the matching finish_reason", async () => {
+            const reply = await client.chat.completions.create({...base, tool_choice: "auto"});
+            const [choice] = reply.choices;
+            if (choice!.message.tool_calls != null) {
+                expect(choice!.finish_reason).toBe("tool_calls");
+                expectValidCalls(choice!.message.tool_calls as ChatCompletionMessageFunctionToolCall[]);
+            } else
+                expect(["stop", "length"]).toContain(choice!.finish_reason);
+        });
+
+        it("none: a text reply without tool_calls", async () => {
+            const reply = await client.chat.completions.create({...base, tool_choice: "none"});
+            expect(reply.choices[0]!.message.tool_calls).toBeUndefined();
+            expect(["stop", "length"]).toContain(reply.choices[0]!.finish_reason);
+        });
+
+        it("round trip: the calls and their results go back through the template, over several tool turns", async () => {
+            const first = await client.chat.completions.create({...base, tool_choice: "required", parallel_tool_calls: false});
+            const call = first.choices[0]!.message.tool_calls![0] as ChatCompletionMessageFunctionToolCall;
+            const afterOneTurn = [...question, {role: "assistant" as const, content: null, tool_calls: [call]}, {role: "tool" as const, tool_call_id: call.id, content: "{\"temperature\": 18}"}];
+            const second = await client.chat.completions.create({...base, messages: afterOneTurn, tool_choice: {type: "function", function: {name: "get_time"}}});
+            const secondCall = expectValidCalls(second.choices[0]!.message.tool_calls as ChatCompletionMessageFunctionToolCall[])[0]!;
+            expect(second.usage!.prompt_tokens).toBeGreaterThan(first.usage!.prompt_tokens + 5);
+
+            const afterTwoTurns = [...afterOneTurn, {role: "assistant" as const, content: null, tool_calls: [secondCall]}, {role: "tool" as const, tool_call_id: secondCall.id, content: "09:30"}];
+            const third = await client.chat.completions.create({...base, messages: afterTwoTurns, tool_choice: "none"});
+            expect(third.choices[0]!.message.tool_calls).toBeUndefined();
+            expect(third.usage!.prompt_tokens).toBeGreaterThan(second.usage!.prompt_tokens);
+            // Same tools, same conversation so far: the cached prefix carries over to the next turn.
+            expect(third.usage!.prompt_tokens_details!.cached_tokens).toBeGreaterThan(second.usage!.prompt_tokens * 0.8);
+        });
+
+        it("json_object: a JSON object, streamed and not", async () => {
+            const request = {model: "m", messages: [{role: "user" as const, content: "Describe Paris as JSON."}], temperature: 0, max_tokens: maxTokens, response_format: {type: "json_object" as const}};
+            const reply = await client.chat.completions.create(request);
+            const parsed = JSON.parse(reply.choices[0]!.message.content!);
+            expect(typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)).toBe(true);
+
+            let streamed = "";
+            for await (const chunk of await client.chat.completions.create({...request, stream: true}))
+                streamed += chunk.choices[0]?.delta.content ?? "";
+            expect(streamed).toBe(reply.choices[0]!.message.content);
+        });
+
+        it("strict json_schema: JSON matching the schema, streamed and not", async () => {
+            const schema = {
+                type: "object",
+                properties: {name: {type: "string", maxLength: 16}, population: {type: "integer"}, tags: {type: "array", items: {type: "string", enum: ["old", "big", "green"]}, maxItems: 3}, capital: {type: "boolean"}},
+                required: ["name", "population", "tags", "capital"],
+                additionalProperties: false
+            };
+            const request = {
+                model: "m", messages: [{role: "user" as const, content: "Describe Paris."}], temperature: 0, max_tokens: maxTokens,
+                response_format: {type: "json_schema" as const, json_schema: {name: "city", strict: true, schema}}
+            };
+            const reply = await client.chat.completions.create(request);
+            expect(reply.choices[0]!.finish_reason).toBe("stop");
+            const validate = ajv.compile(schema);
+            expect(validate(JSON.parse(reply.choices[0]!.message.content!)), JSON.stringify(validate.errors)).toBe(true);
+
+            let streamed = "";
+            for await (const chunk of await client.chat.completions.create({...request, stream: true}))
+                streamed += chunk.choices[0]?.delta.content ?? "";
+            expect(streamed).toBe(reply.choices[0]!.message.content);
+        });
+
+        it("answers unenforceable schemas and impossible tool choices with 400s naming the field", async () => {
+            const badSchema = client.chat.completions.create({
+                model: "m", messages: question,
+                response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "object", properties: {n: {type: "integer", minimum: 1}}}}}
+            });
+            await expect(badSchema).rejects.toMatchObject({status: 400, param: "response_format.json_schema.schema.properties.n.minimum"});
+            await expect(client.chat.completions.create({...base, tool_choice: {type: "function", function: {name: "missing"}}}))
+                .rejects.toMatchObject({status: 400, param: "tool_choice"});
+        });
+    });
+}
+
+// The tiny tool-template model the tests build themselves: runs without ../shared.
+toolConformance("a tiny model with a Qwen-style tools template", () => buildTinyChatModel(undefined, {tools: true}), 96);
+
+describe.runIf(hasSharedModels)("real tool-calling templates from ../shared/models", () => {
+    toolConformance("Qwen2.5 (QwenChatWrapper)", async () => sharedModels.qwenTools, 64);
+    toolConformance("Llama 3.2 (Jinja template)", async () => sharedModels.llama32Tools, 64);
+});
+
+describe("a model whose template has no tools", () => {
+    let server: TestServer;
+    beforeAll(async () => { server = await startTestServer({plain: await buildTinyChatModel()}); });
+    afterAll(async () => server?.stop());
+
+    it("refuses required and named tool_choice with a 400, and answers auto in text", async () => {
+        const client = server.client();
+        const base = {model: "plain", messages: question, tools, max_tokens: 8, temperature: 0};
+        await expect(client.chat.completions.create({...base, tool_choice: "required"})).rejects.toMatchObject({status: 400, param: "model"});
+        await expect(client.chat.completions.create({...base, tool_choice: {type: "function", function: {name: "get_time"}}})).rejects.toMatchObject({status: 400});
+        const reply = await client.chat.completions.create({...base, tool_choice: "auto"});
+        expect(reply.choices[0]!.message.tool_calls).toBeUndefined();
+    });
+});

@@ -1,0 +1,79 @@
+import {describe, expect, it} from "vitest";
+import {toConstrainedSchema} from "../../src/chat/constrainedSchema.js";
+import {BadRequestError} from "../../src/errors.js";
+
+function rejection(schema: unknown): BadRequestError {
+    try {
+        toConstrainedSchema(schema, "response_format.json_schema.schema");
+    } catch (error) {
+        expect(error).toBeInstanceOf(BadRequestError);
+        return error as BadRequestError;
+    }
+    throw new Error("expected a 400");
+}
+
+describe("toConstrainedSchema", () => {
+    it("keeps what the grammar enforces: objects, arrays, enums, consts, string lengths, formats", () => {
+        const schema = {
+            type: "object",
+            properties: {
+                name: {type: "string", minLength: 1, maxLength: 20, description: "who"},
+                when: {type: "string", format: "date"},
+                tags: {type: "array", items: {type: "string"}, minItems: 1, maxItems: 3},
+                kind: {enum: ["a", "b"]},
+                version: {const: 2}
+            },
+            required: ["name"],
+            additionalProperties: false,
+            title: "ignored annotation",
+            $schema: "http://json-schema.org/draft-07/schema#"
+        };
+        expect(toConstrainedSchema(schema, "p")).toEqual({
+            type: "object",
+            properties: {
+                name: {type: "string", minLength: 1, maxLength: 20, description: "who"},
+                when: {type: "string", format: "date"},
+                tags: {type: "array", items: {type: "string"}, minItems: 1, maxItems: 3},
+                kind: {enum: ["a", "b"]},
+                version: {const: 2}
+            },
+            additionalProperties: false
+        });
+    });
+
+    it("rewrites anyOf, type lists, nullable and definitions into what the grammar reads", () => {
+        expect(toConstrainedSchema({anyOf: [{type: "string"}, {type: "null"}]}, "p")).toEqual({oneOf: [{type: "string"}, {type: "null"}]});
+        expect(toConstrainedSchema({type: ["integer", "null"]}, "p")).toEqual({oneOf: [{type: "integer"}, {type: "null"}]});
+        expect(toConstrainedSchema({type: "number", nullable: true}, "p")).toEqual({oneOf: [{type: "number"}, {type: "null"}]});
+        expect(toConstrainedSchema({
+            type: "object", properties: {a: {$ref: "#/definitions/A"}}, definitions: {A: {type: "boolean"}}
+        }, "p")).toMatchObject({properties: {a: {$ref: "#/$defs/A"}}, $defs: {A: {type: "boolean"}}});
+    });
+
+    it("infers a missing type, and reads an empty schema or a bare object type as any value or any object", () => {
+        expect(toConstrainedSchema({properties: {a: {type: "integer"}}}, "p")).toMatchObject({type: "object", additionalProperties: false});
+        expect(toConstrainedSchema({type: "object"}, "p")).toEqual({type: "object", properties: {}, additionalProperties: true});
+        expect(toConstrainedSchema({}, "p")).toHaveProperty("oneOf");
+    });
+
+    it.each([
+        [{type: "string", pattern: "^a+$"}, "response_format.json_schema.schema.pattern"],
+        [{type: "object", properties: {n: {type: "integer", minimum: 0}}}, "response_format.json_schema.schema.properties.n.minimum"],
+        [{type: "array", items: {type: "string"}, uniqueItems: true}, "response_format.json_schema.schema.uniqueItems"],
+        [{allOf: [{type: "string"}]}, "response_format.json_schema.schema.allOf"],
+        [{type: "string", format: "email"}, "response_format.json_schema.schema.format"],
+        [{type: "object", properties: {a: {$ref: "#/$defs/missing"}}}, "response_format.json_schema.schema.properties.a.$ref"]
+    ])("rejects %j with a 400 naming the keyword", (schema, param) => {
+        const error = rejection(schema);
+        expect(error).toMatchObject({status: 400, param, code: "unsupported_schema_keyword"});
+        expect(error.message).toContain(param.split(".").at(-1)!);
+    });
+
+    it("rejects a required property that is not listed, and values that are not schemas", () => {
+        expect(rejection({type: "object", properties: {a: {type: "string"}}, required: ["b"]}))
+            .toMatchObject({param: "response_format.json_schema.schema.required", code: "invalid_schema"});
+        expect(rejection({type: "object", properties: {a: 5}})).toMatchObject({param: "response_format.json_schema.schema.properties.a"});
+        expect(rejection({type: "date"})).toMatchObject({param: "response_format.json_schema.schema.type"});
+        expect(rejection({enum: [{a: 1}]})).toMatchObject({param: "response_format.json_schema.schema.enum[0]"});
+    });
+});

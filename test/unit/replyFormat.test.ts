@@ -1,0 +1,71 @@
+import {describe, expect, it} from "vitest";
+import {toReplyPlan} from "../../src/chat/replyFormat.js";
+import {BadRequestError} from "../../src/errors.js";
+import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
+
+const weather = {type: "function", function: {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}}};
+const time = {type: "function", function: {name: "get_time"}};
+
+const plan = (extra: Record<string, unknown>) =>
+    toReplyPlan(chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra}));
+
+function rejection(extra: Record<string, unknown>): BadRequestError {
+    try {
+        plan(extra);
+    } catch (error) {
+        expect(error).toBeInstanceOf(BadRequestError);
+        return error as BadRequestError;
+    }
+    throw new Error("expected a 400");
+}
+
+describe("toReplyPlan", () => {
+    it("is plain text without tools or response_format", () => {
+        expect(plan({})).toEqual({format: {type: "text"}, needsToolSupport: false});
+        expect(plan({response_format: {type: "text"}, tools: []})).toEqual({format: {type: "text"}, needsToolSupport: false});
+    });
+
+    it("defaults to tool_choice auto with parallel calls when tools are sent", () => {
+        expect(plan({tools: [weather, time]})).toEqual({
+            format: {
+                type: "toolCalls",
+                tools: [
+                    {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, additionalProperties: false}},
+                    {name: "get_time", parameters: {type: "object", properties: {}, additionalProperties: false}}
+                ],
+                choice: "auto",
+                parallel: true
+            },
+            needsToolSupport: false
+        });
+    });
+
+    it("keeps required and named choices, which need a template that renders tools", () => {
+        expect(plan({tools: [weather], tool_choice: "required", parallel_tool_calls: false}))
+            .toMatchObject({format: {choice: "required", parallel: false}, needsToolSupport: true});
+        expect(plan({tools: [weather, time], tool_choice: {type: "function", function: {name: "get_time"}}}))
+            .toMatchObject({format: {choice: {name: "get_time"}}, needsToolSupport: true});
+    });
+
+    it("answers tool_choice none in text with the tools still rendered, or in JSON without them", () => {
+        expect(plan({tools: [weather], tool_choice: "none"})).toMatchObject({format: {type: "toolCalls", choice: "none"}, needsToolSupport: false});
+        expect(plan({tools: [weather], tool_choice: "none", response_format: {type: "json_object"}}).format).toEqual({type: "json", schema: null});
+    });
+
+    it("turns response_format into a JSON format", () => {
+        expect(plan({response_format: {type: "json_object"}}).format).toEqual({type: "json", schema: null});
+        expect(plan({response_format: {type: "json_schema", json_schema: {name: "n", strict: true, schema: {type: "array", items: {type: "integer"}}}}}).format)
+            .toEqual({type: "json", schema: {type: "array", items: {type: "integer"}}});
+    });
+
+    it.each([
+        [{tool_choice: "required"}, "tool_choice"],
+        [{tools: [weather], tool_choice: {type: "function", function: {name: "nope"}}}, "tool_choice"],
+        [{tools: [weather, weather]}, "tools"],
+        [{tools: [weather], response_format: {type: "json_object"}}, "response_format"],
+        [{tools: [{type: "function", function: {name: "f", parameters: {type: "object", properties: {n: {type: "number", maximum: 3}}}}}]}, "tools[0].function.parameters.properties.n.maximum"],
+        [{response_format: {type: "json_schema", json_schema: {name: "n", schema: {type: "string", pattern: "x"}}}}, "response_format.json_schema.schema.pattern"]
+    ])("rejects %j with a 400 naming %s", (extra, param) => {
+        expect(rejection(extra)).toMatchObject({status: 400, param});
+    });
+});

@@ -1,0 +1,108 @@
+import {LlamaText} from "node-llama-cpp";
+import {describe, expect, it} from "vitest";
+import type {ReplyGrammars} from "../../src/engine/reply/grammars.js";
+import {ToolCallReply} from "../../src/engine/reply/toolCallReply.js";
+import type {ReplyFormat, ToolCallSyntax} from "../../src/engine/types.js";
+
+/** Grammars stand-in: grammars and biases are labelled objects; a "token" is a character code. */
+const grammars = {
+    tokenize: (text: LlamaText | string) => [...text.toString()].map((char) => char.charCodeAt(0)),
+    literal: (choices: string[], suffix: string, options?: {optional?: boolean}) => ({grammar: "literal", choices, suffix, optional: options?.optional ?? false}),
+    json: (schema: unknown) => ({grammar: "json", schema}),
+    closingBias: (inString: boolean) => ({bias: "closing", inString})
+} as unknown as ReplyGrammars;
+
+const qwenSyntax: ToolCallSyntax = {
+    prefix: LlamaText("<tool_call>\n{\"name\": \""),
+    paramsPrefix: "\", \"arguments\": ",
+    suffix: LlamaText("}\n</tool_call>"),
+    betweenCalls: LlamaText("\n")
+};
+
+const weather = {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}}} as const;
+const time = {name: "get_time", parameters: {type: "object", properties: {}}} as const;
+
+function reply(choice: Extract<ReplyFormat, {type: "toolCalls"}>["choice"], {parallel = true, stops = [] as string[]} = {}): ToolCallReply {
+    return new ToolCallReply(grammars, qwenSyntax, {type: "toolCalls", tools: [weather, time], choice, parallel}, stops);
+}
+
+const chars = (text: string) => text.length;
+
+describe("ToolCallReply", () => {
+    it("auto: streams text until the model opens a call, then forces the markup and constrains name and arguments", () => {
+        const shaper = reply("auto");
+        expect(shaper.opening).toEqual({tokens: [], events: []});
+        expect(shaper.grammar()).toBeUndefined();
+        expect(shaper.push("Sure. <tool_")).toEqual({events: [{type: "text", text: "Sure. "}]});
+
+        const opened = shaper.push("call>");
+        expect(opened).toEqual({events: [], forced: grammars.tokenize("\n{\"name\": \"")});
+        expect(shaper.grammar()).toEqual({grammar: "literal", choices: ["get_weather", "get_time"], suffix: "\", \"arguments\": ", optional: false});
+
+        expect(shaper.push("get_weather")).toEqual({events: []});
+        expect(shaper.push("\", \"arguments\": ")).toEqual({events: [{type: "toolCall", index: 0, name: "get_weather"}]});
+        expect(shaper.grammar()).toEqual({grammar: "json", schema: weather.parameters});
+
+        expect(shaper.push("{\"city\": ")).toEqual({events: [{type: "toolArguments", index: 0, text: "{\"city\": "}]});
+        const closed = shaper.push("\"Paris\"}\n\n");
+        expect(closed.events).toEqual([{type: "toolArguments", index: 0, text: "\"Paris\"}"}]);
+        expect(closed.forced).toEqual(grammars.tokenize("}\n</tool_call>"));
+        expect(shaper.grammar()).toEqual({grammar: "literal", choices: ["\n<tool_call>"], suffix: "", optional: true});
+
+        expect(shaper.end("")).toEqual({events: [], finish: "toolCalls"});
+    });
+
+    it("auto: plain text ends at a stop sequence or at the end of generation with finish stop", () => {
+        expect(reply("auto", {stops: ["END"]}).push("Hi END")).toEqual({events: [{type: "text", text: "Hi "}], finish: "stop"});
+        const shaper = reply("auto");
+        shaper.push("Just text <tool");
+        expect(shaper.end("")).toEqual({events: [{type: "text", text: "<tool"}], finish: "stop"});
+    });
+
+    it("none: the opening of a call ends the text reply", () => {
+        const shaper = reply("none");
+        expect(shaper.opening.tokens).toEqual([]);
+        expect(shaper.push("Sunny. <tool_call>{")).toEqual({events: [{type: "text", text: "Sunny. "}], finish: "stop"});
+    });
+
+    it("required: the reply opens with the call prefix, forced", () => {
+        const shaper = reply("required");
+        expect(shaper.opening).toEqual({tokens: grammars.tokenize("<tool_call>\n{\"name\": \""), events: []});
+        expect(shaper.grammar()).toMatchObject({grammar: "literal", choices: ["get_weather", "get_time"]});
+        expect(shaper.push("get_time\", \"arguments\": ").events).toEqual([{type: "toolCall", index: 0, name: "get_time"}]);
+    });
+
+    it("named: prefix, name and arguments prefix are forced; exactly one call", () => {
+        const shaper = reply({name: "get_weather"});
+        expect(shaper.opening).toEqual({
+            tokens: grammars.tokenize("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "),
+            events: [{type: "toolCall", index: 0, name: "get_weather"}]
+        });
+        expect(shaper.grammar()).toEqual({grammar: "json", schema: weather.parameters});
+        expect(shaper.push("{\"city\": \"Oslo\"}")).toEqual({events: [{type: "toolArguments", index: 0, text: "{\"city\": \"Oslo\"}"}], finish: "toolCalls"});
+    });
+
+    it("parallel: after a call the model may open another, numbered by index", () => {
+        const shaper = reply("required");
+        shaper.push("get_time\", \"arguments\": ");
+        expect(shaper.push("{}").forced).toEqual(grammars.tokenize("}\n</tool_call>"));
+        expect(shaper.push("\n<tool")).toEqual({events: []});
+        expect(shaper.push("_call>")).toEqual({events: [], forced: grammars.tokenize("\n{\"name\": \"")});
+        expect(shaper.push("get_weather\", \"arguments\": ").events).toEqual([{type: "toolCall", index: 1, name: "get_weather"}]);
+        expect(shaper.push("{\"city\":\"x\"}").events).toEqual([{type: "toolArguments", index: 1, text: "{\"city\":\"x\"}"}]);
+    });
+
+    it("parallel_tool_calls false: the reply ends after the first call", () => {
+        const shaper = reply("required", {parallel: false});
+        shaper.push("get_time\", \"arguments\": ");
+        expect(shaper.push("{}")).toEqual({events: [{type: "toolArguments", index: 0, text: "{}"}], finish: "toolCalls"});
+    });
+
+    it("favours closing tokens only when the budget left is what the arguments still need", () => {
+        const shaper = reply({name: "get_weather"});
+        shaper.push("{\"city\": \"Par");
+        const reserve = 8 + chars("{\"city\":\"\"}");
+        expect(shaper.tokenBias(1000)).toBeUndefined();
+        expect(shaper.tokenBias(reserve)).toEqual({bias: "closing", inString: true});
+    });
+});
