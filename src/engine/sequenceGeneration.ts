@@ -54,7 +54,7 @@ export async function* generateOnSequence(
         ...toEvaluateOptions(options.sampling, generated),
         ...(options.format.type === "text" ? {} : {
             grammarEvaluationState: () => shaper.grammar(),
-            tokenBias: () => shaper.tokenBias(options.maxTokens - generated.length) ?? grammars.noBias
+            tokenBias: () => shaper.tokenBias(options.maxTokens - generated.length) ?? grammars.constrainedBias()
         })
     });
     try {

@@ -190,6 +190,34 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
 // The tiny tool-template model the tests build themselves: runs without ../shared.
 toolConformance("a tiny model with a Qwen-style tools template", () => buildTinyChatModel(undefined, {tools: true}), 96);
 
+describe("parallel tool calls", () => {
+    let server: TestServer;
+    beforeAll(async () => { server = await startTestServer({m: await buildTinyChatModel(undefined, {tools: true})}, {ctxSize: 2048}); });
+    afterAll(async () => server?.stop());
+
+    it("puts several calls in one reply when the model opens another, each valid, indexed in order, streamed alike", async () => {
+        // Random weights decide by chance whether to open a second call; sampled with a few seeds, some replies do.
+        const client = server.client();
+        const requests = Array.from({length: 8}, (_, seed) => ({
+            model: "m", messages: question, tools, tool_choice: "required" as const, temperature: 1, seed: seed + 1, max_tokens: 160
+        }));
+        let several = 0;
+        for (const request of requests) {
+            const reply = await client.chat.completions.create(request);
+            if (reply.choices[0]!.finish_reason !== "tool_calls")
+                continue;
+            const calls = expectValidCalls(reply.choices[0]!.message.tool_calls as ChatCompletionMessageFunctionToolCall[]);
+            if (calls.length < 2)
+                continue;
+            several++;
+            expect(new Set(calls.map((call) => call.id)).size).toBe(calls.length);
+            const streamed = await streamedCalls(client, request);
+            expect(streamed.calls.map((call) => call.function)).toEqual(calls.map((call) => call.function));
+        }
+        expect(several).toBeGreaterThan(0);
+    });
+});
+
 describe.runIf(hasSharedModels)("real tool-calling templates from ../shared/models", () => {
     toolConformance("Qwen2.5 (QwenChatWrapper)", async () => sharedModels.qwenTools, 64);
     toolConformance("Llama 3.2 (Jinja template)", async () => sharedModels.llama32Tools, 64);

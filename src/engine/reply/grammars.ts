@@ -26,11 +26,18 @@ const numberRules: Array<[RegExp, string]> = [
 export class ReplyGrammars {
     private readonly grammars = new Map<string, LlamaGrammar>();
     private readonly closing = new Map<boolean, TokenBias>();
-    /** node-llama-cpp takes a bias object on every token once a bias function is given. */
-    public readonly noBias: TokenBias;
+    private bans: TokenBias | null = null;
 
-    public constructor(private readonly model: LlamaModel) {
-        this.noBias = new TokenBias(model.tokenizer);
+    public constructor(private readonly model: LlamaModel) {}
+
+    /**
+     * The bias of every constrained token: bytes that never occur in UTF-8 (C0, C1, F5–FF) are banned.
+     * llama.cpp's grammar decodes them as characters anyway, so a random-weight model could write a
+     * string whose 4 "characters" every JSON parser reads as 4 replacement characters, past maxLength.
+     */
+    public constrainedBias(): TokenBias {
+        this.bans ??= banTokens(new TokenBias(this.model.tokenizer), invalidUtf8Tokens(this.model));
+        return this.bans;
     }
 
     /** A JSON value matching `schema`; null means any JSON object. */
@@ -62,7 +69,7 @@ export class ReplyGrammars {
     public closingBias(inString: boolean): TokenBias {
         let bias = this.closing.get(inString);
         if (bias == null) {
-            bias = new TokenBias(this.model.tokenizer);
+            bias = banTokens(new TokenBias(this.model.tokenizer), invalidUtf8Tokens(this.model));
             for (const text of closingStrings().filter((candidate) => !inString || candidate.startsWith("\""))) {
                 const tokens = this.model.tokenize(text, false, "trimLeadingSpace");
                 if (tokens.length === 1)
@@ -90,6 +97,32 @@ export class ReplyGrammars {
         this.grammars.set(key, grammar);
         return new LlamaGrammarEvaluationState({model: this.model, grammar});
     }
+}
+
+function banTokens(bias: TokenBias, tokens: readonly Token[]): TokenBias {
+    for (const token of tokens)
+        bias.set(token, "never");
+    return bias;
+}
+
+/** Tokens holding a byte no UTF-8 text contains, read from the GGUF vocabulary. */
+function invalidUtf8Tokens(model: LlamaModel): Token[] {
+    const ggml = (model.fileInfo.metadata as {tokenizer?: {ggml?: {model?: string, tokens?: readonly string[]}}}).tokenizer?.ggml;
+    const pattern = ggml?.model === "llama"
+        // SentencePiece byte fallback: one token per byte, written <0xF5>.
+        ? /^<0x(?:C0|C1|F[5-9A-F])>$/i
+        : ggml?.model === "gpt2"
+            // Byte-level BPE writes byte b (C0, C1, F5–FF) as the character U+00b.
+            ? /[\u00C0\u00C1\u00F5-\u00FF]/
+            : null;
+    if (pattern == null || ggml?.tokens == null)
+        return [];
+    const tokens: Token[] = [];
+    ggml.tokens.forEach((text, id) => {
+        if (pattern.test(text))
+            tokens.push(id as Token);
+    });
+    return tokens;
 }
 
 /** Every string of one to three closing characters: `"`, `"}`, `}]`, `"}}`… */
