@@ -5,6 +5,13 @@ import {createReplyShaper} from "./reply/createReplyShaper.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
 import type {FinishReason, GenerationEvent, GenerationOptions, GenerationResult, PreparedPrompt, SamplingOptions} from "./types.js";
 
+/**
+ * The token each sequence sampled last and never evaluated (a generation stops before feeding its
+ * final token back). The next turn's prompt holds it too, so aligning against it lets that turn
+ * reuse the whole reply even when the text only lines up at the reply's end.
+ */
+const unevaluatedTail = new WeakMap<LlamaContextSequence, Token>();
+
 /** Penalties look at this many recent tokens (llama.cpp's penalty window is 64). */
 const penaltyWindow = 256;
 
@@ -60,6 +67,11 @@ export async function* generateOnSequence(
     try {
         // The evaluation ends by itself on an end-of-generation token.
         for (let step = await evaluation.next(); ;) {
+            // A sampled token is in the sequence only once it is fed back by the next step.
+            if (step.done === true)
+                unevaluatedTail.delete(sequence);
+            else
+                unevaluatedTail.set(sequence, step.value);
             if (signal.aborted)
                 return result("abort", generated.length);
             if (step.done === true || stopTokens.has(step.value)) {
@@ -93,7 +105,9 @@ export async function* generateOnSequence(
  * conversation. A finer split can make the prompt longer: taken only while the reply still fits.
  */
 function reuseCachedTokens(sequence: LlamaContextSequence, tokens: Token[], detokenize: DetokenizeFn, maxTokens: number): Token[] {
-    const aligned = alignPromptWithCache(sequence.contextTokens, tokens, (span) => detokenize(span, []));
+    const tail = unevaluatedTail.get(sequence);
+    const cached = tail == null ? sequence.contextTokens : [...sequence.contextTokens, tail];
+    const aligned = alignPromptWithCache(cached, tokens, (span) => detokenize(span, []));
     return aligned.length <= tokens.length || aligned.length + maxTokens <= sequence.contextSize ? aligned : tokens;
 }
 
