@@ -1,6 +1,7 @@
 import {performance} from "node:perf_hooks";
 import {fileURLToPath} from "node:url";
 import {getLlama, LlamaLogLevel, resolveChatWrapper, type ChatWrapper, type LlamaContextSequence, type LlamaModel, type Token} from "node-llama-cpp";
+import {useDecodeThreads} from "../src/engine/decodeThreads.js";
 import type {GpuChoice} from "./args.js";
 import {measurePhase, type PhaseLoad} from "./machineLoad.js";
 import {phasePrompts, shortPrompt} from "./prompts.js";
@@ -11,7 +12,9 @@ import {perSecond} from "./stats.js";
  * server. Runs as its own child process (see floorProcess.ts), never while the server runs.
  */
 
-export type FloorOptions = {modelPath: string, gpu: GpuChoice, threads: number, runs: number, maxTokens: number, longPromptTokens: number};
+export type FloorOptions = {
+    modelPath: string, gpu: GpuChoice, threads: number, decodeThreads: number, runs: number, maxTokens: number, longPromptTokens: number
+};
 
 export type FloorRun = {
     single: {ttftMs: number, decodeTokPerS: number, promptTokens: number, generatedTokens: number},
@@ -19,7 +22,7 @@ export type FloorRun = {
     load: {single: PhaseLoad, long: PhaseLoad}
 };
 
-export type FloorResult = {backend: string, threads: number, loadMs: number, runs: FloorRun[]};
+export type FloorResult = {backend: string, threads: number, decodeThreads: number, loadMs: number, runs: FloorRun[]};
 
 /** The chat template renders the prompt as the server does, so both evaluate the same tokens. */
 function render(model: LlamaModel, wrapper: ChatWrapper, text: string): Token[] {
@@ -52,6 +55,8 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
     });
     const model = await llama.loadModel({modelPath: options.modelPath});
     const context = await model.createContext({contextSize: 4096, sequences: 1, threads: options.threads});
+    // The server's thread settings, so the floor is the best this engine does here, not a weaker baseline.
+    useDecodeThreads(context, options.decodeThreads);
     const sequence = context.getSequence();
     const wrapper = resolveChatWrapper(model);
     await generate(sequence, render(model, wrapper, shortPrompt("warm-up")), 8, performance.now());
@@ -84,7 +89,7 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
         });
     }
 
-    const result = {backend: llama.gpu === false ? "CPU" : llama.gpu, threads: context.currentThreads, loadMs, runs};
+    const result = {backend: llama.gpu === false ? "CPU" : llama.gpu, threads: context.currentThreads, decodeThreads: options.decodeThreads, loadMs, runs};
     await context.dispose();
     await model.dispose();
     await llama.dispose();

@@ -53,11 +53,12 @@ async function main(): Promise<void> {
         log("chatserve stopped");
     }
 
-    log(`in-process floor (${server.threads} threads), ${options.runs} run${options.runs === 1 ? "" : "s"} …`);
+    log(`in-process floor (${server.threads} threads, ${server.decodeThreads} for decoding), ${options.runs} run${options.runs === 1 ? "" : "s"} …`);
     const floor = await runFloorProcess({
         modelPath: options.modelPath,
         gpu: options.gpu,
         threads: server.threads,
+        decodeThreads: server.decodeThreads,
         runs: options.runs,
         maxTokens: options.maxTokens,
         longPromptTokens: options.longPromptTokens
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
         options,
         machine,
         build,
-        server: {backend: server.backend, threads: server.threads, modelId: server.modelId, firstRequestMs},
+        server: {backend: server.backend, threads: server.threads, decodeThreads: server.decodeThreads, modelId: server.modelId, firstRequestMs},
         http,
         floor
     };

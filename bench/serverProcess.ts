@@ -11,6 +11,8 @@ export type ServerProcess = {
     modelId: string,
     backend: string,
     threads: number,
+    /** Threads for one-token steps (chatserve's --decode-threads). */
+    decodeThreads: number,
     banner: string[],
     stop(): Promise<void>
 };
@@ -55,7 +57,7 @@ export async function startServerProcess(options: {modelPath: string, threads: n
     }
 
     const url = /chatserve is listening on (http:\/\/\S+\/v1)/.exec(output.join("\n"))?.[1];
-    const backendLine = /backend: (\S+) \((\d+) inference threads?\)/.exec(output.join("\n"));
+    const backendLine = /backend: (\S+) \((\d+) inference threads?, (\d+) for decoding\)/.exec(output.join("\n"));
     if (url == null || backendLine == null) {
         await stop();
         throw new Error(`could not read the URL and backend from chatserve's banner:\n${output.join("\n")}`);
@@ -66,6 +68,7 @@ export async function startServerProcess(options: {modelPath: string, threads: n
         modelId: fileName.replace(/\.gguf$/i, ""),
         backend: backendLine[1]!,
         threads: Number(backendLine[2]),
+        decodeThreads: Number(backendLine[3]),
         banner: [...output],
         stop
     };

@@ -22,6 +22,8 @@ export const configSchema = z.object({
     ctxSize: z.number().int().min(64).default(4096),
     /** Inference threads; undefined means the measured default (see engine/threads.ts). */
     threads: z.number().int().min(1).optional(),
+    /** Threads for one-token steps (generation); undefined: one fewer than `threads` (see engine/threads.ts). */
+    decodeThreads: z.number().int().min(1).optional(),
     /** Sequences per loaded model: how many requests generate at once. */
     parallel: z.number().int().min(1).max(64).default(4),
     /** Requests that may wait for a free sequence before new ones get 503. */

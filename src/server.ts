@@ -17,6 +17,7 @@ export type RunningServer = {
     port: number,
     backend: Backend,
     threads: number,
+    decodeThreads: number,
     registry: ModelRegistry,
     /** Graceful shutdown: stop accepting, let in-flight requests end (cut after `graceMs`), release the models. */
     close(graceMs?: number): Promise<void>
@@ -67,5 +68,5 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await runtime.llama.dispose();
     })();
 
-    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, threads: runtime.threads, registry, close};
+    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, threads: runtime.threads, decodeThreads: runtime.decodeThreads, registry, close};
 }

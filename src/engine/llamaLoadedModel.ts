@@ -3,6 +3,7 @@ import {
 } from "node-llama-cpp";
 import {ServiceShuttingDownError} from "../errors.js";
 import {renderChatPrompt} from "./chatPrompt.js";
+import {useDecodeThreads} from "./decodeThreads.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
 import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
@@ -48,6 +49,7 @@ export class LlamaLoadedModel implements LoadedModel {
             let generation: Generation | null = null;
             if (options.generates) {
                 const context = await model.createContext({contextSize, sequences: options.parallel, threads: runtime.threads});
+                useDecodeThreads(context, runtime.decodeThreads);
                 const sequences = Array.from({length: options.parallel}, () => context.getSequence());
                 generation = {
                     context,

@@ -1,15 +1,17 @@
 import {getLlama, LlamaLogLevel, type Llama} from "node-llama-cpp";
 import type {Logger} from "pino";
 import type {Config} from "../config.js";
-import {resolveThreadCount} from "./threads.js";
+import {resolveDecodeThreads, resolveThreadCount} from "./threads.js";
 
 export type Backend = "CPU" | "CUDA" | "Metal" | "Vulkan";
 
 export type LlamaRuntime = {
     llama: Llama,
     backend: Backend,
-    /** Inference threads every context of this runtime uses. */
-    threads: number
+    /** Inference threads every context of this runtime uses (prompt processing). */
+    threads: number,
+    /** Threads for one-token steps: generating a single stream. */
+    decodeThreads: number
 };
 
 /**
@@ -17,7 +19,7 @@ export type LlamaRuntime = {
  * `build: "never"`: the server must never start compiling llama.cpp (or download its source)
  * at run time; the prebuilt binaries that npm installed are used, or it fails with a clear message.
  */
-export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads">, logger: Logger): Promise<LlamaRuntime> {
+export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads">, logger: Logger): Promise<LlamaRuntime> {
     const llamaLog = logger.child({component: "llama.cpp"});
     const probe = await getLlama({
         gpu: config.gpu === "cpu" ? false : config.gpu,
@@ -36,7 +38,7 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads">,
         maxThreads: 0
     });
     const threads = resolveThreadCount(config.threads, probe.cpuMathCores);
-    return {llama: probe, backend: backendName(probe.gpu), threads};
+    return {llama: probe, backend: backendName(probe.gpu), threads, decodeThreads: resolveDecodeThreads(config.decodeThreads, threads)};
 }
 
 function backendName(gpu: Llama["gpu"]): Backend {

@@ -13,7 +13,7 @@ describe("the chatserve command", () => {
     it("documents every flag in --help", () => {
         const result = run("--help");
         expect(result.status).toBe(0);
-        for (const flag of ["--models", "--host", "--port", "--api-key", "--gpu", "--ctx-size", "--threads", "--parallel", "--max-queue", "--cors-origin", "--log-level"])
+        for (const flag of ["--models", "--host", "--port", "--api-key", "--gpu", "--ctx-size", "--threads", "--decode-threads", "--parallel", "--max-queue", "--cors-origin", "--log-level"])
             expect(result.stdout).toContain(flag);
     });
 
@@ -49,7 +49,7 @@ describe("the chatserve command", () => {
                 });
                 child.once("exit", () => reject(new Error(`exited early:\n${output}`)));
             });
-            expect(output).toMatch(/backend: (CPU|CUDA|Metal|Vulkan)/);
+            expect(output).toMatch(/backend: (CPU|CUDA|Metal|Vulkan) \(1 inference thread, 1 for decoding\)/);
             expect(output).toContain("Copy a .gguf file");
             const models = await (await fetch(`${url}/models`)).json() as {object: string, data: unknown[]};
             expect(models).toEqual({object: "list", data: []});

@@ -1,6 +1,6 @@
 import os from "node:os";
 import {describe, expect, it} from "vitest";
-import {defaultThreadCount, resolveThreadCount} from "../../src/engine/threads.js";
+import {defaultThreadCount, resolveDecodeThreads, resolveThreadCount} from "../../src/engine/threads.js";
 
 describe("defaultThreadCount", () => {
     it("uses the math cores, capped at the cores available", () => {
@@ -38,5 +38,18 @@ describe("resolveThreadCount", () => {
                     expect(threads).toBeLessThanOrEqual(available);
                     expect(defaultThreadCount(cores, available)).toBeLessThanOrEqual(available);
                 }
+    });
+});
+
+describe("resolveDecodeThreads", () => {
+    it("defaults to one thread fewer than the inference threads, at least 1", () => {
+        expect(resolveDecodeThreads(undefined, 2)).toBe(1);
+        expect(resolveDecodeThreads(undefined, 8)).toBe(7);
+        expect(resolveDecodeThreads(undefined, 1)).toBe(1);
+    });
+
+    it("honours a request up to the inference threads", () => {
+        expect(resolveDecodeThreads(2, 2)).toBe(2);
+        expect(resolveDecodeThreads(6, 4)).toBe(4);
     });
 });

@@ -1,0 +1,33 @@
+import type {LlamaContext} from "node-llama-cpp";
+
+/** The two methods of node-llama-cpp's native context that a batch dispatch calls. */
+type NativeBatching = {initBatch(size: number): unknown, setThreads(threads: number): unknown};
+
+/**
+ * Gives one-token batches (a single stream generating) their own thread count, as llama.cpp's
+ * n_threads vs n_threads_batch does; node-llama-cpp sets one count for both before every batch.
+ *
+ * Why: generating a token is short and memory-bound, and each one is followed by work on the
+ * server's JS thread (and the client's) on the same cores. With every core busy in llama.cpp's
+ * spin-waiting compute threads, that work preempts one of them and the whole step waits. On a
+ * 2-core machine, one decode thread generated 102.8 tok/s over HTTP against 57–69 with two
+ * (npm run bench, see the README), while prompt processing still wants every core.
+ *
+ * It wraps node-llama-cpp internals (`_ctx`, present in 3.x); if they are missing it changes
+ * nothing and returns false: every batch then runs with the context's own thread count.
+ */
+export function useDecodeThreads(context: LlamaContext, decodeThreads: number): boolean {
+    const native = (context as unknown as {_ctx?: Partial<NativeBatching>})._ctx;
+    if (native == null || typeof native.initBatch !== "function" || typeof native.setThreads !== "function")
+        return false;
+
+    const initBatch = native.initBatch.bind(native);
+    const setThreads = native.setThreads.bind(native);
+    let batchSize = 0;
+    native.initBatch = (size: number) => {
+        batchSize = size;
+        return initBatch(size);
+    };
+    native.setThreads = (threads: number) => setThreads(batchSize === 1 ? Math.min(threads, decodeThreads) : threads);
+    return true;
+}
