@@ -23,9 +23,11 @@ const startTimeoutMs = 60_000;
  * Runs chatserve as its own process (`node bin/chatserve.js`), so the benchmark client's
  * JavaScript never shares the server's event loop. The models folder is a temporary directory
  * with a link to the one model; `--port 0` picks a free port, read back from the banner.
- * --parallel and --max-queue stay at chatserve's defaults.
+ * --parallel and --max-queue stay at chatserve's defaults unless `extraArgs` sets them.
  */
-export async function startServerProcess(options: {modelPath: string, threads: number | undefined, gpu: GpuChoice}): Promise<ServerProcess> {
+export async function startServerProcess(
+    options: {modelPath: string, threads: number | undefined, gpu: GpuChoice, extraArgs?: readonly string[]}
+): Promise<ServerProcess> {
     await fs.access(options.modelPath);
     const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-bench-"));
     const fileName = path.basename(options.modelPath);
@@ -34,6 +36,7 @@ export async function startServerProcess(options: {modelPath: string, threads: n
     const args = ["bin/chatserve.js", "--models", modelsDir, "--port", "0", "--gpu", options.gpu, "--log-level", "warn"];
     if (options.threads != null)
         args.push("--threads", String(options.threads));
+    args.push(...options.extraArgs ?? []);
     const child = spawn(process.execPath, args, {cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"]});
 
     const output: string[] = [];

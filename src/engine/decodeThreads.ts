@@ -24,10 +24,21 @@ export function useDecodeThreads(context: LlamaContext, decodeThreads: number): 
     const initBatch = native.initBatch.bind(native);
     const setThreads = native.setThreads.bind(native);
     let batchSize = 0;
-    native.initBatch = (size: number) => {
-        batchSize = size;
-        return initBatch(size);
-    };
-    native.setThreads = (threads: number) => setThreads(batchSize === 1 ? Math.min(threads, decodeThreads) : threads);
-    return true;
+    try {
+        // The native methods are read-only prototype properties: shadow them on the instance.
+        Object.defineProperty(native, "initBatch", {
+            configurable: true,
+            value: (size: number) => {
+                batchSize = size;
+                return initBatch(size);
+            }
+        });
+        Object.defineProperty(native, "setThreads", {
+            configurable: true,
+            value: (threads: number) => setThreads(batchSize === 1 ? Math.min(threads, decodeThreads) : threads)
+        });
+        return true;
+    } catch {
+        return false;
+    }
 }
