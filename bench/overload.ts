@@ -10,7 +10,7 @@ import {startServerProcess} from "./serverProcess.js";
  *   npm run bench:overload [-- model.gguf --threads N]
  */
 const clients = 32;
-const waves = 3;
+const waves = Number(process.env.OVERLOAD_WAVES ?? 10);
 const requestTimeoutMs = 120_000;
 
 const options = parseBenchArgs(process.argv.slice(2));
