@@ -82,7 +82,7 @@ export async function* generateOnSequence(
 
             const token = step.value;
             generated.push(token);
-            const {events, forced = [], finish} = shaper.push(detokenizer.push(token));
+            const {events, forced = [], finish} = shaper.push(detokenizer.push(token), options.maxTokens - generated.length);
             yield* events;
             if (finish != null)
                 return result(finish, generated.length);

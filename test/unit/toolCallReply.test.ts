@@ -27,24 +27,26 @@ function reply(choice: Extract<ReplyFormat, {type: "toolCalls"}>["choice"], {par
 }
 
 const chars = (text: string) => text.length;
+/** A token budget that never runs out. */
+const plenty = 10_000;
 
 describe("ToolCallReply", () => {
     it("auto: streams text until the model opens a call, then forces the markup and constrains name and arguments", () => {
         const shaper = reply("auto");
         expect(shaper.opening).toEqual({tokens: [], events: []});
         expect(shaper.grammar()).toBeUndefined();
-        expect(shaper.push("Sure. <tool_")).toEqual({events: [{type: "text", text: "Sure. "}]});
+        expect(shaper.push("Sure. <tool_", plenty)).toEqual({events: [{type: "text", text: "Sure. "}]});
 
-        const opened = shaper.push("call>");
+        const opened = shaper.push("call>", plenty);
         expect(opened).toEqual({events: [], forced: grammars.tokenize("\n{\"name\": \"")});
         expect(shaper.grammar()).toEqual({grammar: "literal", choices: ["get_weather", "get_time"], suffix: "\", \"arguments\": ", optional: false});
 
-        expect(shaper.push("get_weather")).toEqual({events: []});
-        expect(shaper.push("\", \"arguments\": ")).toEqual({events: [{type: "toolCall", index: 0, name: "get_weather"}]});
+        expect(shaper.push("get_weather", plenty)).toEqual({events: []});
+        expect(shaper.push("\", \"arguments\": ", plenty)).toEqual({events: [{type: "toolCall", index: 0, name: "get_weather"}]});
         expect(shaper.grammar()).toEqual({grammar: "json", schema: weather.parameters});
 
-        expect(shaper.push("{\"city\": ")).toEqual({events: [{type: "toolArguments", index: 0, text: "{\"city\": "}]});
-        const closed = shaper.push("\"Paris\"}\n\n");
+        expect(shaper.push("{\"city\": ", plenty)).toEqual({events: [{type: "toolArguments", index: 0, text: "{\"city\": "}]});
+        const closed = shaper.push("\"Paris\"}\n\n", plenty);
         expect(closed.events).toEqual([{type: "toolArguments", index: 0, text: "\"Paris\"}"}]);
         expect(closed.forced).toEqual(grammars.tokenize("}\n</tool_call>"));
         expect(shaper.grammar()).toEqual({grammar: "literal", choices: ["\n<tool_call>"], suffix: "", optional: true});
@@ -53,23 +55,23 @@ describe("ToolCallReply", () => {
     });
 
     it("auto: plain text ends at a stop sequence or at the end of generation with finish stop", () => {
-        expect(reply("auto", {stops: ["END"]}).push("Hi END")).toEqual({events: [{type: "text", text: "Hi "}], finish: "stop"});
+        expect(reply("auto", {stops: ["END"]}).push("Hi END", plenty)).toEqual({events: [{type: "text", text: "Hi "}], finish: "stop"});
         const shaper = reply("auto");
-        shaper.push("Just text <tool");
+        shaper.push("Just text <tool", plenty);
         expect(shaper.end("")).toEqual({events: [{type: "text", text: "<tool"}], finish: "stop"});
     });
 
     it("none: the opening of a call ends the text reply", () => {
         const shaper = reply("none");
         expect(shaper.opening.tokens).toEqual([]);
-        expect(shaper.push("Sunny. <tool_call>{")).toEqual({events: [{type: "text", text: "Sunny. "}], finish: "stop"});
+        expect(shaper.push("Sunny. <tool_call>{", plenty)).toEqual({events: [{type: "text", text: "Sunny. "}], finish: "stop"});
     });
 
     it("required: the reply opens with the call prefix, forced", () => {
         const shaper = reply("required");
         expect(shaper.opening).toEqual({tokens: grammars.tokenize("<tool_call>\n{\"name\": \""), events: []});
         expect(shaper.grammar()).toMatchObject({grammar: "literal", choices: ["get_weather", "get_time"]});
-        expect(shaper.push("get_time\", \"arguments\": ").events).toEqual([{type: "toolCall", index: 0, name: "get_time"}]);
+        expect(shaper.push("get_time\", \"arguments\": ", plenty).events).toEqual([{type: "toolCall", index: 0, name: "get_time"}]);
     });
 
     it("named: prefix, name and arguments prefix are forced; exactly one call", () => {
@@ -79,28 +81,34 @@ describe("ToolCallReply", () => {
             events: [{type: "toolCall", index: 0, name: "get_weather"}]
         });
         expect(shaper.grammar()).toEqual({grammar: "json", schema: weather.parameters});
-        expect(shaper.push("{\"city\": \"Oslo\"}")).toEqual({events: [{type: "toolArguments", index: 0, text: "{\"city\": \"Oslo\"}"}], finish: "toolCalls"});
+        expect(shaper.push("{\"city\": \"Oslo\"}", plenty)).toEqual({events: [{type: "toolArguments", index: 0, text: "{\"city\": \"Oslo\"}"}], finish: "toolCalls"});
     });
 
     it("parallel: after a call the model may open another, numbered by index", () => {
         const shaper = reply("required");
-        shaper.push("get_time\", \"arguments\": ");
-        expect(shaper.push("{}").forced).toEqual(grammars.tokenize("}\n</tool_call>"));
-        expect(shaper.push("\n<tool")).toEqual({events: []});
-        expect(shaper.push("_call>")).toEqual({events: [], forced: grammars.tokenize("\n{\"name\": \"")});
-        expect(shaper.push("get_weather\", \"arguments\": ").events).toEqual([{type: "toolCall", index: 1, name: "get_weather"}]);
-        expect(shaper.push("{\"city\":\"x\"}").events).toEqual([{type: "toolArguments", index: 1, text: "{\"city\":\"x\"}"}]);
+        shaper.push("get_time\", \"arguments\": ", plenty);
+        expect(shaper.push("{}", plenty).forced).toEqual(grammars.tokenize("}\n</tool_call>"));
+        expect(shaper.push("\n<tool", plenty)).toEqual({events: []});
+        expect(shaper.push("_call>", plenty)).toEqual({events: [], forced: grammars.tokenize("\n{\"name\": \"")});
+        expect(shaper.push("get_weather\", \"arguments\": ", plenty).events).toEqual([{type: "toolCall", index: 1, name: "get_weather"}]);
+        expect(shaper.push("{\"city\":\"x\"}", plenty).events).toEqual([{type: "toolArguments", index: 1, text: "{\"city\":\"x\"}"}]);
+    });
+
+    it("ends after a whole call when the budget left could not hold another one", () => {
+        const shaper = reply("required");
+        shaper.push("get_time\", \"arguments\": ", plenty);
+        expect(shaper.push("{}", 20)).toEqual({events: [{type: "toolArguments", index: 0, text: "{}"}], finish: "toolCalls"});
     });
 
     it("parallel_tool_calls false: the reply ends after the first call", () => {
         const shaper = reply("required", {parallel: false});
-        shaper.push("get_time\", \"arguments\": ");
-        expect(shaper.push("{}")).toEqual({events: [{type: "toolArguments", index: 0, text: "{}"}], finish: "toolCalls"});
+        shaper.push("get_time\", \"arguments\": ", plenty);
+        expect(shaper.push("{}", plenty)).toEqual({events: [{type: "toolArguments", index: 0, text: "{}"}], finish: "toolCalls"});
     });
 
     it("favours closing tokens only when the budget left is what the arguments still need", () => {
         const shaper = reply({name: "get_weather"});
-        shaper.push("{\"city\": \"Par");
+        shaper.push("{\"city\": \"Par", plenty);
         const reserve = 8 + chars("{\"city\":\"\"}");
         expect(shaper.tokenBias(1000)).toBeUndefined();
         expect(shaper.tokenBias(reserve)).toEqual({bias: "closing", inString: true});

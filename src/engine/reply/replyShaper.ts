@@ -22,8 +22,8 @@ export interface ReplyShaper {
     grammar(): LlamaGrammarEvaluationState | undefined;
     /** A bias for the next token, given how many completion tokens are left. */
     tokenBias(remainingTokens: number): TokenBias | undefined;
-    /** The text of the next sampled token. */
-    push(text: string): ShaperStep;
+    /** The text of the next sampled token, and how many completion tokens are left after it. */
+    push(text: string, remainingTokens: number): ShaperStep;
     /** The model ended the reply (an end-of-generation or template stop token); `rest` is text still being decoded. */
     end(rest: string): ShaperStep;
     /** The token budget ran out: whatever is still held back. */

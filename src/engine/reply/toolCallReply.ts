@@ -24,6 +24,8 @@ export class ToolCallReply implements ReplyShaper {
     private readonly trigger: string;
     private readonly afterTrigger: string;
     private readonly maxCalls: number;
+    /** Tokens another call needs at least (characters bound tokens): opened only when the budget has them. */
+    private readonly nextCallCost: number;
     private phase: Phase;
     private state: LlamaGrammarEvaluationState | undefined;
     private written = "";
@@ -42,6 +44,9 @@ export class ToolCallReply implements ReplyShaper {
         this.text = new TextReply(stops, this.trigger);
         const named = typeof format.choice === "object" ? this.tool(format.choice.name) : null;
         this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
+        this.nextCallCost = syntax.suffix.toString().length + (syntax.betweenCalls?.toString().length ?? 0) + prefix.length +
+            Math.max(...format.tools.map((tool) => tool.name.length)) + syntax.paramsPrefix.length +
+            Math.min(...format.tools.map((tool) => closingReserve(tool.parameters)));
 
         if (format.choice === "auto" || format.choice === "none")
             this.phase = "text";
@@ -66,7 +71,7 @@ export class ToolCallReply implements ReplyShaper {
             : undefined;
     }
 
-    public push(text: string): ShaperStep {
+    public push(text: string, remainingTokens: number): ShaperStep {
         switch (this.phase) {
             case "text": {
                 const step = this.text.push(text);
@@ -79,7 +84,7 @@ export class ToolCallReply implements ReplyShaper {
             case "name":
                 return this.pushName(text);
             case "arguments":
-                return this.pushArguments(text);
+                return this.pushArguments(text, remainingTokens);
             case "next":
                 this.written += text;
                 if (this.written !== this.syntax.betweenCalls!.toString() + this.trigger)
@@ -112,7 +117,7 @@ export class ToolCallReply implements ReplyShaper {
         return {events: [this.startArguments(tool)]};
     }
 
-    private pushArguments(text: string): ShaperStep {
+    private pushArguments(text: string, remainingTokens = 0): ShaperStep {
         const call = this.current;
         if (call == null)
             return {events: []};
@@ -124,7 +129,8 @@ export class ToolCallReply implements ReplyShaper {
 
         this.calls++;
         this.current = null;
-        if (this.calls >= this.maxCalls)
+        // A model that keeps calling would have its last call cut off by max_tokens: end with whole calls instead.
+        if (this.calls >= this.maxCalls || remainingTokens < this.nextCallCost)
             return {events, finish: "toolCalls"};
         // Close this call, then let the model choose between opening another one and ending.
         this.phase = "next";
