@@ -38,14 +38,16 @@ function expectValidCalls(calls: ChatCompletionMessageFunctionToolCall[] | undef
     return calls!;
 }
 
-/** A streamed reply assembled the way the SDKs do it: by index, name from the first fragment, arguments appended. */
-async function streamedCalls(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming) {
+/** A streamed reply assembled the way the SDKs do it: content appended; calls by index, name from the first fragment, arguments appended. */
+async function streamedReply(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming) {
     const stream = await client.chat.completions.create({...request, stream: true});
     const calls: ChatCompletionMessageFunctionToolCall[] = [];
+    let content = "";
     let finishReason: string | null = null;
     for await (const chunk of stream) {
         const choice = chunk.choices[0]!;
         finishReason = choice.finish_reason ?? finishReason;
+        content += choice.delta.content ?? "";
         for (const fragment of choice.delta.tool_calls ?? []) {
             if (fragment.id != null) {
                 expect(fragment).toMatchObject({type: "function", function: {arguments: ""}});
@@ -58,7 +60,7 @@ async function streamedCalls(client: OpenAI, request: ChatCompletionCreateParams
             }
         }
     }
-    return {calls, finishReason};
+    return {content, calls, finishReason};
 }
 
 /** The same conformance checks for every model whose template renders tools. */
@@ -88,7 +90,7 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             const calls = expectValidCalls(choice!.message.tool_calls as ChatCompletionMessageFunctionToolCall[]);
             expect(calls.map((call) => call.function.name)).toEqual(["get_weather"]);
 
-            const streamed = await streamedCalls(client, request);
+            const streamed = await streamedReply(client, request);
             expect(streamed.finishReason).toBe("tool_calls");
             expect(streamed.calls.map((call) => call.function)).toEqual(calls.map((call) => call.function));
         });
@@ -99,7 +101,7 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             expect(reply.choices[0]!.message.content).toBeNull();
             const calls = expectValidCalls(reply.choices[0]!.message.tool_calls as ChatCompletionMessageFunctionToolCall[]);
 
-            const streamed = await streamedCalls(client, {...base, tool_choice: "required"});
+            const streamed = await streamedReply(client, {...base, tool_choice: "required"});
             expect(streamed.finishReason).toBe("tool_calls");
             expect(streamed.calls.map((call) => call.function)).toEqual(calls.map((call) => call.function));
         });
@@ -109,20 +111,30 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             expect(expectValidCalls(reply.choices[0]!.message.tool_calls as ChatCompletionMessageFunctionToolCall[])).toHaveLength(1);
         });
 
-        it("auto: text or valid calls, with the matching finish_reason", async () => {
-            const reply = await client.chat.completions.create({...base, tool_choice: "auto"});
+        it("auto: text or valid calls, with the matching finish_reason, streamed alike", async () => {
+            const request = {...base, tool_choice: "auto" as const};
+            const reply = await client.chat.completions.create(request);
             const [choice] = reply.choices;
             if (choice!.message.tool_calls != null) {
                 expect(choice!.finish_reason).toBe("tool_calls");
                 expectValidCalls(choice!.message.tool_calls as ChatCompletionMessageFunctionToolCall[]);
             } else
                 expect(["stop", "length"]).toContain(choice!.finish_reason);
+
+            const streamed = await streamedReply(client, request);
+            expect(streamed.content).toBe(choice!.message.content ?? "");
+            expect(streamed.calls.map((call) => call.function)).toEqual((choice!.message.tool_calls ?? []).map((call) => (call as ChatCompletionMessageFunctionToolCall).function));
+            expect(streamed.finishReason).toBe(choice!.finish_reason);
         });
 
-        it("none: a text reply without tool_calls", async () => {
-            const reply = await client.chat.completions.create({...base, tool_choice: "none"});
+        it("none: a text reply without tool_calls, streamed alike", async () => {
+            const request = {...base, tool_choice: "none" as const};
+            const reply = await client.chat.completions.create(request);
             expect(reply.choices[0]!.message.tool_calls).toBeUndefined();
             expect(["stop", "length"]).toContain(reply.choices[0]!.finish_reason);
+
+            const streamed = await streamedReply(client, request);
+            expect(streamed).toEqual({content: reply.choices[0]!.message.content, calls: [], finishReason: reply.choices[0]!.finish_reason});
         });
 
         it("round trip: the calls and their results go back through the template, over several tool turns", async () => {
@@ -207,7 +219,7 @@ describe("parallel tool calls", () => {
             expect(calls.length).toBeGreaterThan(1);
             expect(new Set(calls.map((call) => call.id)).size).toBe(calls.length);
 
-            const streamed = await streamedCalls(client, request);
+            const streamed = await streamedReply(client, request);
             expect(streamed.finishReason).toBe("tool_calls");
             expect(streamed.calls.map((call) => call.function)).toEqual(calls.map((call) => call.function));
         }
