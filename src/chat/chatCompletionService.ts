@@ -1,4 +1,5 @@
-import type {GenerationEvent, GenerationResult, LoadedModel} from "../engine/types.js";
+import type {GenerationEvent, GenerationResult, JsonSchema, LoadedModel, ReplyFormat} from "../engine/types.js";
+import {BadRequestError} from "../errors.js";
 import type {ModelCapability} from "../protocol/models.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 import {rejectUnsupportedFields} from "../protocol/unsupportedFields.js";
@@ -6,6 +7,26 @@ import {newReplyIdentity, type ReplyIdentity} from "./chatCompletionFormat.js";
 import {toReplyPlan} from "./replyFormat.js";
 import {toGenerationOptions} from "./generationSettings.js";
 import {toChatHistory} from "./toChatHistory.js";
+
+/**
+ * Grammars are built now, not once the stream has started, so a schema llama.cpp cannot turn into
+ * a grammar (a recursion it cannot unroll, say) is a 400 naming it rather than a failed stream.
+ */
+function compileGrammars(model: LoadedModel, format: ReplyFormat): void {
+    const schemas: Array<{schema: JsonSchema | null, param: string}> = format.type === "json"
+        ? [{schema: format.schema, param: "response_format"}]
+        : format.type === "toolCalls" && format.choice !== "none"
+            ? format.tools.map((tool, index) => ({schema: tool.parameters, param: `tools[${index}].function.parameters`}))
+            : [];
+    for (const {schema, param} of schemas) {
+        try {
+            model.compileSchema(schema);
+        } catch (error) {
+            throw new BadRequestError(`Invalid '${param}': the schema cannot be turned into a grammar (${(error as Error).message}).`,
+                {param, code: "unsupported_schema_keyword"});
+        }
+    }
+}
 
 export type ModelSource = {acquire(id: string, capability: ModelCapability): Promise<LoadedModel>};
 
@@ -31,6 +52,7 @@ export class ChatCompletionService {
         const model = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat");
         // With tool_choice "auto" or "none", a model whose template cannot render tools simply answers in text.
         const format = plan.format.type === "toolCalls" && !model.supportsTools ? {type: "text"} as const : plan.format;
+        compileGrammars(model, format);
         const prompt = model.prepareChat(history, format.type === "toolCalls" ? format.tools : []);
         const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
         const lease = await model.acquireSequence(prompt, signal);

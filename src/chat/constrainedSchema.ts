@@ -19,6 +19,10 @@ const unenforceable = new Set([
     "contentEncoding", "contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"
 ]);
 const supportedFormats = new Set(["date-time", "date", "time"]);
+/** llama.cpp's grammar parser refuses larger repetition counts (MAX_REPETITION_THRESHOLD). */
+const maxRepetition = 2000;
+/** Keywords a schema with `anyOf` / `oneOf` must not also have: the grammar follows one branch alone. */
+const branchSiblings = ["type", "properties", "required", "additionalProperties", "items", "prefixItems", "enum", "const"];
 const anyJson: JsonSchema = {
     oneOf: [{type: ["string", "number", "boolean", "null"]}, {type: "object", additionalProperties: true}, {type: "array"}]
 };
@@ -56,11 +60,23 @@ function convert(schema: unknown, path: string, defNames: ReadonlySet<string>): 
         return {$ref: toDefRef(schema.$ref, path, defNames), ...description} as JsonSchema;
     if ("const" in schema)
         return {const: literal(schema.const, `${path}.const`), ...description};
-    if (Array.isArray(schema.enum))
+    if (Array.isArray(schema.enum)) {
+        if (schema.enum.length === 0)
+            throw invalid(`${path}.enum`, "an empty enum matches nothing");
         return {enum: schema.enum.map((value, index) => literal(value, `${path}.enum[${index}]`)), ...description};
+    }
     const alternatives = schema.anyOf ?? schema.oneOf;
-    if (Array.isArray(alternatives))
-        return {oneOf: alternatives.map((alternative, index) => convert(alternative, `${path}.${schema.anyOf != null ? "anyOf" : "oneOf"}[${index}]`, defNames)), ...description};
+    if (Array.isArray(alternatives)) {
+        const keyword = schema.anyOf != null ? "anyOf" : "oneOf";
+        if (alternatives.length === 0)
+            throw invalid(`${path}.${keyword}`, `an empty ${keyword} matches nothing`);
+        const sibling = branchSiblings.find((name) => name in schema);
+        if (sibling != null)
+            throw new BadRequestError(
+                `Invalid schema at '${path}': '${sibling}' next to '${keyword}' cannot be enforced by constrained decoding; repeat it inside each branch.`,
+                {param: `${path}.${sibling}`, code: "unsupported_schema_keyword"});
+        return {oneOf: alternatives.map((alternative, index) => convert(alternative, `${path}.${keyword}[${index}]`, defNames)), ...description};
+    }
 
     const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : [inferType(schema)];
     if (types.length > 1)
@@ -79,6 +95,8 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
             const missing = required.find((name) => typeof name !== "string" || !(name in properties));
             if (missing !== undefined)
                 throw invalid(`${path}.required`, `the required property '${String(missing)}' is not listed in 'properties'`);
+            // Every listed property is always written, so fewer allowed than listed cannot hold.
+            atLeast(schema, "maxProperties", Object.keys(properties).length, path);
             const additional = schema.additionalProperties;
             return {
                 type: "object",
@@ -89,6 +107,7 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
             } as JsonSchema;
         }
         case "array":
+            atLeast(schema, "maxItems", Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0, path);
             return {
                 type: "array",
                 ...(schema.items !== undefined ? {items: convert(schema.items, `${path}.items`, defNames)} : {}),
@@ -139,7 +158,17 @@ function numberKeyword(schema: SchemaObject, keyword: string, path: string): Rec
         return {};
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
         throw invalid(`${path}.${keyword}`, `'${keyword}' must be a non-negative integer`);
+    if (value > maxRepetition)
+        throw new BadRequestError(`Invalid schema at '${path}': constrained decoding enforces '${keyword}' only up to ${maxRepetition}.`,
+            {param: `${path}.${keyword}`, code: "unsupported_schema_keyword"});
     return {[keyword]: value};
+}
+
+function atLeast(schema: SchemaObject, keyword: string, minimum: number, path: string): void {
+    const value = schema[keyword];
+    if (typeof value === "number" && value < minimum)
+        throw new BadRequestError(`Invalid schema at '${path}': '${keyword}' below ${minimum} cannot be enforced: the grammar writes every listed entry.`,
+            {param: `${path}.${keyword}`, code: "unsupported_schema_keyword"});
 }
 
 function asObject(value: unknown, path: string): SchemaObject {

@@ -47,12 +47,19 @@ export function toReplyPlan(request: ChatCompletionRequest): ReplyPlan {
 
 function toToolDefinition(tool: NonNullable<ChatCompletionRequest["tools"]>[number], index: number): ToolDefinition {
     const {name, description, parameters} = tool.function;
-    return {
-        name,
-        ...(description != null ? {description} : {}),
-        // OpenAI: a function without `parameters` takes an empty parameter list.
-        parameters: toConstrainedSchema(parameters ?? {type: "object", properties: {}, additionalProperties: false}, `tools[${index}].function.parameters`)
-    };
+    const param = `tools[${index}].function.parameters`;
+    const schema = toConstrainedSchema(asObjectSchema(parameters), param);
+    if ((schema as {type?: unknown}).type !== "object")
+        throw new BadRequestError(`Invalid '${param}': a function's parameters must be an object schema ("type": "object").`, {param});
+    return {name, ...(description != null ? {description} : {}), parameters: schema};
+}
+
+/** OpenAI: no `parameters` is an empty parameter list; a schema that names no type (`{}`) is any object. */
+function asObjectSchema(parameters: Record<string, unknown> | null | undefined): Record<string, unknown> {
+    if (parameters == null)
+        return {type: "object", properties: {}, additionalProperties: false};
+    const untyped = !["type", "anyOf", "oneOf", "enum", "const", "$ref"].some((keyword) => keyword in parameters);
+    return untyped ? {...parameters, type: "object"} : parameters;
 }
 
 function toJsonFormat(responseFormat: ChatCompletionRequest["response_format"]): ReplyFormat | null {

@@ -1,4 +1,4 @@
-import type {ChatHistoryItem, ChatModelFunctionCall} from "node-llama-cpp";
+import type {ChatHistoryItem, ChatModelFunctionCall, ChatModelResponse} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
 import type {ChatMessage, ContentPart} from "../protocol/chatCompletionRequest.js";
 
@@ -6,13 +6,18 @@ import type {ChatMessage, ContentPart} from "../protocol/chatCompletionRequest.j
  * OpenAI messages → the chat history node-llama-cpp's templates render.
  * `developer` is OpenAI's newer name for `system`. An assistant's tool calls and the `tool`
  * messages answering them become function-call items of that model turn, which is how the
- * templates render a call followed by its result.
+ * templates render a call followed by its result. An assistant message right after tool results
+ * continues that same model turn (the template's result markup already reopens the assistant's
+ * turn), as the model saw it when it wrote it: a new turn there would add an empty one.
  */
 export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {
     const history: ChatHistoryItem[] = [];
     const pendingCalls = new Map<string, ChatModelFunctionCall>();
+    let afterToolResult = false;
 
     messages.forEach((message, index) => {
+        if (message.role !== "tool" && message.role !== "assistant")
+            afterToolResult = false;
         switch (message.role) {
             case "system":
             case "developer":
@@ -22,7 +27,9 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                 history.push({type: "user", text: contentText(message.content, index)});
                 return;
             case "assistant": {
-                const response: Array<string | ChatModelFunctionCall> = [];
+                const previous = history.at(-1);
+                const continues = afterToolResult && previous?.type === "model";
+                const response: ChatModelResponse["response"] = continues ? previous.response : [];
                 if (message.content != null)
                     response.push(contentText(message.content, index));
                 message.tool_calls?.forEach((call, callIndex) => {
@@ -36,7 +43,9 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                     pendingCalls.set(call.id, functionCall);
                     response.push(functionCall);
                 });
-                history.push({type: "model", response});
+                if (!continues)
+                    history.push({type: "model", response});
+                afterToolResult = false;
                 return;
             }
             case "tool": {
@@ -46,6 +55,7 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                         `messages[${index}]: a tool message must answer a tool call of an earlier assistant message; no call has id '${message.tool_call_id}'.`,
                         {param: `messages[${index}].tool_call_id`});
                 call.result = toolResult(contentText(message.content, index));
+                afterToolResult = true;
                 return;
             }
         }

@@ -10,7 +10,7 @@ import type {LlamaRuntime} from "./llamaRuntime.js";
 import {generateOnSequence} from "./sequenceGeneration.js";
 import {SequencePool} from "./sequencePool.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt} from "./textPrompt.js";
-import type {EmbeddingResult, GenerationOptions, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition} from "./types.js";
+import type {EmbeddingResult, GenerationOptions, JsonSchema, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition} from "./types.js";
 
 export type ModelLoadOptions = {
     path: string,
@@ -82,6 +82,10 @@ export class LlamaLoadedModel implements LoadedModel {
 
     public prepareChat(history: ChatHistoryItem[], tools: readonly ToolDefinition[] = []): PreparedPrompt {
         return renderChatPrompt(this.model, this.generating().chatWrapper, history, tools);
+    }
+
+    public compileSchema(schema: JsonSchema | null): void {
+        this.generating().grammars.json(schema);
     }
 
     public prepareText(prompt: string): PreparedPrompt {

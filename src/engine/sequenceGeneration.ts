@@ -53,6 +53,9 @@ export async function* generateOnSequence(
     const detokenizer = new IncrementalDetokenizer(detokenize, prompt.tokens);
     const stopTokens = new Set(prompt.stopTokens);
     // Sampled and forced tokens alike are the reply's, for the budget and for usage.
+    // A forced opening that does not fit the budget is not evaluated at all (it could overflow the context).
+    if (shaper.opening.tokens.length >= options.maxTokens)
+        return result("length", 0);
     const generated: Token[] = [...shaper.opening.tokens];
     detokenizer.skip(shaper.opening.tokens);
     yield* shaper.opening.events;
@@ -86,7 +89,7 @@ export async function* generateOnSequence(
             yield* events;
             if (finish != null)
                 return result(finish, generated.length);
-            if (generated.length >= options.maxTokens) {
+            if (generated.length + forced.length >= options.maxTokens) {
                 yield* shaper.cut(detokenizer.flush());
                 return result("length", generated.length);
             }

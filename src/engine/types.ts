@@ -104,6 +104,8 @@ export interface LoadedModel {
     readonly supportsTools: boolean,
     /** Renders the conversation; with `tools`, the template documents them and the prompt says how calls look. */
     prepareChat(history: ChatHistoryItem[], tools?: readonly ToolDefinition[]): PreparedPrompt,
+    /** Builds (and caches) the grammar for a JSON schema (null: any object); throws when llama.cpp cannot parse it. */
+    compileSchema(schema: JsonSchema | null): void,
     /** A raw prompt, no template (legacy completions). */
     prepareText(prompt: string): PreparedPrompt,
     /** A fill-in-the-middle prompt; only when `supportsInfill`. */

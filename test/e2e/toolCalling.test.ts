@@ -195,6 +195,12 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             await expect(badSchema).rejects.toMatchObject({status: 400, param: "response_format.json_schema.schema.properties.n.minimum"});
             await expect(client.chat.completions.create({...base, tool_choice: {type: "function", function: {name: "missing"}}}))
                 .rejects.toMatchObject({status: 400, param: "tool_choice"});
+            // A left recursion llama.cpp's grammar parser refuses: a 400 before any stream starts, not a failed one.
+            const recursive = client.chat.completions.create({
+                model: "m", messages: question, stream: true,
+                response_format: {type: "json_schema", json_schema: {name: "r", schema: {$ref: "#/$defs/a", $defs: {a: {$ref: "#/$defs/a"}}}}}
+            });
+            await expect(recursive).rejects.toMatchObject({status: 400, param: "response_format"});
         });
     });
 }

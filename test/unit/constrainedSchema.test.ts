@@ -62,7 +62,11 @@ describe("toConstrainedSchema", () => {
         [{type: "array", items: {type: "string"}, uniqueItems: true}, "response_format.json_schema.schema.uniqueItems"],
         [{allOf: [{type: "string"}]}, "response_format.json_schema.schema.allOf"],
         [{type: "string", format: "email"}, "response_format.json_schema.schema.format"],
-        [{type: "object", properties: {a: {$ref: "#/$defs/missing"}}}, "response_format.json_schema.schema.properties.a.$ref"]
+        [{type: "object", properties: {a: {$ref: "#/$defs/missing"}}}, "response_format.json_schema.schema.properties.a.$ref"],
+        [{type: "string", maxLength: 5000}, "response_format.json_schema.schema.maxLength"],
+        [{type: "object", properties: {a: {type: "string"}, b: {type: "string"}}, maxProperties: 1}, "response_format.json_schema.schema.maxProperties"],
+        [{type: "array", prefixItems: [{type: "string"}, {type: "string"}], maxItems: 1}, "response_format.json_schema.schema.maxItems"],
+        [{type: "object", required: ["kind"], properties: {kind: {const: "x"}}, oneOf: [{properties: {a: {type: "integer"}}}]}, "response_format.json_schema.schema.type"]
     ])("rejects %j with a 400 naming the keyword", (schema, param) => {
         const error = rejection(schema);
         expect(error).toMatchObject({status: 400, param, code: "unsupported_schema_keyword"});
@@ -75,5 +79,7 @@ describe("toConstrainedSchema", () => {
         expect(rejection({type: "object", properties: {a: 5}})).toMatchObject({param: "response_format.json_schema.schema.properties.a"});
         expect(rejection({type: "date"})).toMatchObject({param: "response_format.json_schema.schema.type"});
         expect(rejection({enum: [{a: 1}]})).toMatchObject({param: "response_format.json_schema.schema.enum[0]"});
+        expect(rejection({enum: []})).toMatchObject({param: "response_format.json_schema.schema.enum", code: "invalid_schema"});
+        expect(rejection({anyOf: []})).toMatchObject({param: "response_format.json_schema.schema.anyOf", code: "invalid_schema"});
     });
 });

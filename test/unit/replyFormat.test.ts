@@ -58,6 +58,13 @@ describe("toReplyPlan", () => {
             .toEqual({type: "json", schema: {type: "array", items: {type: "integer"}}});
     });
 
+    it("reads tool parameters {} as any object, and refuses a root that is not an object", () => {
+        const loose = plan({tools: [{type: "function", function: {name: "f", parameters: {}}}]});
+        expect(loose.format).toMatchObject({tools: [{name: "f", parameters: {type: "object", additionalProperties: true}}]});
+        expect(rejection({tools: [{type: "function", function: {name: "f", parameters: {type: "string"}}}]}))
+            .toMatchObject({status: 400, param: "tools[0].function.parameters"});
+    });
+
     it.each([
         [{tool_choice: "required"}, "tool_choice"],
         [{tools: [weather], tool_choice: {type: "function", function: {name: "nope"}}}, "tool_choice"],

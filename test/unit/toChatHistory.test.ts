@@ -48,7 +48,7 @@ describe("toChatHistory", () => {
         expect(rejection({role: "user", content: [{type: "text"}]}).param).toBe("messages[0].content[0]");
     });
 
-    it("turns assistant tool calls and their tool results into function-call items of that turn", () => {
+    it("turns assistant tool calls and their tool results into function-call items of that turn, which the next assistant message continues", () => {
         const history = toChatHistory(messages(
             {role: "user", content: "Weather in Paris and Rome?"},
             {role: "assistant", content: null, tool_calls: [
@@ -63,10 +63,30 @@ describe("toChatHistory", () => {
             {type: "user", text: "Weather in Paris and Rome?"},
             {type: "model", response: [
                 {type: "functionCall", name: "weather", params: {city: "Paris"}, result: "rainy", startsNewChunk: true},
-                {type: "functionCall", name: "weather", params: {city: "Rome"}, result: "sunny", startsNewChunk: false}
-            ]},
-            {type: "model", response: ["Paris: rainy, Rome: sunny."]}
+                {type: "functionCall", name: "weather", params: {city: "Rome"}, result: "sunny", startsNewChunk: false},
+                "Paris: rainy, Rome: sunny."
+            ]}
         ]);
+    });
+
+    it("continues one model turn over several tool rounds, until a user message starts a new one", () => {
+        const call = (id: string) => ({id, type: "function" as const, function: {name: "f", arguments: "{}"}});
+        const history = toChatHistory(messages(
+            {role: "user", content: "go"},
+            {role: "assistant", content: null, tool_calls: [call("a")]},
+            {role: "tool", tool_call_id: "a", content: "{\"n\": 1}"},
+            {role: "assistant", content: null, tool_calls: [call("b")]},
+            {role: "tool", tool_call_id: "b", content: "done"},
+            {role: "assistant", content: "All done."},
+            {role: "user", content: "thanks"},
+            {role: "assistant", content: "You're welcome."}
+        ));
+        expect(history.map((item) => item.type)).toEqual(["user", "model", "user", "model"]);
+        expect(history[1]).toEqual({type: "model", response: [
+            {type: "functionCall", name: "f", params: {}, result: {n: 1}, startsNewChunk: true},
+            {type: "functionCall", name: "f", params: {}, result: "done", startsNewChunk: true},
+            "All done."
+        ]});
     });
 
     it("keeps assistant text that precedes its tool calls", () => {

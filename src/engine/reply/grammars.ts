@@ -27,6 +27,7 @@ export class ReplyGrammars {
     private readonly grammars = new Map<string, LlamaGrammar>();
     private readonly closing = new Map<boolean, TokenBias>();
     private bans: TokenBias | null = null;
+    private readonly textBans = new Map<string, TokenBias>();
 
     public constructor(private readonly model: LlamaModel) {}
 
@@ -60,6 +61,17 @@ export class ReplyGrammars {
         const body = `(${alternatives}) ${gbnfString(suffix)}`;
         const grammar = `root ::= ${optional ? `(${body})?` : body}`;
         return this.state(grammar, () => new LlamaGrammar(this.model.llama, {grammar}));
+    }
+
+    /** The constrained bias, plus `text` never sampled where it is a single token (a special tag like `<tool_call>`). */
+    public banning(text: string): TokenBias {
+        let bias = this.textBans.get(text);
+        if (bias == null) {
+            const tokens = this.tokenize(text);
+            bias = banTokens(new TokenBias(this.model.tokenizer), [...invalidUtf8Tokens(this.model), ...(tokens.length === 1 ? tokens : [])]);
+            this.textBans.set(text, bias);
+        }
+        return bias;
     }
 
     /**

@@ -46,7 +46,7 @@ export class ToolCallReply implements ReplyShaper {
         this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
         this.nextCallCost = syntax.suffix.toString().length + (syntax.betweenCalls?.toString().length ?? 0) + prefix.length +
             Math.max(...format.tools.map((tool) => tool.name.length)) + syntax.paramsPrefix.length +
-            Math.min(...format.tools.map((tool) => closingReserve(tool.parameters)));
+            Math.max(...format.tools.map((tool) => closingReserve(tool.parameters)));
 
         if (format.choice === "auto" || format.choice === "none")
             this.phase = "text";
@@ -65,6 +65,9 @@ export class ToolCallReply implements ReplyShaper {
     }
 
     public tokenBias(remainingTokens: number): TokenBias | undefined {
+        // "none": a template whose call opens with one special token cannot open a call at all.
+        if (this.format.choice === "none")
+            return this.grammars.banning(this.trigger);
         const call = this.current;
         return this.phase === "arguments" && call != null && remainingTokens <= call.reserve + call.scanner.openScopes
             ? this.grammars.closingBias(call.scanner.isInString)

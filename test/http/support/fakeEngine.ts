@@ -61,6 +61,8 @@ export class FakeModel implements LoadedModel {
         return wordTokens(renderForTest(history));
     }
 
+    public compileSchema(): void {}
+
     public prepareText(prompt: string): PreparedPrompt {
         return wordTokens(prompt);
     }
