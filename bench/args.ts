@@ -13,6 +13,8 @@ export type BenchOptions = {
     runs: number,
     /** undefined: chatserve's own default (the server reports what it chose). */
     threads: number | undefined,
+    /** undefined: chatserve's own default. */
+    decodeThreads: number | undefined,
     gpu: GpuChoice,
     quick: boolean,
     /** Run `npm run build` when dist/ is missing or older than src/. */
@@ -26,11 +28,12 @@ export type BenchOptions = {
     outFile: string
 };
 
-const usage = `usage: npm run bench -- [model.gguf] [--model PATH] [--runs N] [--threads N] [--gpu auto|cpu|cuda|metal|vulkan]
+const usage = `usage: npm run bench -- [model.gguf] [--model PATH] [--runs N] [--threads N] [--decode-threads N] [--gpu auto|cpu|cuda|metal|vulkan]
                       [--quick] [--no-build] [--out FILE]
   model     default ../shared/models/bench-random-smollm2-135m-shape-q8_0.gguf (relative to the project root)
   --runs    measured runs of every phase (default 3); medians and min–max are reported
   --threads inference threads for the server and the in-process floor (default: chatserve's default)
+  --decode-threads  threads for one-token steps, server and floor (default: chatserve's default)
   --quick   a smoke run: fewer generated tokens and shorter prompts
   --no-build  use dist/ as it is, even if src/ is newer
   --out     JSON results (default bench/results/latest.json)`;
@@ -43,6 +46,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
             model: {type: "string"},
             runs: {type: "string", default: "3"},
             threads: {type: "string"},
+            "decode-threads": {type: "string"},
             gpu: {type: "string", default: "auto"},
             quick: {type: "boolean", default: false},
             "no-build": {type: "boolean", default: false},
@@ -65,6 +69,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         modelPath: path.resolve(projectRoot, modelArg),
         runs: positiveInteger("--runs", values.runs),
         threads: values.threads == null ? undefined : positiveInteger("--threads", values.threads),
+        decodeThreads: values["decode-threads"] == null ? undefined : positiveInteger("--decode-threads", values["decode-threads"]),
         gpu,
         quick,
         build: !values["no-build"],

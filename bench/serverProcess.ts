@@ -26,7 +26,7 @@ const startTimeoutMs = 60_000;
  * --parallel and --max-queue stay at chatserve's defaults unless `extraArgs` sets them.
  */
 export async function startServerProcess(
-    options: {modelPath: string, threads: number | undefined, gpu: GpuChoice, extraArgs?: readonly string[]}
+    options: {modelPath: string, threads: number | undefined, decodeThreads?: number, gpu: GpuChoice, extraArgs?: readonly string[]}
 ): Promise<ServerProcess> {
     await fs.access(options.modelPath);
     const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-bench-"));
@@ -36,6 +36,8 @@ export async function startServerProcess(
     const args = ["bin/chatserve.js", "--models", modelsDir, "--port", "0", "--gpu", options.gpu, "--log-level", "warn"];
     if (options.threads != null)
         args.push("--threads", String(options.threads));
+    if (options.decodeThreads != null)
+        args.push("--decode-threads", String(options.decodeThreads));
     args.push(...options.extraArgs ?? []);
     const child = spawn(process.execPath, args, {cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"]});
 
