@@ -216,7 +216,7 @@ describe("parallel tool calls", () => {
 
     it("puts several calls in one reply, each valid and indexed in order, streamed alike, and never cuts the last one off", async () => {
         const client = server.client();
-        for (const maxTokens of [200, 300]) {
+        for (const maxTokens of [320, 480]) {
             const request = {model: "m", messages: question, tools, tool_choice: "required" as const, temperature: 0, max_tokens: maxTokens};
             const reply = await client.chat.completions.create(request);
             // Out of budget for another whole call, the reply ends with the calls it has.
