@@ -87,13 +87,22 @@ for (let run = 1; run <= options.runs; run++) {
     results.chatserve.push(await withChatserve((target) => measure(target, run)));
 }
 
+function chatserveSettings(): string {
+    const flags = [
+        options.threads != null ? `--threads ${options.threads}` : "",
+        options.decodeThreads != null ? `--decode-threads ${options.decodeThreads}` : "",
+        process.env.UV_THREADPOOL_SIZE != null ? `UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE}` : ""
+    ].filter((flag) => flag !== "");
+    return flags.length === 0 ? "chatserve at its defaults" : `chatserve with ${flags.join(" ")}`;
+}
+
 const row = (name: string, unit: string, pick: (figures: Figures) => number, digits = 1) => {
     const ours = median(results.chatserve.map(pick));
     const theirs = median(results.llamaServer.map(pick));
     return `| ${name} | ${ours.toFixed(digits)} | ${theirs.toFixed(digits)} | ${unit} | ${ratio(ours, theirs).toFixed(3)} |`;
 };
 process.stdout.write([
-    `## chatserve vs llama-server (${options.modelPath}, both at their defaults, ${options.runs} alternating runs, medians)`,
+    `## chatserve vs llama-server (${options.modelPath}, ${chatserveSettings()}, llama-server at its defaults, ${options.runs} alternating runs, medians)`,
     "",
     "| measure | chatserve | llama-server | unit | chatserve ÷ llama-server |",
     "|---|---|---|---|---|",
