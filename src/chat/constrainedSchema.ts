@@ -47,9 +47,7 @@ function convert(schema: unknown, path: string, defNames: ReadonlySet<string>): 
         throw invalid(path, "a schema must be a JSON object or true");
     for (const keyword of Object.keys(schema))
         if (unenforceable.has(keyword))
-            throw new BadRequestError(
-                `Invalid schema at '${path}': the keyword '${keyword}' cannot be enforced by constrained decoding. Remove it, or validate it yourself after the reply.`,
-                {param: `${path}.${keyword}`, code: "unsupported_schema_keyword"});
+            throw unsupported(path, keyword, `the keyword '${keyword}' cannot be enforced by constrained decoding. Remove it, or validate it yourself after the reply`);
     if (schema.nullable === true) {
         const {nullable: _, ...rest} = schema;
         return {oneOf: [convert(rest, path, defNames), {type: "null"}]};
@@ -72,20 +70,17 @@ function convert(schema: unknown, path: string, defNames: ReadonlySet<string>): 
             throw invalid(`${path}.${keyword}`, `an empty ${keyword} matches nothing`);
         const sibling = branchSiblings.find((name) => name in schema);
         if (sibling != null)
-            throw new BadRequestError(
-                `Invalid schema at '${path}': '${sibling}' next to '${keyword}' cannot be enforced by constrained decoding; repeat it inside each branch.`,
-                {param: `${path}.${sibling}`, code: "unsupported_schema_keyword"});
+            throw unsupported(path, sibling, `'${sibling}' next to '${keyword}' cannot be enforced by constrained decoding; repeat it inside each branch`);
         return {oneOf: alternatives.map((alternative, index) => convert(alternative, `${path}.${keyword}[${index}]`, defNames)), ...description};
     }
 
     const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : [inferType(schema)];
     if (types.length > 1)
         return {oneOf: types.map((type) => convert({...schema, type}, path, defNames)), ...description};
-    return convertTyped(schema, types[0], path, defNames);
+    return convertTyped(schema, types[0], path, defNames, description);
 }
 
-function convertTyped(schema: SchemaObject, type: unknown, path: string, defNames: ReadonlySet<string>): JsonSchema {
-    const description = typeof schema.description === "string" ? {description: schema.description} : {};
+function convertTyped(schema: SchemaObject, type: unknown, path: string, defNames: ReadonlySet<string>, description: {description?: string}): JsonSchema {
     switch (type) {
         case "any":
             return anyJson;
@@ -117,9 +112,8 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
         case "string":
             if (schema.format !== undefined) {
                 if (typeof schema.format !== "string" || !supportedFormats.has(schema.format))
-                    throw new BadRequestError(
-                        `Invalid schema at '${path}': the string format '${String(schema.format)}' cannot be enforced by constrained decoding (supported: ${[...supportedFormats].join(", ")}).`,
-                        {param: `${path}.format`, code: "unsupported_schema_keyword"});
+                    throw unsupported(path, "format",
+                        `the string format '${String(schema.format)}' cannot be enforced by constrained decoding (supported: ${[...supportedFormats].join(", ")})`);
                 return {type: "string", format: schema.format as "date-time", ...description};
             }
             return {type: "string", ...numberKeyword(schema, "minLength", path), ...numberKeyword(schema, "maxLength", path), ...description};
@@ -141,15 +135,14 @@ function inferType(schema: SchemaObject): string {
 function toDefRef(ref: string, path: string, defNames: ReadonlySet<string>): string {
     const name = /^#\/(?:\$defs|definitions)\/([^/]+)$/.exec(ref)?.[1];
     if (name == null || !defNames.has(name))
-        throw new BadRequestError(`Invalid schema at '${path}': '$ref' must point to a definition of the root schema ('#/$defs/<name>'); '${ref}' does not.`,
-            {param: `${path}.$ref`, code: "unsupported_schema_keyword"});
+        throw unsupported(path, "$ref", `'$ref' must point to a definition of the root schema ('#/$defs/<name>'); '${ref}' does not`);
     return `#/$defs/${name}`;
 }
 
 function literal(value: unknown, path: string): string | number | boolean | null {
     if (value === null || ["string", "number", "boolean"].includes(typeof value))
         return value as string | number | boolean | null;
-    throw new BadRequestError(`Invalid schema at '${path}': only strings, numbers, booleans and null can be listed.`, {param: path, code: "unsupported_schema_keyword"});
+    throw unsupported(path, null, "only strings, numbers, booleans and null can be listed");
 }
 
 function numberKeyword(schema: SchemaObject, keyword: string, path: string): Record<string, number> {
@@ -159,16 +152,14 @@ function numberKeyword(schema: SchemaObject, keyword: string, path: string): Rec
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
         throw invalid(`${path}.${keyword}`, `'${keyword}' must be a non-negative integer`);
     if (value > maxRepetition)
-        throw new BadRequestError(`Invalid schema at '${path}': constrained decoding enforces '${keyword}' only up to ${maxRepetition}.`,
-            {param: `${path}.${keyword}`, code: "unsupported_schema_keyword"});
+        throw unsupported(path, keyword, `constrained decoding enforces '${keyword}' only up to ${maxRepetition}`);
     return {[keyword]: value};
 }
 
 function atLeast(schema: SchemaObject, keyword: string, minimum: number, path: string): void {
     const value = schema[keyword];
     if (typeof value === "number" && value < minimum)
-        throw new BadRequestError(`Invalid schema at '${path}': '${keyword}' below ${minimum} cannot be enforced: the grammar writes every listed entry.`,
-            {param: `${path}.${keyword}`, code: "unsupported_schema_keyword"});
+        throw unsupported(path, keyword, `'${keyword}' below ${minimum} cannot be enforced: the grammar writes every listed entry`);
 }
 
 function asObject(value: unknown, path: string): SchemaObject {
@@ -181,6 +172,12 @@ function asObject(value: unknown, path: string): SchemaObject {
 
 function isObject(value: unknown): value is SchemaObject {
     return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A schema that is valid JSON Schema but asks for what the grammar cannot enforce; `param` names the keyword. */
+function unsupported(path: string, keyword: string | null, reason: string): BadRequestError {
+    return new BadRequestError(`Invalid schema at '${path}': ${reason}.`,
+        {param: keyword == null ? path : `${path}.${keyword}`, code: "unsupported_schema_keyword"});
 }
 
 function invalid(path: string, reason: string): BadRequestError {
