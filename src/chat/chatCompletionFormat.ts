@@ -33,8 +33,9 @@ export function toFinishReason(reason: GenerationResult["finishReason"]): Finish
     }
 }
 
-export function newToolCallId(): string {
-    return `call_${randomBytes(12).toString("hex")}`;
+/** A call as it starts: its own id, its name, no arguments yet (they follow as text). */
+export function newToolCall(name: string): ToolCall {
+    return {id: `call_${randomBytes(12).toString("hex")}`, type: "function", function: {name, arguments: ""}};
 }
 
 /** A non-streamed reply: with tool calls and no text before them, `content` is null as in OpenAI's replies. */

@@ -85,7 +85,7 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public compileSchema(schema: JsonSchema | null): void {
-        this.generating().grammars.json(schema);
+        this.generating().grammars.compileJson(schema);
     }
 
     public prepareText(prompt: string): PreparedPrompt {

@@ -50,12 +50,12 @@ export async function* generateOnSequence(
     }
 
     const shaper = createReplyShaper(prompt, options, grammars);
-    const detokenizer = new IncrementalDetokenizer(detokenize, prompt.tokens);
-    const stopTokens = new Set(prompt.stopTokens);
-    // Sampled and forced tokens alike are the reply's, for the budget and for usage.
     // A forced opening that does not fit the budget is not evaluated at all (it could overflow the context).
     if (shaper.opening.tokens.length >= options.maxTokens)
         return result("length", 0);
+    const detokenizer = new IncrementalDetokenizer(detokenize, prompt.tokens);
+    const stopTokens = new Set(prompt.stopTokens);
+    // Sampled and forced tokens alike are the reply's, for the budget and for usage.
     const generated: Token[] = [...shaper.opening.tokens];
     detokenizer.skip(shaper.opening.tokens);
     yield* shaper.opening.events;
@@ -67,14 +67,12 @@ export async function* generateOnSequence(
             tokenBias: () => shaper.tokenBias(options.maxTokens - generated.length) ?? grammars.constrainedBias()
         })
     });
+    // The last sampled token: it is in the sequence only once the next step feeds it back.
+    let unevaluated: Token | undefined;
     try {
         // The evaluation ends by itself on an end-of-generation token.
         for (let step = await evaluation.next(); ;) {
-            // A sampled token is in the sequence only once it is fed back by the next step.
-            if (step.done === true)
-                unevaluatedTail.delete(sequence);
-            else
-                unevaluatedTail.set(sequence, step.value);
+            unevaluated = step.done === true ? undefined : step.value;
             if (signal.aborted)
                 return result("abort", generated.length);
             if (step.done === true || stopTokens.has(step.value)) {
@@ -98,6 +96,10 @@ export async function* generateOnSequence(
             step = await evaluation.next(forced.length === 0 ? undefined : [token, ...forced]);
         }
     } finally {
+        if (unevaluated == null)
+            unevaluatedTail.delete(sequence);
+        else
+            unevaluatedTail.set(sequence, unevaluated);
         await evaluation.return();
     }
 }

@@ -7,7 +7,7 @@ export type ToolCall = {id: string, type: "function", function: {name: string, a
 
 /** A streamed piece of a call: the first carries id, type, name and `arguments: ""`; later ones only argument text. */
 export type ToolCallDelta =
-    | {index: number, id: string, type: "function", function: {name: string, arguments: ""}}
+    | ToolCall & {index: number}
     | {index: number, function: {arguments: string}};
 
 export type Usage = {

@@ -25,9 +25,9 @@ const numberRules: Array<[RegExp, string]> = [
  */
 export class ReplyGrammars {
     private readonly grammars = new Map<string, LlamaGrammar>();
-    private readonly closing = new Map<boolean, TokenBias>();
-    private bans: TokenBias | null = null;
-    private readonly textBans = new Map<string, TokenBias>();
+    /** Token biases by purpose; each starts from the invalid-UTF-8 bans. */
+    private readonly biases = new Map<string, TokenBias>();
+    private invalidUtf8: Token[] | null = null;
 
     public constructor(private readonly model: LlamaModel) {}
 
@@ -37,14 +37,18 @@ export class ReplyGrammars {
      * string whose 4 "characters" every JSON parser reads as 4 replacement characters, past maxLength.
      */
     public constrainedBias(): TokenBias {
-        this.bans ??= banTokens(new TokenBias(this.model.tokenizer), invalidUtf8Tokens(this.model));
-        return this.bans;
+        return this.bias("constrained", () => {});
     }
 
     /** A JSON value matching `schema`; null means any JSON object. */
     public json(schema: JsonSchema | null): LlamaGrammarEvaluationState {
+        return new LlamaGrammarEvaluationState({model: this.model, grammar: this.compileJson(schema)});
+    }
+
+    /** Builds (or finds) the grammar for `schema`; throws when llama.cpp cannot parse it. */
+    public compileJson(schema: JsonSchema | null): LlamaGrammar {
         const resolved: JsonSchema = schema ?? {type: "object", additionalProperties: true};
-        return this.state(`json:${JSON.stringify(resolved)}`, () => {
+        return this.compiled(`json:${JSON.stringify(resolved)}`, () => {
             const grammar = numberRules.reduce(
                 (text, [rule, replacement]) => text.replace(rule, replacement),
                 new LlamaJsonSchemaGrammar(this.model.llama, resolved as never).grammar);
@@ -60,18 +64,16 @@ export class ReplyGrammars {
         const alternatives = choices.map(gbnfString).join(" | ");
         const body = `(${alternatives}) ${gbnfString(suffix)}`;
         const grammar = `root ::= ${optional ? `(${body})?` : body}`;
-        return this.state(grammar, () => new LlamaGrammar(this.model.llama, {grammar}));
+        return new LlamaGrammarEvaluationState({model: this.model, grammar: this.compiled(grammar, () => new LlamaGrammar(this.model.llama, {grammar}))});
     }
 
     /** The constrained bias, plus `text` never sampled where it is a single token (a special tag like `<tool_call>`). */
     public banning(text: string): TokenBias {
-        let bias = this.textBans.get(text);
-        if (bias == null) {
+        return this.bias(`ban:${text}`, (bias) => {
             const tokens = this.tokenize(text);
-            bias = banTokens(new TokenBias(this.model.tokenizer), [...invalidUtf8Tokens(this.model), ...(tokens.length === 1 ? tokens : [])]);
-            this.textBans.set(text, bias);
-        }
-        return bias;
+            if (tokens.length === 1)
+                bias.set(tokens[0]!, "never");
+        });
     }
 
     /**
@@ -79,17 +81,13 @@ export class ReplyGrammars {
      * only those that start with the closing quote: there `}` is just another character.
      */
     public closingBias(inString: boolean): TokenBias {
-        let bias = this.closing.get(inString);
-        if (bias == null) {
-            bias = banTokens(new TokenBias(this.model.tokenizer), invalidUtf8Tokens(this.model));
+        return this.bias(`closing:${inString}`, (bias) => {
             for (const text of closingStrings().filter((candidate) => !inString || candidate.startsWith("\""))) {
                 const tokens = this.model.tokenize(text, false, "trimLeadingSpace");
                 if (tokens.length === 1)
                     bias.set(tokens[0]!, {logit: 50});
             }
-            this.closing.set(inString, bias);
-        }
-        return bias;
+        });
     }
 
     /** Forced text (template markup, which may contain special tokens) as tokens. */
@@ -98,7 +96,8 @@ export class ReplyGrammars {
         return value.tokenize(this.model.tokenizer, "trimLeadingSpace");
     }
 
-    private state(key: string, compile: () => LlamaGrammar): LlamaGrammarEvaluationState {
+    /** A compiled grammar, most recently used kept last so the oldest is dropped first. */
+    private compiled(key: string, compile: () => LlamaGrammar): LlamaGrammar {
         let grammar = this.grammars.get(key);
         if (grammar == null) {
             grammar = compile();
@@ -107,14 +106,22 @@ export class ReplyGrammars {
         } else
             this.grammars.delete(key);
         this.grammars.set(key, grammar);
-        return new LlamaGrammarEvaluationState({model: this.model, grammar});
+        return grammar;
     }
-}
 
-function banTokens(bias: TokenBias, tokens: readonly Token[]): TokenBias {
-    for (const token of tokens)
-        bias.set(token, "never");
-    return bias;
+    private bias(key: string, add: (bias: TokenBias) => void): TokenBias {
+        let bias = this.biases.get(key);
+        if (bias == null) {
+            // The vocabulary is scanned once per model, not once per bias.
+            this.invalidUtf8 ??= invalidUtf8Tokens(this.model);
+            bias = new TokenBias(this.model.tokenizer);
+            for (const token of this.invalidUtf8)
+                bias.set(token, "never");
+            add(bias);
+            this.biases.set(key, bias);
+        }
+        return bias;
+    }
 }
 
 /** Tokens holding a byte no UTF-8 text contains, read from the GGUF vocabulary. */

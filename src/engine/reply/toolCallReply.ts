@@ -1,8 +1,7 @@
 import {LlamaText, type LlamaGrammarEvaluationState, type Token, type TokenBias} from "node-llama-cpp";
 import type {GenerationEvent, ReplyFormat, ToolCallSyntax, ToolDefinition} from "../types.js";
 import type {ReplyGrammars} from "./grammars.js";
-import {closingReserve} from "./jsonReply.js";
-import {JsonScanner} from "./jsonScanner.js";
+import {closingReserve, ConstrainedJson} from "./constrainedJson.js";
 import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
 import {TextReply} from "./textReply.js";
 
@@ -22,7 +21,10 @@ export class ToolCallReply implements ReplyShaper {
     public readonly opening: {tokens: Token[], events: GenerationEvent[]} = {tokens: [], events: []};
     private readonly text: TextReply;
     private readonly trigger: string;
-    private readonly afterTrigger: string;
+    /** The rest of a call's opening, forced once the model has written the trigger. */
+    private readonly afterTrigger: Token[];
+    /** What the model writes to open another call after one: the separator, then the trigger. */
+    private readonly nextCallOpening: string;
     private readonly maxCalls: number;
     /** Tokens another call needs at least (characters bound tokens): opened only when the budget has them. */
     private readonly nextCallCost: number;
@@ -30,7 +32,8 @@ export class ToolCallReply implements ReplyShaper {
     private state: LlamaGrammarEvaluationState | undefined;
     private written = "";
     private calls = 0;
-    private current: {tool: ToolDefinition, scanner: JsonScanner, reserve: number} | null = null;
+    /** The arguments being generated. */
+    private current: ConstrainedJson | null = null;
 
     public constructor(
         private readonly grammars: ReplyGrammars,
@@ -40,11 +43,12 @@ export class ToolCallReply implements ReplyShaper {
     ) {
         const prefix = syntax.prefix.toString();
         this.trigger = prefix.trimStart().split(/\s/)[0]!;
-        this.afterTrigger = prefix.slice(prefix.indexOf(this.trigger) + this.trigger.length);
+        this.afterTrigger = grammars.tokenize(prefix.slice(prefix.indexOf(this.trigger) + this.trigger.length));
+        this.nextCallOpening = (syntax.betweenCalls?.toString() ?? "") + this.trigger;
         this.text = new TextReply(stops, this.trigger);
         const named = typeof format.choice === "object" ? this.tool(format.choice.name) : null;
         this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
-        this.nextCallCost = syntax.suffix.toString().length + (syntax.betweenCalls?.toString().length ?? 0) + prefix.length +
+        this.nextCallCost = syntax.suffix.toString().length + this.nextCallOpening.length + prefix.length +
             Math.max(...format.tools.map((tool) => tool.name.length)) + syntax.paramsPrefix.length +
             Math.max(...format.tools.map((tool) => closingReserve(tool.parameters)));
 
@@ -68,10 +72,7 @@ export class ToolCallReply implements ReplyShaper {
         // "none": a template whose call opens with one special token cannot open a call at all.
         if (this.format.choice === "none")
             return this.grammars.banning(this.trigger);
-        const call = this.current;
-        return this.phase === "arguments" && call != null && remainingTokens <= call.reserve + call.scanner.openScopes
-            ? this.grammars.closingBias(call.scanner.isInString)
-            : undefined;
+        return this.phase === "arguments" ? this.current?.tokenBias(remainingTokens) : undefined;
     }
 
     public push(text: string, remainingTokens: number): ShaperStep {
@@ -82,7 +83,7 @@ export class ToolCallReply implements ReplyShaper {
                 if (!this.text.triggered || this.format.choice === "none")
                     return step;
                 this.phase = this.startName();
-                return {events: step.events, forced: this.grammars.tokenize(this.afterTrigger)};
+                return {events: step.events, forced: this.afterTrigger};
             }
             case "name":
                 return this.pushName(text);
@@ -90,10 +91,10 @@ export class ToolCallReply implements ReplyShaper {
                 return this.pushArguments(text, remainingTokens);
             case "next":
                 this.written += text;
-                if (this.written !== this.syntax.betweenCalls!.toString() + this.trigger)
+                if (this.written !== this.nextCallOpening)
                     return {events: []};
                 this.phase = this.startName();
-                return {events: [], forced: this.grammars.tokenize(this.afterTrigger)};
+                return {events: [], forced: this.afterTrigger};
         }
     }
 
@@ -125,9 +126,9 @@ export class ToolCallReply implements ReplyShaper {
         if (call == null)
             return {events: []};
         const index = this.calls;
-        const argumentsText = text.slice(0, call.scanner.push(text));
+        const argumentsText = call.take(text);
         const events: GenerationEvent[] = argumentsText === "" ? [] : [{type: "toolArguments", index, text: argumentsText}];
-        if (!call.scanner.isComplete)
+        if (!call.isComplete)
             return {events};
 
         this.calls++;
@@ -138,7 +139,7 @@ export class ToolCallReply implements ReplyShaper {
         // Close this call, then let the model choose between opening another one and ending.
         this.phase = "next";
         this.written = "";
-        this.state = this.grammars.literal([this.syntax.betweenCalls!.toString() + this.trigger], "", {optional: true});
+        this.state = this.grammars.literal([this.nextCallOpening], "", {optional: true});
         return {events, forced: this.grammars.tokenize(this.syntax.suffix)};
     }
 
@@ -149,8 +150,8 @@ export class ToolCallReply implements ReplyShaper {
     }
 
     private startArguments(tool: ToolDefinition): GenerationEvent {
-        this.current = {tool, scanner: new JsonScanner(), reserve: closingReserve(tool.parameters)};
-        this.state = this.grammars.json(tool.parameters);
+        this.current = new ConstrainedJson(this.grammars, tool.parameters);
+        this.state = this.current.grammar;
         return {type: "toolCall", index: this.calls, name: tool.name};
     }
 

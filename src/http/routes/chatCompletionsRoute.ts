@@ -1,6 +1,6 @@
 import {Router, type Response} from "express";
 import type {Logger} from "pino";
-import {chatCompletion, chatCompletionChunk, newToolCallId, toFinishReason, usageChunk} from "../../chat/chatCompletionFormat.js";
+import {chatCompletion, chatCompletionChunk, newToolCall, toFinishReason, usageChunk} from "../../chat/chatCompletionFormat.js";
 import type {ChatCompletionService, ChatGeneration} from "../../chat/chatCompletionService.js";
 import type {GenerationResult} from "../../engine/types.js";
 import {toApiError} from "../../errors.js";
@@ -40,7 +40,7 @@ async function sendReply(res: Response, generation: ChatGeneration): Promise<voi
     const toolCalls: ToolCall[] = [];
     const result = await consumeGeneration(generation.events, {
         text: (text) => content += text,
-        toolCall: (index, name) => toolCalls[index] = {id: newToolCallId(), type: "function", function: {name, arguments: ""}},
+        toolCall: (index, name) => toolCalls[index] = newToolCall(name),
         toolArguments: (index, text) => toolCalls[index]!.function.arguments += text
     });
     if (result.finishReason === "abort")
@@ -59,7 +59,7 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
         const send = (delta: ChatCompletionChunk["choices"][number]["delta"]) => sse.send(chatCompletionChunk(identity, delta, null, includeUsage));
         const result = await consumeGeneration(generation.events, {
             text: (text) => send({content: text}),
-            toolCall: (index, name) => send({tool_calls: [{index, id: newToolCallId(), type: "function", function: {name, arguments: ""}}]}),
+            toolCall: (index, name) => send({tool_calls: [{index, ...newToolCall(name)}]}),
             toolArguments: (index, text) => send({tool_calls: [{index, function: {arguments: text}}]}),
             keepAlive: (comment) => sse.comment(comment)
         });
