@@ -1,3 +1,4 @@
+import {readFile} from "node:fs/promises";
 import {parseBenchArgs} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {startServerProcess} from "./serverProcess.js";
@@ -35,11 +36,9 @@ async function one(index: number): Promise<Outcome> {
     }
 }
 
-function rssMiB(pid: number): Promise<number> {
-    return import("node:fs/promises").then(async (fs) => {
-        const status = await fs.readFile(`/proc/${pid}/status`, "utf8");
-        return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-    });
+async function rssMiB(pid: number): Promise<number> {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
 try {

@@ -1,8 +1,8 @@
-import {spawn, type ChildProcess} from "node:child_process";
+import {spawn} from "node:child_process";
 import {parseBenchArgs} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {concurrent, conversation, singleStream, warmUp, type HttpTarget} from "./httpStreams.js";
-import {startServerProcess} from "./serverProcess.js";
+import {startServerProcess, stopChild} from "./serverProcess.js";
 import {median, ratio} from "./stats.js";
 
 /**
@@ -55,7 +55,7 @@ async function withLlamaServer<T>(use: (target: HttpTarget) => Promise<T>): Prom
         await warmUp(target);
         return await use(target);
     } finally {
-        await stop(child);
+        await stopChild(child);
     }
 }
 
@@ -68,15 +68,6 @@ async function withChatserve<T>(use: (target: HttpTarget) => Promise<T>): Promis
     } finally {
         await server.stop();
     }
-}
-
-function stop(child: ChildProcess): Promise<void> {
-    return new Promise((resolve) => {
-        if (child.exitCode != null)
-            return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-    });
 }
 
 const results: {chatserve: Figures[], llamaServer: Figures[]} = {chatserve: [], llamaServer: []};
