@@ -17,7 +17,7 @@ function newestMtime(folder: string): number {
 }
 
 /**
- * The server child runs dist/ (bin/chatserve.js imports dist/cli/main.js): rebuild it with
+ * The server child runs dist/ (bin/chatserve.cjs imports dist/cli/main.js): rebuild it with
  * `npm run build` when it is missing or older than src/. A failed build with an existing dist/
  * only warns (type errors still emit JavaScript), and the results record it.
  */

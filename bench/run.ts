@@ -69,7 +69,7 @@ async function main(): Promise<void> {
         options,
         machine,
         build,
-        server: {backend: server.backend, threads: server.threads, decodeThreads: server.decodeThreads, modelId: server.modelId, firstRequestMs},
+        server: {backend: server.backend, openmp: server.openmp, threads: server.threads, decodeThreads: server.decodeThreads, modelId: server.modelId, firstRequestMs},
         http,
         floor
     };

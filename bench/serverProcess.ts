@@ -10,6 +10,8 @@ export type ServerProcess = {
     pid: number,
     modelId: string,
     backend: string,
+    /** The server runs an OpenMP build of llama.cpp (its banner says so). */
+    openmp: boolean,
     threads: number,
     /** Threads for one-token steps (chatserve's --decode-threads). */
     decodeThreads: number,
@@ -20,7 +22,7 @@ export type ServerProcess = {
 const startTimeoutMs = 60_000;
 
 /**
- * Runs chatserve as its own process (`node bin/chatserve.js`), so the benchmark client's
+ * Runs chatserve as its own process (`node bin/chatserve.cjs`), so the benchmark client's
  * JavaScript never shares the server's event loop. The models folder is a temporary directory
  * with a link to the one model; `--port 0` picks a free port, read back from the banner.
  * --parallel and --max-queue stay at chatserve's defaults unless `extraArgs` sets them.
@@ -33,7 +35,7 @@ export async function startServerProcess(
     const fileName = path.basename(options.modelPath);
     await fs.symlink(options.modelPath, path.join(modelsDir, fileName));
 
-    const args = ["bin/chatserve.js", "--models", modelsDir, "--port", "0", "--gpu", options.gpu, "--log-level", "warn"];
+    const args = ["bin/chatserve.cjs", "--models", modelsDir, "--port", "0", "--gpu", options.gpu, "--log-level", "warn"];
     if (options.threads != null)
         args.push("--threads", String(options.threads));
     if (options.decodeThreads != null)
@@ -62,7 +64,7 @@ export async function startServerProcess(
     }
 
     const url = /chatserve is listening on (http:\/\/\S+\/v1)/.exec(output.join("\n"))?.[1];
-    const backendLine = /backend: (\S+) \((\d+) inference threads?, (\d+) for decoding\)/.exec(output.join("\n"));
+    const backendLine = /backend: (\S+) \((OpenMP build, )?(\d+) inference threads?, (\d+) for decoding\)/.exec(output.join("\n"));
     if (url == null || backendLine == null) {
         await stop();
         throw new Error(`could not read the URL and backend from chatserve's banner:\n${output.join("\n")}`);
@@ -72,8 +74,9 @@ export async function startServerProcess(
         pid: child.pid!,
         modelId: fileName.replace(/\.gguf$/i, ""),
         backend: backendLine[1]!,
-        threads: Number(backendLine[2]),
-        decodeThreads: Number(backendLine[3]),
+        openmp: backendLine[2] != null,
+        threads: Number(backendLine[3]),
+        decodeThreads: Number(backendLine[4]),
         banner: [...output],
         stop
     };

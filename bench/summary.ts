@@ -23,7 +23,7 @@ export type RawResults = {
     options: BenchOptions,
     machine: ReturnType<typeof machineInfo>,
     build: BuildStatus,
-    server: {backend: string, threads: number, decodeThreads: number, modelId: string, firstRequestMs: number},
+    server: {backend: string, openmp: boolean, threads: number, decodeThreads: number, modelId: string, firstRequestMs: number},
     http: HttpRun[],
     floor: FloorResult
 };

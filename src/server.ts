@@ -16,6 +16,8 @@ export type RunningServer = {
     url: string,
     port: number,
     backend: Backend,
+    /** llama.cpp runs an OpenMP build (see scripts/buildCpuBackend.mjs). */
+    openmp: boolean,
     threads: number,
     decodeThreads: number,
     registry: ModelRegistry,
@@ -68,5 +70,5 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await runtime.llama.dispose();
     })();
 
-    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, threads: runtime.threads, decodeThreads: runtime.decodeThreads, registry, close};
+    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, registry, close};
 }

@@ -7,7 +7,7 @@ export function printBanner(config: Config, server: RunningServer): void {
     const models = server.registry.list();
     const lines = [
         `chatserve is listening on ${server.url}`,
-        `backend: ${server.backend} (${server.threads} inference thread${server.threads === 1 ? "" : "s"}, ${server.decodeThreads} for decoding), ` +
+        `backend: ${server.backend} (${server.openmp ? "OpenMP build, " : ""}${server.threads} inference thread${server.threads === 1 ? "" : "s"}, ${server.decodeThreads} for decoding), ` +
         `${config.parallel} parallel sequence${config.parallel === 1 ? "" : "s"} per model` +
         (config.apiKeys.length > 0 ? `, API key required` : ""),
         `models in ${path.resolve(config.modelsDir)}:`

@@ -1,6 +1,7 @@
 import {getLlama, LlamaLogLevel, type Llama} from "node-llama-cpp";
 import type {Logger} from "pino";
 import type {Config} from "../config.js";
+import {usesOpenMP} from "./openmp.js";
 import {resolveDecodeThreads, resolveThreadCount} from "./threads.js";
 
 export type Backend = "CPU" | "CUDA" | "Metal" | "Vulkan";
@@ -8,6 +9,8 @@ export type Backend = "CPU" | "CUDA" | "Metal" | "Vulkan";
 export type LlamaRuntime = {
     llama: Llama,
     backend: Backend,
+    /** llama.cpp was built with OpenMP (a source build; the prebuilt CPU binaries are not). */
+    openmp: boolean,
     /** Inference threads every context of this runtime uses (prompt processing). */
     threads: number,
     /** Threads for one-token steps: generating a single stream. */
@@ -38,7 +41,8 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         maxThreads: 0
     });
     const threads = resolveThreadCount(config.threads, probe.cpuMathCores);
-    return {llama: probe, backend: backendName(probe.gpu), threads, decodeThreads: resolveDecodeThreads(config.decodeThreads, threads)};
+    const openmp = usesOpenMP();
+    return {llama: probe, backend: backendName(probe.gpu), openmp, threads, decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp)};
 }
 
 function backendName(gpu: Llama["gpu"]): Backend {

@@ -15,11 +15,13 @@ export function defaultThreadCount(cpuMathCores: number, available: number = os.
 
 /**
  * Threads for one-token steps. A generated token is followed by work on the server's JS thread and
- * the client's, on the same cores: leaving them one core keeps it from preempting a spin-waiting
- * compute thread. On the 2-core bench machine, 1 decode thread gave 102.8 tok/s against 57–69 with 2.
+ * the client's, on the same cores. Without OpenMP, ggml starts fresh compute threads for every step,
+ * and one preempted by that work stalls the step: leaving the JS thread a core is faster (on the
+ * 2-core bench machine, 1 decode thread gave 102.8 tok/s against 57–69 with 2). An OpenMP build keeps
+ * its threads between steps and decodes faster with all of them (135 tok/s with 2).
  */
-export function resolveDecodeThreads(requested: number | undefined, threads: number): number {
-    return Math.min(threads, requested ?? Math.max(1, threads - 1));
+export function resolveDecodeThreads(requested: number | undefined, threads: number, openmp: boolean): number {
+    return Math.min(threads, requested ?? (openmp ? threads : Math.max(1, threads - 1)));
 }
 
 /** A user-chosen count is honoured up to the cores available: more can only be slower. */

@@ -6,7 +6,7 @@ import {fileURLToPath} from "node:url";
 import {describe, expect, it} from "vitest";
 
 /** The `chatserve` bin as a user runs it (dist/ is built by npm install's prepare step and by pretest). */
-const bin = fileURLToPath(new URL("../../bin/chatserve.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../bin/chatserve.cjs", import.meta.url));
 const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], {encoding: "utf8", timeout: 30_000});
 
 describe("the chatserve command", () => {
@@ -49,7 +49,7 @@ describe("the chatserve command", () => {
                 });
                 child.once("exit", () => reject(new Error(`exited early:\n${output}`)));
             });
-            expect(output).toMatch(/backend: (CPU|CUDA|Metal|Vulkan) \(1 inference thread, 1 for decoding\)/);
+            expect(output).toMatch(/backend: (CPU|CUDA|Metal|Vulkan) \((OpenMP build, )?1 inference thread, 1 for decoding\)/);
             expect(output).toContain("Copy a .gguf file");
             const models = await (await fetch(`${url}/models`)).json() as {object: string, data: unknown[]};
             expect(models).toEqual({object: "list", data: []});

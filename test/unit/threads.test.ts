@@ -42,14 +42,20 @@ describe("resolveThreadCount", () => {
 });
 
 describe("resolveDecodeThreads", () => {
-    it("defaults to one thread fewer than the inference threads, at least 1", () => {
-        expect(resolveDecodeThreads(undefined, 2)).toBe(1);
-        expect(resolveDecodeThreads(undefined, 8)).toBe(7);
-        expect(resolveDecodeThreads(undefined, 1)).toBe(1);
+    it("without OpenMP, defaults to one thread fewer than the inference threads, at least 1", () => {
+        expect(resolveDecodeThreads(undefined, 2, false)).toBe(1);
+        expect(resolveDecodeThreads(undefined, 8, false)).toBe(7);
+        expect(resolveDecodeThreads(undefined, 1, false)).toBe(1);
+    });
+
+    it("with OpenMP, defaults to all the inference threads", () => {
+        expect(resolveDecodeThreads(undefined, 2, true)).toBe(2);
+        expect(resolveDecodeThreads(undefined, 8, true)).toBe(8);
     });
 
     it("honours a request up to the inference threads", () => {
-        expect(resolveDecodeThreads(2, 2)).toBe(2);
-        expect(resolveDecodeThreads(6, 4)).toBe(4);
+        expect(resolveDecodeThreads(2, 2, false)).toBe(2);
+        expect(resolveDecodeThreads(1, 2, true)).toBe(1);
+        expect(resolveDecodeThreads(6, 4, true)).toBe(4);
     });
 });

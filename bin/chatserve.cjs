@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// Shim: the program lives in dist/ (built by `npm install`'s prepare step).
+//
+// One libuv worker thread, unless the user chose otherwise. node-llama-cpp runs every decode and
+// sampling step on that pool; with several workers each step lands on a different sleeping
+// thread, and an OpenMP build of llama.cpp keeps a team of compute threads per calling thread,
+// so 2 cores end up shared by several spinning teams. With one worker (npm run bench, 2 cores):
+// 135 tok/s single-stream instead of 83–88. libuv reads this when its pool first starts, which
+// for an ES module entry is before its first line runs; so this shim is CommonJS.
+process.env.UV_THREADPOOL_SIZE ??= "1";
+
+import("../dist/cli/main.js").then(
+    ({main}) => main(process.argv),
+    (error) => {
+        if (error?.code === "ERR_MODULE_NOT_FOUND")
+            console.error("chatserve is not built yet: run `npm install` (or `npm run build`) in its folder.");
+        else
+            console.error(error);
+        process.exit(1);
+    }
+);

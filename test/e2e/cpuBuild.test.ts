@@ -1,0 +1,38 @@
+// What `npm install` builds for the CPU (scripts/buildCpuBackend.mjs) and what the server then
+// loads. Only where the install could build: Linux with cmake, git and a C++ compiler on PATH, no
+// GPU, not opted out. Elsewhere the prebuilt binaries are used and there is nothing to check.
+import {execFileSync} from "node:child_process";
+import {getLlama, LlamaLogLevel} from "node-llama-cpp";
+import pino from "pino";
+import {describe, expect, it} from "vitest";
+import {startLlamaRuntime} from "../../src/engine/llamaRuntime.js";
+
+const onPath = (tool: string) => {
+    try {
+        execFileSync(tool, ["--version"], {stdio: "ignore"});
+        return true;
+    } catch {
+        return false;
+    }
+};
+const installCouldBuild = process.platform === "linux" && process.env.CHATSERVE_CPU_BUILD !== "prebuilt" &&
+    ["cmake", "git", "c++"].every(onPath);
+
+describe.skipIf(!installCouldBuild)("the CPU build made by npm install", () => {
+    it("is an OpenMP build of llama.cpp, loaded by the server, decoding with every thread", async (context) => {
+        const probe = await getLlama({gpu: "auto", build: "never", logLevel: LlamaLogLevel.error});
+        const gpu = probe.gpu;
+        await probe.dispose();
+        if (gpu !== false)
+            return context.skip(); // the install kept the GPU's prebuilt binaries
+
+        const runtime = await startLlamaRuntime({gpu: "cpu", threads: 2, decodeThreads: undefined}, pino({level: "silent"}));
+        try {
+            expect(runtime.llama.buildType).toBe("localBuild");
+            expect(runtime.openmp).toBe(true);
+            expect(runtime.decodeThreads).toBe(2);
+        } finally {
+            await runtime.llama.dispose();
+        }
+    });
+});
