@@ -4,6 +4,7 @@ import {
 import {ServiceShuttingDownError} from "../errors.js";
 import {renderChatPrompt} from "./chatPrompt.js";
 import {useDecodeThreads} from "./decodeThreads.js";
+import {useLockstepBatches} from "./lockstepBatches.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
 import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
@@ -50,6 +51,7 @@ export class LlamaLoadedModel implements LoadedModel {
             if (options.generates) {
                 const context = await model.createContext({contextSize, sequences: options.parallel, threads: runtime.threads});
                 useDecodeThreads(context, runtime.decodeThreads);
+                useLockstepBatches(context);
                 const sequences = Array.from({length: options.parallel}, () => context.getSequence());
                 generation = {
                     context,

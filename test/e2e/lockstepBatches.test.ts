@@ -1,0 +1,52 @@
+// Concurrent streams against the real node-llama-cpp, through the server: their tokens share every
+// decode batch instead of one stream sitting out each batch in turn.
+import {LlamaModel, type LlamaContext} from "node-llama-cpp";
+import {afterAll, beforeAll, describe, expect, it, vi} from "vitest";
+import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
+import {startTestServer, type TestServer} from "./support/testServer.js";
+
+/** The size of every batch the server's contexts decode. */
+const batchSizes: number[] = [];
+const createContext = LlamaModel.prototype.createContext;
+vi.spyOn(LlamaModel.prototype, "createContext").mockImplementation(async function (this: LlamaModel, ...args) {
+    const context: LlamaContext = await createContext.apply(this, args);
+    const native = (context as unknown as {_ctx: {initBatch(size: number): unknown}})._ctx;
+    const initBatch = native.initBatch.bind(native);
+    Object.defineProperty(native, "initBatch", {configurable: true, value: (size: number) => {
+        batchSizes.push(size);
+        return initBatch(size);
+    }});
+    return context;
+});
+
+describe("concurrent streams on one model", () => {
+    let server: TestServer;
+    const model = "tiny-chat";
+
+    beforeAll(async () => {
+        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 4, ctxSize: 4096});
+    });
+    afterAll(async () => server?.stop());
+
+    it("decode in shared batches: one batch per generated token, not one per three", async () => {
+        const client = server.client();
+        const replies = await Promise.all([1, 2, 3, 4].map(async (seed) => {
+            const stream = await client.chat.completions.create({
+                model, messages: [{role: "user", content: `Tell me a long story, number ${seed}.`}],
+                max_tokens: 48, temperature: 1, seed, stream: true, stream_options: {include_usage: true}
+            });
+            let usage = null;
+            for await (const chunk of stream)
+                usage = chunk.usage ?? usage;
+            return usage!.completion_tokens;
+        }));
+        const longest = Math.max(...replies);
+        expect(longest).toBeGreaterThanOrEqual(32);
+
+        // Each prompt is longer than 4 tokens: the small batches are generation steps. Each step of
+        // the longest stream needs one batch; a stream sitting out would add a third more.
+        const steps = batchSizes.filter((size) => size <= 4);
+        expect(steps.length).toBeLessThanOrEqual(longest + 3);
+        expect(steps.filter((size) => size === 4).length).toBeGreaterThanOrEqual(Math.min(...replies) - 3);
+    });
+});
