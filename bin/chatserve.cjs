@@ -4,9 +4,10 @@
 // One libuv worker thread, unless the user chose otherwise. node-llama-cpp runs every decode and
 // sampling step on that pool; with several workers each step lands on a different sleeping
 // thread, and an OpenMP build of llama.cpp keeps a team of compute threads per calling thread,
-// so 2 cores end up shared by several spinning teams. With one worker (npm run bench, 2 cores):
-// 135 tok/s single-stream instead of 83–88. libuv reads this when its pool first starts, which
-// for an ES module entry is before its first line runs; so this shim is CommonJS.
+// so 2 cores end up shared by several spinning teams. With one worker, single-stream decode on 2
+// cores was 113–120 tok/s instead of 83–88 (in-process, OpenMP build). libuv reads this when its
+// pool first starts, which for an ES module entry is before its first line runs: so this shim is
+// CommonJS.
 process.env.UV_THREADPOOL_SIZE ??= "1";
 
 import("../dist/cli/main.js").then(

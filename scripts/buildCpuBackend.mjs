@@ -3,8 +3,8 @@
 // Why: node-llama-cpp's prebuilt CPU binaries are built without OpenMP, so ggml starts and joins a
 // fresh set of compute threads for every token. Built from the same bundled source with OpenMP (and
 // one libuv worker thread, which bin/chatserve.cjs sets), the compute threads stay alive between
-// tokens: on the 2-core bench machine single-stream decode went from 104.8 to 135.1 tok/s and
-// 4 streams from 103.2 to 137.3 (npm run bench; see README "CPU build").
+// tokens. With the defaults that go with it (see README "CPU build"), on the 2-core bench machine
+// single-stream decode went from 104.8 to 125.1 tok/s and 4 streams from 103.2 to 146.3 (npm run bench).
 //
 // It never fails the install: without a compiler, cmake or git, on a machine that uses a GPU, or
 // when the build fails, the prebuilt binaries are used as before. CHATSERVE_CPU_BUILD=prebuilt
@@ -35,11 +35,12 @@ async function main() {
 
     const {getLlama, LlamaLogLevel} = await import("node-llama-cpp");
     const current = await getLlama({gpu: "auto", build: "never", logLevel: LlamaLogLevel.error});
-    if (current.gpu !== false)
-        return log(`${current.gpu} found: keeping its prebuilt binaries`);
-    if (current.buildType === "localBuild")
-        return log("a local CPU build of llama.cpp is already installed");
+    const {gpu, buildType} = current;
     await current.dispose();
+    if (gpu !== false)
+        return log(`${gpu} found: keeping its prebuilt binaries`);
+    if (buildType === "localBuild")
+        return log("a local CPU build of llama.cpp is already installed");
 
     log("compiling llama.cpp for this CPU with OpenMP (a few minutes; CHATSERVE_CPU_BUILD=prebuilt skips this)");
     const built = await getLlama({gpu: false, build: "forceRebuild", logLevel: LlamaLogLevel.error, progressLogs: false});

@@ -18,7 +18,8 @@ export function defaultThreadCount(cpuMathCores: number, available: number = os.
  * the client's, on the same cores. Without OpenMP, ggml starts fresh compute threads for every step,
  * and one preempted by that work stalls the step: leaving the JS thread a core is faster (on the
  * 2-core bench machine, 1 decode thread gave 102.8 tok/s against 57–69 with 2). An OpenMP build keeps
- * its threads between steps and decodes faster with all of them (135 tok/s with 2).
+ * its threads between steps and decodes faster with all of them (108–124 tok/s with 2 against
+ * 91–103 with 1, streamed to curl).
  */
 export function resolveDecodeThreads(requested: number | undefined, threads: number, openmp: boolean): number {
     return Math.min(threads, requested ?? (openmp ? threads : Math.max(1, threads - 1)));
