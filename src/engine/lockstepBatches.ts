@@ -1,28 +1,29 @@
 import type {LlamaContext} from "node-llama-cpp";
 
 /** What node-llama-cpp's context queues for each decode (the fields used here). */
-type QueuedDecode = {
-    sequenceId: number,
-    logits: readonly boolean[],
-    afterBatchAction?: (sequenceStateLength: number) => unknown
-};
+type QueuedDecode = {sequenceId: number, logits: readonly boolean[]};
 type ContextInternals = {
     _decodeTokens?: (queued: QueuedDecode, ...rest: unknown[]) => Promise<unknown>,
     _queuedDecodeSequenceIds?: Set<number>
 };
 
 /**
- * Keeps concurrent generations in one decode batch, as llama-server's slots are.
+ * Keeps concurrent generations in one decode batch, as llama-server's slots are, and lets go of
+ * node-llama-cpp's context lock between batches.
  *
- * node-llama-cpp starts the next batch with whatever is queued the moment the current batch's
- * tokens are sampled. The stream whose token was sampled last is still on its way back through its
- * generators, so it misses that batch and the next, and so on: with 4 streams, 170 of 173 batches
- * held 3 tokens. A batch of 4 costs little more than one of 3 (17.9 against 16.4 ms on the bench
- * model, 2 cores), so a stream that sat out gave away most of its share.
+ * node-llama-cpp's dispatch loop holds the context lock and decodes batch after batch while
+ * anything is queued, starting each one the moment the last token of the previous one is sampled:
+ * - the stream sampled last is still on its way back through its generators, so it misses that
+ *   batch, and the next: with 4 streams, 170 of 173 batches held 3 tokens, though a batch of 4
+ *   costs little more than one of 3 (17.9 against 16.4 ms, bench model, 2 cores);
+ * - with two streams or more something is always queued, so the lock is never released, and a
+ *   new request that must clear a sequence's old tokens (which takes the lock) waited for the
+ *   other streams to end.
  *
- * Here, after a batch, the dispatch waits for each sequence that got an output from it to queue
- * its next token. It waits at most one event-loop turn: a stream that ended, or is busy elsewhere,
- * does not hold the others back.
+ * So a sequence coming back for its next token is held here until every sequence of the same
+ * step has come back or ended (one that was handed its token and did not come back within that
+ * event-loop turn has ended), then all are queued at once and dispatched: the loop has found
+ * nothing queued after the batch and let go of the lock, so whoever waited for it goes first.
  *
  * It wraps node-llama-cpp internals (3.x); if they are missing it changes nothing and returns false.
  */
@@ -33,35 +34,57 @@ export function useLockstepBatches(context: LlamaContext): boolean {
     if (typeof decodeTokens !== "function" || !(queuedIds instanceof Set))
         return false;
 
-    let awaited: {sequenceId: number, resolve(): void} | null = null;
-    const nextTokenQueued = (sequenceId: number): Promise<void> | void => {
-        if (queuedIds.has(sequenceId))
+    /** Sequences whose decode wants an output, and whether it has been handed to them. */
+    const midStep = new Map<number, {delivered: boolean}>();
+    const held: Array<() => void> = [];
+    let checkScheduled = false;
+
+    const send = (queued: QueuedDecode, rest: unknown[]): Promise<unknown> => {
+        const decoded = decodeTokens.call(context, queued, ...rest);
+        if (queued.logits.includes(true)) {
+            const step = {delivered: false};
+            midStep.set(queued.sequenceId, step);
+            const settle = () => {
+                step.delivered = true;
+                scheduleCheck();
+            };
+            decoded.then(settle, settle);
+        }
+        return decoded;
+    };
+
+    const scheduleCheck = () => {
+        if (checkScheduled || held.length === 0)
             return;
-        return new Promise<void>((resolve) => {
-            awaited = {sequenceId, resolve};
-            setImmediate(resolve);
-        });
+        checkScheduled = true;
+        setImmediate(releaseWhenStepDone);
+    };
+
+    const releaseWhenStepDone = () => {
+        checkScheduled = false;
+        for (const [sequenceId, step] of midStep) {
+            if (step.delivered)
+                midStep.delete(sequenceId); // handed its token a turn ago and not back: it ended
+            else if (!queuedIds.has(sequenceId))
+                return; // still being decoded or sampled: its delivery checks again
+            // (still queued, e.g. a new prompt: it goes into the same batch as the held ones)
+        }
+        for (const release of held.splice(0))
+            release();
+        context.dispatchPendingBatch();
     };
 
     try {
         Object.defineProperty(context, "_decodeTokens", {
             configurable: true,
             value: (queued: QueuedDecode, ...rest: unknown[]) => {
-                const afterBatchAction = queued.afterBatchAction;
-                const wantsOutput = queued.logits.includes(true);
-                const decoded = decodeTokens.call(context, {
-                    ...queued,
-                    afterBatchAction: async (sequenceStateLength: number) => {
-                        await afterBatchAction?.(sequenceStateLength);
-                        if (wantsOutput)
-                            await nextTokenQueued(queued.sequenceId);
-                    }
-                }, ...rest);
-                if (awaited?.sequenceId === queued.sequenceId) {
-                    awaited.resolve();
-                    awaited = null;
-                }
-                return decoded;
+                if (midStep.get(queued.sequenceId)?.delivered !== true)
+                    return send(queued, rest); // a prompt: no step to wait for
+                midStep.delete(queued.sequenceId);
+                return new Promise((resolve, reject) => {
+                    held.push(() => void send(queued, rest).then(resolve, reject));
+                    scheduleCheck();
+                });
             }
         });
         return true;

@@ -2,76 +2,120 @@ import type {LlamaContext} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
 import {useLockstepBatches} from "../../src/engine/lockstepBatches.js";
 
-type Queued = {sequenceId: number, logits: boolean[], afterBatchAction?: (length: number) => unknown};
+type Queued = {sequenceId: number, logits: boolean[]};
+type Decode = {queued: Queued, deliver(): void, fail(error: Error): void};
 
-/** node-llama-cpp's context as the dispatch sees it: queueing a decode records its sequence id. */
+/**
+ * node-llama-cpp's context as the wrapper sees it: queueing a decode records its sequence id,
+ * the test dispatches it (drops the id) and delivers its output (resolves the decode's promise).
+ */
 class ContextDouble {
     public readonly _queuedDecodeSequenceIds = new Set<number>();
-    public readonly queued: Queued[] = [];
+    public readonly decodes: Decode[] = [];
+    public dispatches = 0;
 
-    public async _decodeTokens(queued: Queued): Promise<void> {
-        this.queued.push(queued);
+    public _decodeTokens(queued: Queued): Promise<void> {
         this._queuedDecodeSequenceIds.add(queued.sequenceId);
+        return new Promise((deliver, fail) => this.decodes.push({queued, deliver, fail}));
     }
 
-    /** What a dispatch does with a queued decode: takes it into a batch, then runs its after-batch action. */
-    public decodeAndFinish(queued: Queued): Promise<unknown> {
-        this._queuedDecodeSequenceIds.delete(queued.sequenceId);
-        return Promise.resolve(queued.afterBatchAction?.(1));
+    public dispatchPendingBatch(): void {
+        this.dispatches++;
+    }
+
+    /** Queued decodes of these sequences, as a batch: dispatched, not yet delivered. */
+    public dispatch(...sequenceIds: number[]): Decode[] {
+        for (const id of sequenceIds)
+            this._queuedDecodeSequenceIds.delete(id);
+        return sequenceIds.map((id) => this.decodes.findLast((decode) => decode.queued.sequenceId === id)!);
+    }
+
+    /** How many decodes each sequence has queued so far. */
+    public counts(): Record<number, number> {
+        const counts: Record<number, number> = {};
+        for (const {queued} of this.decodes)
+            counts[queued.sequenceId] = (counts[queued.sequenceId] ?? 0) + 1;
+        return counts;
     }
 }
 
 function install() {
     const context = new ContextDouble();
     expect(useLockstepBatches(context as unknown as LlamaContext)).toBe(true);
-    return context;
+    // The wrapper replaced the method on the instance: calls go through it from here on.
+    const decode = (sequenceId: number, logits = [true]) =>
+        void (context as unknown as {_decodeTokens(queued: Queued): Promise<void>})._decodeTokens({sequenceId, logits});
+    return {context, decode};
 }
 
-/** Resolves "turn" once an event-loop turn has passed, to tell a microtask-quick wait from a turn-long one. */
-function settledWithin<T>(promise: Promise<T>): Promise<"microtasks" | "turn"> {
-    return Promise.race([promise.then(() => "microtasks" as const), new Promise<"turn">((resolve) => setImmediate(() => resolve("turn")))]);
+/** Lets event-loop turns pass: microtasks, then setImmediate callbacks. */
+async function turns(count = 3): Promise<void> {
+    for (let turn = 0; turn < count; turn++)
+        await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A sequence is handed its token and, like a generation does, asks for the next one at once. */
+async function deliverAndReturn(decode: Decode, next: () => void): Promise<void> {
+    decode.deliver();
+    await Promise.resolve();
+    next();
 }
 
 describe("useLockstepBatches", () => {
-    it("holds the next batch until a sequence that got an output queues its next token", async () => {
-        const context = install();
-        void context._decodeTokens({sequenceId: 2, logits: [false, true]});
-        let afterBatch = false;
-        const finished = context.decodeAndFinish(context.queued[0]!).then(() => afterBatch = true);
+    it("holds a sequence back for its next token until every sequence of its step is back, then queues them together", async () => {
+        const {context, decode} = install();
+        decode(0);
+        decode(1);
+        const [first, second] = context.dispatch(0, 1);
 
-        for (let tick = 0; tick < 50; tick++)
-            await null;
-        expect(afterBatch).toBe(false);
-        void context._decodeTokens({sequenceId: 2, logits: [true]});
-        expect(await settledWithin(finished)).toBe("microtasks");
+        await deliverAndReturn(first!, () => decode(0));
+        await turns();
+        expect(context.counts()).toEqual({0: 1, 1: 1});
+
+        await deliverAndReturn(second!, () => decode(1));
+        await turns();
+        expect(context.counts()).toEqual({0: 2, 1: 2});
+        expect(context.dispatches).toBe(1);
     });
 
-    it("waits at most one event-loop turn for a sequence that does not come back", async () => {
-        const context = install();
-        void context._decodeTokens({sequenceId: 0, logits: [true]});
-        const finished = context.decodeAndFinish(context.queued[0]!);
-        expect(await settledWithin(finished)).toBe("turn");
-        await finished;
+    it("lets the others go one event-loop turn after a sequence was handed its token and did not come back", async () => {
+        const {context, decode} = install();
+        decode(0);
+        decode(1);
+        const [first, second] = context.dispatch(0, 1);
+        second!.deliver(); // its generation ends here
+        await deliverAndReturn(first!, () => decode(0));
+        await turns();
+        expect(context.counts()).toEqual({0: 2, 1: 1});
     });
 
-    it("does not wait for a prompt chunk, which has no output, nor for a sequence already queued again", async () => {
-        const context = install();
-        void context._decodeTokens({sequenceId: 0, logits: [false, false]});
-        expect(await settledWithin(context.decodeAndFinish(context.queued[0]!))).toBe("microtasks");
-
-        void context._decodeTokens({sequenceId: 1, logits: [true]});
-        const first = context.queued[1]!;
-        context._queuedDecodeSequenceIds.delete(1);
-        void context._decodeTokens({sequenceId: 1, logits: [true]});
-        expect(await settledWithin(Promise.resolve(first.afterBatchAction?.(1)))).toBe("microtasks");
+    it("does not wait for a decode still queued, such as a new prompt: it joins the same batch", async () => {
+        const {context, decode} = install();
+        decode(0);
+        const [first] = context.dispatch(0);
+        decode(2, [false, false, true]);
+        await deliverAndReturn(first!, () => decode(0));
+        await turns();
+        expect(context.counts()).toEqual({0: 2, 2: 1});
     });
 
-    it("still runs node-llama-cpp's own after-batch action", async () => {
-        const context = install();
-        const lengths: number[] = [];
-        void context._decodeTokens({sequenceId: 0, logits: [false], afterBatchAction: (length) => lengths.push(length)});
-        await context.decodeAndFinish(context.queued[0]!);
-        expect(lengths).toEqual([1]);
+    it("lets the others go when a decode of the step fails", async () => {
+        const {context, decode} = install();
+        decode(0);
+        decode(1);
+        const [first, second] = context.dispatch(0, 1);
+        await deliverAndReturn(first!, () => decode(0));
+        second!.fail(new Error("context disposed"));
+        await turns();
+        expect(context.counts()).toEqual({0: 2, 1: 1});
+    });
+
+    it("queues prompt chunks, which want no output, at once", async () => {
+        const {context, decode} = install();
+        decode(0);
+        context.dispatch(0);
+        decode(1, [false, false]);
+        expect(context.counts()).toEqual({0: 1, 1: 1});
     });
 
     it("changes nothing when node-llama-cpp's internals are not there", () => {

@@ -1,0 +1,54 @@
+// A request that lands on a sequence holding other tokens must start while other streams run:
+// clearing those tokens takes node-llama-cpp's context lock, which the decode loop holds while
+// it has work queued.
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
+import {startTestServer, type TestServer} from "./support/testServer.js";
+
+describe("a new request while other streams generate", () => {
+    let server: TestServer;
+    const model = "tiny-chat";
+
+    beforeAll(async () => {
+        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 3, ctxSize: 4096});
+    });
+    afterAll(async () => server?.stop());
+
+    const ask = (content: string, max_tokens: number) => server.client().chat.completions.create({
+        model, messages: [{role: "user", content}], max_tokens, temperature: 1, seed: 7, stream: true
+    });
+
+    it.each([1, 2])("gets its first token before %i long stream(s) end", async (background) => {
+        // Fill every sequence with tokens the new request does not share.
+        await Promise.all([0, 1, 2].map(async (index) => {
+            for await (const _chunk of await ask(`Warm up sequence ${index} with unrelated words.`, 8)) { /* drain */ }
+        }));
+
+        const events: string[] = [];
+        const streams = Array.from({length: background}, async (_, index) => {
+            let content = 0;
+            for await (const chunk of await ask(`Tell me a very long story, part ${index}.`, 1900)) {
+                if (chunk.choices[0]?.delta.content)
+                    events.push(`stream ${index} token ${++content}`);
+            }
+            events.push(`stream ${index} done`);
+        });
+        const background16 = (async () => {
+            while (!events.some((event) => event.endsWith("token 16")))
+                await new Promise((resolve) => setTimeout(resolve, 5));
+        })();
+        await Promise.race([background16, Promise.all(streams)]);
+
+        for await (const chunk of await ask("A completely different question about the sea.", 4)) {
+            if (chunk.choices[0]?.delta.content) {
+                events.push("new request first token");
+                break;
+            }
+        }
+        await Promise.all(streams);
+        const first = events.indexOf("new request first token");
+        expect(first).toBeGreaterThan(-1);
+        for (let index = 0; index < background; index++)
+            expect(events.indexOf(`stream ${index} done`)).toBeGreaterThan(first);
+    });
+});
