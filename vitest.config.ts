@@ -2,7 +2,8 @@ import {defineConfig} from "vitest/config";
 
 // The test processes run with the libuv pool chatserve's bin gives the server (bin/chatserve.cjs):
 // one worker thread. The forks inherit it; libuv reads it when a process's pool first starts.
-process.env.UV_THREADPOOL_SIZE ??= "1";
+if (process.platform === "linux")
+    process.env.UV_THREADPOOL_SIZE ??= "1";
 
 /**
  * One test file at a time: end-to-end files run real models, and on a small CPU two model

@@ -1,18 +1,47 @@
 // npm postinstall: compiles llama.cpp for this CPU with OpenMP, where that can be done.
 //
 // Why: node-llama-cpp's prebuilt CPU binaries are built without OpenMP, so ggml starts and joins a
-// fresh set of compute threads for every token. Built from the same bundled source with OpenMP (and
-// one libuv worker thread, which bin/chatserve.cjs sets), the compute threads stay alive between
-// tokens. With the defaults that go with it (see README "CPU build"), on the 2-core bench machine
-// single-stream decode went from 104.8 to 125.1 tok/s and 4 streams from 103.2 to 146.3 (npm run bench).
+// fresh set of compute threads for every token. Built from the llama.cpp source bundled with
+// node-llama-cpp, with OpenMP (and one libuv worker thread, which bin/chatserve.cjs sets), the
+// compute threads stay alive between tokens. With the defaults that go with it (README "CPU
+// build"), on the 2-core bench machine single-stream decode went from 104.8 to 125.1 tok/s and
+// 4 streams from 103.2 to 146.3 (npm run bench).
 //
-// It never fails the install: without a compiler, cmake or git, on a machine that uses a GPU, or
-// when the build fails, the prebuilt binaries are used as before. CHATSERVE_CPU_BUILD=prebuilt
-// skips it.
+// It never fails the install and never leaves a build that does not work: without a compiler,
+// cmake or git, on a machine that uses a GPU, or when the build fails or loads without OpenMP,
+// the prebuilt binaries are used. CHATSERVE_CPU_BUILD=prebuilt skips it.
+//
+// Each step runs in a child process (this file with --probe, --build or --check): the prebuilt
+// and local libraries share their names, so a process that loaded one cannot test the other.
 import {execFileSync} from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import process from "node:process";
+import {fileURLToPath} from "node:url";
 
 const log = (message) => console.log(`chatserve: ${message}`);
+
+/** The steps that load node-llama-cpp; each prints one JSON line. */
+const steps = {
+    async probe({getLlama, LlamaLogLevel}) {
+        const llama = await getLlama({gpu: "auto", build: "never", logLevel: LlamaLogLevel.error});
+        return {gpu: llama.gpu, buildType: llama.buildType};
+    },
+    async build({getLlama, LlamaLogLevel}) {
+        const llama = await getLlama({gpu: false, build: "forceRebuild", logLevel: LlamaLogLevel.error, progressLogs: false});
+        return {buildType: llama.buildType};
+    },
+    async check({getLlama, LlamaLogLevel}) {
+        const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error});
+        const openmp = /\/lib(?:gomp|omp|iomp5)\.so/.test(fs.readFileSync("/proc/self/maps", "utf8"));
+        return {buildType: llama.buildType, openmp};
+    }
+};
+
+function runStep(name) {
+    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), `--${name}`], {encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"]});
+    return JSON.parse(output.trim().split("\n").at(-1));
+}
 
 function onPath(command) {
     try {
@@ -23,7 +52,13 @@ function onPath(command) {
     }
 }
 
-async function main() {
+/** Where node-llama-cpp keeps the builds it compiled. */
+function localBuildsFolder() {
+    const entry = fileURLToPath(import.meta.resolve("node-llama-cpp"));
+    return path.join(entry, "..", "..", "llama", "localBuilds");
+}
+
+function install() {
     if (process.env.CHATSERVE_CPU_BUILD === "prebuilt")
         return log("CHATSERVE_CPU_BUILD=prebuilt: using node-llama-cpp's prebuilt binaries");
     if (process.platform !== "linux")
@@ -33,21 +68,33 @@ async function main() {
     if (missing.length > 0)
         return log(`no ${missing.join(", ")} on PATH: using the prebuilt CPU binaries (see README "CPU build")`);
 
-    const {getLlama, LlamaLogLevel} = await import("node-llama-cpp");
-    const current = await getLlama({gpu: "auto", build: "never", logLevel: LlamaLogLevel.error});
-    const {gpu, buildType} = current;
-    await current.dispose();
-    if (gpu !== false)
-        return log(`${gpu} found: keeping its prebuilt binaries`);
-    if (buildType === "localBuild")
+    const current = runStep("probe");
+    if (current.gpu !== false)
+        return log(`${current.gpu} found: keeping its prebuilt binaries`);
+    if (current.buildType === "localBuild")
         return log("a local CPU build of llama.cpp is already installed");
 
     log("compiling llama.cpp for this CPU with OpenMP (a few minutes; CHATSERVE_CPU_BUILD=prebuilt skips this)");
-    const built = await getLlama({gpu: false, build: "forceRebuild", logLevel: LlamaLogLevel.error, progressLogs: false});
-    log(`done: ${built.buildType}`);
-    await built.dispose();
+    try {
+        runStep("build");
+        const built = runStep("check");
+        if (built.buildType === "localBuild" && built.openmp)
+            return log("done: the server will use the OpenMP build");
+        log(built.buildType === "localBuild" ? "the build has no OpenMP" : "the build does not load");
+    } catch (error) {
+        log(`the build failed (${error?.message?.split("\n")[0] ?? error})`);
+    }
+    fs.rmSync(localBuildsFolder(), {recursive: true, force: true});
+    log("using the prebuilt CPU binaries instead");
 }
 
-main().catch((error) => {
-    log(`could not build llama.cpp from source, using the prebuilt binaries (${error?.message ?? error})`);
-});
+const step = steps[process.argv[2]?.slice(2)];
+if (step != null)
+    console.log(JSON.stringify(await step(await import("node-llama-cpp"))));
+else {
+    try {
+        install();
+    } catch (error) {
+        log(`skipped the CPU build: ${error?.message?.split("\n")[0] ?? error}`);
+    }
+}

@@ -2,7 +2,7 @@ import {getLlama, LlamaLogLevel, type Llama} from "node-llama-cpp";
 import type {Logger} from "pino";
 import type {Config} from "../config.js";
 import {usesOpenMP} from "./openmp.js";
-import {resolveDecodeThreads, resolveThreadCount} from "./threads.js";
+import {libuvPoolSize, resolveDecodeThreads, resolveThreadCount} from "./threads.js";
 
 export type Backend = "CPU" | "CUDA" | "Metal" | "Vulkan";
 
@@ -42,7 +42,7 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
     });
     const threads = resolveThreadCount(config.threads, probe.cpuMathCores);
     const openmp = usesOpenMP();
-    return {llama: probe, backend: backendName(probe.gpu), openmp, threads, decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp)};
+    return {llama: probe, backend: backendName(probe.gpu), openmp, threads, decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1)};
 }
 
 function backendName(gpu: Llama["gpu"]): Backend {

@@ -17,12 +17,19 @@ export function defaultThreadCount(cpuMathCores: number, available: number = os.
  * Threads for one-token steps. A generated token is followed by work on the server's JS thread and
  * the client's, on the same cores. Without OpenMP, ggml starts fresh compute threads for every step,
  * and one preempted by that work stalls the step: leaving the JS thread a core is faster (on the
- * 2-core bench machine, 1 decode thread gave 102.8 tok/s against 57–69 with 2). An OpenMP build keeps
- * its threads between steps and decodes faster with all of them (108–124 tok/s with 2 against
- * 91–103 with 1, streamed to curl).
+ * 2-core bench machine, 1 decode thread gave 102.8 tok/s against 57–69 with 2). An OpenMP build
+ * called from one libuv worker keeps one team of threads between steps and decodes faster with all
+ * of them (108–124 tok/s with 2 against 91–103 with 1, streamed to curl); called from several
+ * workers it gets a team per worker, and 2 decode threads fell to 83–88 against 99–107 with 1.
  */
-export function resolveDecodeThreads(requested: number | undefined, threads: number, openmp: boolean): number {
-    return Math.min(threads, requested ?? (openmp ? threads : Math.max(1, threads - 1)));
+export function resolveDecodeThreads(requested: number | undefined, threads: number, openmpOnOneWorker: boolean): number {
+    return Math.min(threads, requested ?? (openmpOnOneWorker ? threads : Math.max(1, threads - 1)));
+}
+
+/** libuv's worker pool size for this process: bin/chatserve.cjs makes it 1 unless set; libuv's default is 4. */
+export function libuvPoolSize(value: string | undefined = process.env.UV_THREADPOOL_SIZE): number {
+    const size = Number(value);
+    return Number.isInteger(size) && size > 0 ? size : 4;
 }
 
 /** A user-chosen count is honoured up to the cores available: more can only be slower. */

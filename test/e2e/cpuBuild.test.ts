@@ -28,7 +28,7 @@ describe.skipIf(!installCouldBuild)("the CPU build made by npm install", () => {
 
         const runtime = await startLlamaRuntime({gpu: "cpu", threads: 2, decodeThreads: undefined}, pino({level: "silent"}));
         try {
-            expect(runtime.llama.buildType).toBe("localBuild");
+            expect(runtime.llama.buildType, "no local build: npm install's postinstall (scripts/buildCpuBackend.mjs) makes it; run npm install").toBe("localBuild");
             expect(runtime.openmp).toBe(true);
             expect(runtime.decodeThreads).toBe(2);
         } finally {

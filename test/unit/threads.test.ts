@@ -1,6 +1,6 @@
 import os from "node:os";
 import {describe, expect, it} from "vitest";
-import {defaultThreadCount, resolveDecodeThreads, resolveThreadCount} from "../../src/engine/threads.js";
+import {defaultThreadCount, libuvPoolSize, resolveDecodeThreads, resolveThreadCount} from "../../src/engine/threads.js";
 
 describe("defaultThreadCount", () => {
     it("uses the math cores, capped at the cores available", () => {
@@ -48,7 +48,7 @@ describe("resolveDecodeThreads", () => {
         expect(resolveDecodeThreads(undefined, 1, false)).toBe(1);
     });
 
-    it("with OpenMP, defaults to all the inference threads", () => {
+    it("with OpenMP on one libuv worker, defaults to all the inference threads", () => {
         expect(resolveDecodeThreads(undefined, 2, true)).toBe(2);
         expect(resolveDecodeThreads(undefined, 8, true)).toBe(8);
     });
@@ -57,5 +57,15 @@ describe("resolveDecodeThreads", () => {
         expect(resolveDecodeThreads(2, 2, false)).toBe(2);
         expect(resolveDecodeThreads(1, 2, true)).toBe(1);
         expect(resolveDecodeThreads(6, 4, true)).toBe(4);
+    });
+});
+
+describe("libuvPoolSize", () => {
+    it("reads UV_THREADPOOL_SIZE, and libuv's default of 4 when it is unset or not a count", () => {
+        expect(libuvPoolSize("1")).toBe(1);
+        expect(libuvPoolSize("8")).toBe(8);
+        expect(libuvPoolSize(undefined)).toBe(4);
+        expect(libuvPoolSize("")).toBe(4);
+        expect(libuvPoolSize("two")).toBe(4);
     });
 });
