@@ -27,8 +27,8 @@ export function resolveDecodeThreads(requested: number | undefined, threads: num
 }
 
 /** libuv's worker pool size for this process: bin/chatserve.cjs makes it 1 unless set; libuv's default is 4. */
-export function libuvPoolSize(value: string | undefined = process.env.UV_THREADPOOL_SIZE): number {
-    const size = Number(value);
+export function libuvPoolSize(env: NodeJS.ProcessEnv = process.env): number {
+    const size = Number(env.UV_THREADPOOL_SIZE);
     return Number.isInteger(size) && size > 0 ? size : 4;
 }
 

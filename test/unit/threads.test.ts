@@ -62,10 +62,10 @@ describe("resolveDecodeThreads", () => {
 
 describe("libuvPoolSize", () => {
     it("reads UV_THREADPOOL_SIZE, and libuv's default of 4 when it is unset or not a count", () => {
-        expect(libuvPoolSize("1")).toBe(1);
-        expect(libuvPoolSize("8")).toBe(8);
-        expect(libuvPoolSize(undefined)).toBe(4);
-        expect(libuvPoolSize("")).toBe(4);
-        expect(libuvPoolSize("two")).toBe(4);
+        expect(libuvPoolSize({UV_THREADPOOL_SIZE: "1"})).toBe(1);
+        expect(libuvPoolSize({UV_THREADPOOL_SIZE: "8"})).toBe(8);
+        expect(libuvPoolSize({})).toBe(4);
+        expect(libuvPoolSize({UV_THREADPOOL_SIZE: ""})).toBe(4);
+        expect(libuvPoolSize({UV_THREADPOOL_SIZE: "two"})).toBe(4);
     });
 });
