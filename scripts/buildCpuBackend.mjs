@@ -4,8 +4,8 @@
 // fresh set of compute threads for every token. Built from the llama.cpp source bundled with
 // node-llama-cpp, with OpenMP (and one libuv worker thread, which bin/chatserve.cjs sets), the
 // compute threads stay alive between tokens. With the defaults that go with it (README "CPU
-// build"), on the 2-core bench machine single-stream decode went from 104.8 to 125.1 tok/s and
-// 4 streams from 103.2 to 146.3 (npm run bench).
+// build"), on the 2-core bench machine single-stream decode went from 104.8 to 119.0 tok/s and
+// 4 streams from 103.2 to 139.7 (npm run bench, medians).
 //
 // It never fails the install and never leaves a build that does not work: without a compiler,
 // cmake or git, on a machine that uses a GPU, or when the build fails or loads without OpenMP,
