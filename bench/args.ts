@@ -7,6 +7,8 @@ export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 
 export const gpuChoices = ["auto", "cuda", "metal", "vulkan", "cpu"] as const;
 export type GpuChoice = typeof gpuChoices[number];
+export const flashAttentionChoices = ["auto", "on", "off"] as const;
+export type FlashAttentionChoice = typeof flashAttentionChoices[number];
 
 export type BenchOptions = {
     modelPath: string,
@@ -15,6 +17,8 @@ export type BenchOptions = {
     threads: number | undefined,
     /** undefined: chatserve's own default. */
     decodeThreads: number | undefined,
+    /** chatserve's --flash-attention, for the server and the floor alike. */
+    flashAttention: FlashAttentionChoice,
     gpu: GpuChoice,
     quick: boolean,
     /** Run `npm run build` when dist/ is missing or older than src/. */
@@ -29,11 +33,12 @@ export type BenchOptions = {
 };
 
 const usage = `usage: npm run bench -- [model.gguf] [--model PATH] [--runs N] [--threads N] [--decode-threads N] [--gpu auto|cpu|cuda|metal|vulkan]
-                      [--quick] [--no-build] [--out FILE]
+                      [--flash-attention auto|on|off] [--quick] [--no-build] [--out FILE]
   model     default ../shared/models/bench-random-smollm2-135m-shape-q8_0.gguf (relative to the project root)
   --runs    measured runs of every phase (default 3); medians and min–max are reported
   --threads inference threads for the server and the in-process floor (default: chatserve's default)
   --decode-threads  threads for one-token steps, server and floor (default: chatserve's default)
+  --flash-attention llama.cpp's flash attention, server and floor (default: auto)
   --quick   a smoke run: fewer generated tokens and shorter prompts
   --no-build  use dist/ as it is, even if src/ is newer
   --out     JSON results (default bench/results/latest.json)`;
@@ -48,6 +53,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
             threads: {type: "string"},
             "decode-threads": {type: "string"},
             gpu: {type: "string", default: "auto"},
+            "flash-attention": {type: "string", default: "auto"},
             quick: {type: "boolean", default: false},
             "no-build": {type: "boolean", default: false},
             out: {type: "string"},
@@ -64,6 +70,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     if (!gpuChoices.includes(gpu))
         fail(`--gpu must be one of ${gpuChoices.join(", ")}`);
     const quick = values.quick;
+    const flashAttention = values["flash-attention"] as FlashAttentionChoice;
+    if (!flashAttentionChoices.includes(flashAttention))
+        fail(`--flash-attention must be one of ${flashAttentionChoices.join(", ")}`);
 
     return {
         modelPath: path.resolve(projectRoot, modelArg),
@@ -71,6 +80,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         threads: values.threads == null ? undefined : positiveInteger("--threads", values.threads),
         decodeThreads: values["decode-threads"] == null ? undefined : positiveInteger("--decode-threads", values["decode-threads"]),
         gpu,
+        flashAttention,
         quick,
         build: !values["no-build"],
         maxTokens: quick ? 32 : 128,

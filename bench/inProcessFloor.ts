@@ -2,7 +2,7 @@ import {performance} from "node:perf_hooks";
 import {fileURLToPath} from "node:url";
 import {getLlama, LlamaLogLevel, resolveChatWrapper, type ChatWrapper, type LlamaContextSequence, type LlamaModel, type Token} from "node-llama-cpp";
 import {useDecodeThreads} from "../src/engine/decodeThreads.js";
-import type {GpuChoice} from "./args.js";
+import type {FlashAttentionChoice, GpuChoice} from "./args.js";
 import {measurePhase, type PhaseLoad} from "./machineLoad.js";
 import {phasePrompts, shortPrompt} from "./prompts.js";
 import {perSecond} from "./stats.js";
@@ -13,7 +13,7 @@ import {perSecond} from "./stats.js";
  */
 
 export type FloorOptions = {
-    modelPath: string, gpu: GpuChoice, threads: number, decodeThreads: number, runs: number, maxTokens: number, longPromptTokens: number
+    modelPath: string, gpu: GpuChoice, threads: number, decodeThreads: number, flashAttention: FlashAttentionChoice, runs: number, maxTokens: number, longPromptTokens: number
 };
 
 export type FloorRun = {
@@ -54,7 +54,10 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
         logLevel: LlamaLogLevel.error
     });
     const model = await llama.loadModel({modelPath: options.modelPath});
-    const context = await model.createContext({contextSize: 4096, sequences: 1, threads: options.threads});
+    const context = await model.createContext({
+        contextSize: 4096, sequences: 1, threads: options.threads,
+        flashAttention: options.flashAttention === "auto" ? "auto" : options.flashAttention === "on"
+    });
     // The server's thread settings, so the floor is the best this engine does here, not a weaker baseline.
     useDecodeThreads(context, options.decodeThreads);
     const sequence = context.getSequence();

@@ -41,7 +41,7 @@ export function renderReport(raw: RawResults, summary: BenchSummary): string {
         "",
         `model \`${o.modelPath}\` · backend ${raw.server.backend}${raw.server.openmp ? " (OpenMP build)" : ""} · **${raw.server.threads} inference threads, ${raw.server.decodeThreads} for decoding** ` +
         `(floor: ${raw.floor.threads}, ${raw.floor.decodeThreads}) · **${raw.machine.availableParallelism} cores available** (${raw.machine.cpuModel}) · ` +
-        `${o.runs} run${o.runs === 1 ? "" : "s"} · max_tokens ${o.maxTokens}${o.quick ? " · **--quick (smoke run)**" : ""} · build: ${raw.build}`,
+        `${o.runs} run${o.runs === 1 ? "" : "s"} · max_tokens ${o.maxTokens}${o.flashAttention === "auto" ? "" : ` · **--flash-attention ${o.flashAttention}**`}${o.quick ? " · **--quick (smoke run)**" : ""} · build: ${raw.build}`,
         `server: separate process, default --parallel/--max-queue; first request (model load) ${number(raw.server.firstRequestMs, 0)} ms · ` +
         `floor load + warm-up ${number(raw.floor.loadMs, 0)} ms`,
         "",

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {once} from "node:events";
-import {projectRoot, type GpuChoice} from "./args.js";
+import {projectRoot, type FlashAttentionChoice, type GpuChoice} from "./args.js";
 
 export type ServerProcess = {
     url: string,
@@ -28,7 +28,7 @@ const startTimeoutMs = 60_000;
  * --parallel and --max-queue stay at chatserve's defaults unless `extraArgs` sets them.
  */
 export async function startServerProcess(
-    options: {modelPath: string, threads: number | undefined, decodeThreads?: number, gpu: GpuChoice, extraArgs?: readonly string[]}
+    options: {modelPath: string, threads: number | undefined, decodeThreads?: number, flashAttention?: FlashAttentionChoice, gpu: GpuChoice, extraArgs?: readonly string[]}
 ): Promise<ServerProcess> {
     await fs.access(options.modelPath);
     const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-bench-"));
@@ -40,6 +40,8 @@ export async function startServerProcess(
         args.push("--threads", String(options.threads));
     if (options.decodeThreads != null)
         args.push("--decode-threads", String(options.decodeThreads));
+    if (options.flashAttention != null)
+        args.push("--flash-attention", options.flashAttention);
     args.push(...options.extraArgs ?? []);
     const child = spawn(process.execPath, args, {cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"]});
 

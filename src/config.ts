@@ -8,6 +8,7 @@ import {z} from "zod";
  */
 export const gpuChoices = ["auto", "cuda", "metal", "vulkan", "cpu"] as const;
 export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export const flashAttentionChoices = ["auto", "on", "off"] as const;
 
 export const configSchema = z.object({
     /** Folder scanned for `*.gguf` files (and its direct subfolders). */
@@ -22,8 +23,10 @@ export const configSchema = z.object({
     ctxSize: z.number().int().min(64).default(4096),
     /** Inference threads; undefined means the measured default (see engine/threads.ts). */
     threads: z.number().int().min(1).optional(),
-    /** Threads for one-token steps (generation); undefined: one fewer than `threads` (see engine/threads.ts). */
+    /** Threads for one-token steps (generation); undefined: the measured default (see engine/threads.ts). */
     decodeThreads: z.number().int().min(1).optional(),
+    /** llama.cpp's flash attention; `auto` lets llama.cpp decide (on for the CPU). */
+    flashAttention: z.enum(flashAttentionChoices).default("auto"),
     /** Sequences per loaded model: how many requests generate at once. */
     parallel: z.number().int().min(1).max(64).default(4),
     /** Requests that may wait for a free sequence before new ones get 503. */

@@ -1,5 +1,5 @@
 import {Command, InvalidArgumentError, Option} from "commander";
-import {apiKeysFromEnv, gpuChoices, logLevels, resolveConfig, type Config} from "../config.js";
+import {apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, resolveConfig, type Config} from "../config.js";
 import {createLogger} from "../logger.js";
 import {startServer} from "../server.js";
 import {printBanner} from "./banner.js";
@@ -22,7 +22,8 @@ export function serveCommand(program: Command): Command {
         .addOption(new Option("--gpu <backend>", "compute backend").choices(gpuChoices).default("auto"))
         .addOption(new Option("-c, --ctx-size <tokens>", "context window per request, capped at the model's trained context").default(4096).argParser(integer(64)))
         .addOption(new Option("-t, --threads <n>", "inference threads (default: the CPU cores available, measured best)").argParser(integer(1)))
-        .addOption(new Option("--decode-threads <n>", "threads for generating tokens (default: --threads minus one, at least 1)").argParser(integer(1)))
+        .addOption(new Option("--decode-threads <n>", "threads for generating tokens (default: all of --threads on an OpenMP build, else one fewer)").argParser(integer(1)))
+        .addOption(new Option("--flash-attention <mode>", "llama.cpp's flash attention: off makes follow-up turns of long conversations faster, first turns slower").choices(flashAttentionChoices).default("auto"))
         .addOption(new Option("--parallel <n>", "requests generated at once per model (sequences)").default(4).argParser(integer(1, 64)))
         .addOption(new Option("--max-queue <n>", "requests that may wait for a free sequence before 503").default(64).argParser(integer(0)))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
@@ -38,6 +39,7 @@ export function serveCommand(program: Command): Command {
                 ctxSize: options.ctxSize,
                 threads: options.threads,
                 decodeThreads: options.decodeThreads,
+                flashAttention: options.flashAttention,
                 parallel: options.parallel,
                 maxQueue: options.maxQueue,
                 corsOrigins: options.corsOrigin,
@@ -49,7 +51,7 @@ export function serveCommand(program: Command): Command {
 
 type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize: number,
-    threads?: number, decodeThreads?: number, parallel: number, maxQueue: number, corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean
+    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel: number, maxQueue: number, corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean
 };
 
 async function serve(config: Config): Promise<void> {

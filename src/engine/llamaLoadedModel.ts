@@ -49,7 +49,9 @@ export class LlamaLoadedModel implements LoadedModel {
             const contextSize = Math.min(options.contextSize, model.trainContextSize);
             let generation: Generation | null = null;
             if (options.generates) {
-                const context = await model.createContext({contextSize, sequences: options.parallel, threads: runtime.threads});
+                const context = await model.createContext({
+                    contextSize, sequences: options.parallel, threads: runtime.threads, flashAttention: runtime.flashAttention
+                });
                 useDecodeThreads(context, runtime.decodeThreads);
                 useLockstepBatches(context);
                 const sequences = Array.from({length: options.parallel}, () => context.getSequence());

@@ -14,7 +14,9 @@ export type LlamaRuntime = {
     /** Inference threads every context of this runtime uses (prompt processing). */
     threads: number,
     /** Threads for one-token steps: generating a single stream. */
-    decodeThreads: number
+    decodeThreads: number,
+    /** node-llama-cpp's context option for llama.cpp's flash attention. */
+    flashAttention: "auto" | boolean
 };
 
 /**
@@ -22,7 +24,7 @@ export type LlamaRuntime = {
  * `build: "never"`: the server must never start compiling llama.cpp (or download its source)
  * at run time; the prebuilt binaries that npm installed are used, or it fails with a clear message.
  */
-export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads">, logger: Logger): Promise<LlamaRuntime> {
+export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads" | "flashAttention">, logger: Logger): Promise<LlamaRuntime> {
     const llamaLog = logger.child({component: "llama.cpp"});
     const probe = await getLlama({
         gpu: config.gpu === "cpu" ? false : config.gpu,
@@ -42,7 +44,14 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
     });
     const threads = resolveThreadCount(config.threads, probe.cpuMathCores);
     const openmp = usesOpenMP();
-    return {llama: probe, backend: backendName(probe.gpu), openmp, threads, decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1)};
+    return {
+        llama: probe,
+        backend: backendName(probe.gpu),
+        openmp,
+        threads,
+        decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1),
+        flashAttention: config.flashAttention === "auto" ? "auto" : config.flashAttention === "on"
+    };
 }
 
 function backendName(gpu: Llama["gpu"]): Backend {

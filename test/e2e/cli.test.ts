@@ -13,7 +13,7 @@ describe("the chatserve command", () => {
     it("documents every flag in --help", () => {
         const result = run("--help");
         expect(result.status).toBe(0);
-        for (const flag of ["--models", "--host", "--port", "--api-key", "--gpu", "--ctx-size", "--threads", "--decode-threads", "--parallel", "--max-queue", "--cors-origin", "--log-level"])
+        for (const flag of ["--models", "--host", "--port", "--api-key", "--gpu", "--ctx-size", "--threads", "--decode-threads", "--flash-attention", "--parallel", "--max-queue", "--cors-origin", "--log-level"])
             expect(result.stdout).toContain(flag);
     });
 
@@ -27,7 +27,8 @@ describe("the chatserve command", () => {
         [["--port", "abc"], /port/],
         [["--gpu", "tpu"], /gpu/],
         [["--no-such-flag"], /unknown option/],
-        [["--threads", "0"], /threads/]
+        [["--threads", "0"], /threads/],
+        [["--flash-attention", "sometimes"], /flash-attention/]
     ])("rejects %j with a one-line explanation and a non-zero exit", (args, pattern) => {
         const result = run(...args);
         expect(result.status).not.toBe(0);

@@ -26,7 +26,7 @@ describe.skipIf(!installCouldBuild)("the CPU build made by npm install", () => {
         if (gpu !== false)
             return context.skip(); // the install kept the GPU's prebuilt binaries
 
-        const runtime = await startLlamaRuntime({gpu: "cpu", threads: 2, decodeThreads: undefined}, pino({level: "silent"}));
+        const runtime = await startLlamaRuntime({gpu: "cpu", threads: 2, decodeThreads: undefined, flashAttention: "auto"}, pino({level: "silent"}));
         try {
             expect(runtime.llama.buildType, "no local build: npm install's postinstall (scripts/buildCpuBackend.mjs) makes it; run npm install").toBe("localBuild");
             expect(runtime.openmp).toBe(true);

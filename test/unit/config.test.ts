@@ -10,6 +10,7 @@ describe("resolveConfig", () => {
             apiKeys: [],
             gpu: "auto",
             ctxSize: 4096,
+            flashAttention: "auto",
             parallel: 4,
             maxQueue: 64,
             corsOrigins: [],
