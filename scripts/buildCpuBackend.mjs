@@ -33,6 +33,7 @@ const steps = {
     },
     async check({getLlama, LlamaLogLevel}) {
         const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error});
+        // The same test as src/engine/openmp.ts, which is not built yet when npm runs postinstall.
         const openmp = /\/lib(?:gomp|omp|iomp5)\.so/.test(fs.readFileSync("/proc/self/maps", "utf8"));
         return {buildType: llama.buildType, openmp};
     }
