@@ -1,16 +1,10 @@
 import {describe, expect, it} from "vitest";
 import {toConstrainedSchema} from "../../src/chat/constrainedSchema.js";
 import {BadRequestError} from "../../src/errors.js";
+import {thrownError} from "./support/thrownError.js";
 
-function rejection(schema: unknown): BadRequestError {
-    try {
-        toConstrainedSchema(schema, "response_format.json_schema.schema");
-    } catch (error) {
-        expect(error).toBeInstanceOf(BadRequestError);
-        return error as BadRequestError;
-    }
-    throw new Error("expected a 400");
-}
+const rejection = (schema: unknown) =>
+    thrownError(BadRequestError, () => toConstrainedSchema(schema, "response_format.json_schema.schema"));
 
 describe("toConstrainedSchema", () => {
     it("keeps what the grammar enforces: objects, arrays, enums, consts, string lengths, formats", () => {

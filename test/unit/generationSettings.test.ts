@@ -2,19 +2,13 @@ import {describe, expect, it} from "vitest";
 import {toGenerationOptions} from "../../src/chat/generationSettings.js";
 import {ContextLengthExceededError} from "../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
+import {thrownError} from "./support/thrownError.js";
 
 const request = (extra: Record<string, unknown> = {}) =>
     chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra});
 
-function overflow(extra: Record<string, unknown>, promptTokens: number, contextLength: number): ContextLengthExceededError {
-    try {
-        toGenerationOptions(request(extra), promptTokens, contextLength);
-    } catch (error) {
-        expect(error).toBeInstanceOf(ContextLengthExceededError);
-        return error as ContextLengthExceededError;
-    }
-    throw new Error("no context_length_exceeded error");
-}
+const overflow = (extra: Record<string, unknown>, promptTokens: number, contextLength: number) =>
+    thrownError(ContextLengthExceededError, () => toGenerationOptions(request(extra), promptTokens, contextLength));
 
 describe("toGenerationOptions", () => {
     it("fills in OpenAI's defaults: temperature 1, top_p 1, no penalties, no stops, all the room left", () => {

@@ -3,16 +3,9 @@ import {z} from "zod";
 import {BadRequestError} from "../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
 import {parseBody} from "../../src/protocol/parseBody.js";
+import {thrownError} from "./support/thrownError.js";
 
-function failure(schema: z.ZodType, body: unknown): BadRequestError {
-    try {
-        parseBody(schema, body);
-    } catch (error) {
-        expect(error).toBeInstanceOf(BadRequestError);
-        return error as BadRequestError;
-    }
-    throw new Error("parseBody accepted the body");
-}
+const failure = (schema: z.ZodType, body: unknown) => thrownError(BadRequestError, () => parseBody(schema, body));
 
 describe("parseBody", () => {
     it("returns the parsed value of a valid body", () => {

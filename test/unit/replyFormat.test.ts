@@ -2,6 +2,7 @@ import {describe, expect, it} from "vitest";
 import {toReplyPlan} from "../../src/chat/replyFormat.js";
 import {BadRequestError} from "../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
+import {thrownError} from "./support/thrownError.js";
 
 const weather = {type: "function", function: {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}}};
 const time = {type: "function", function: {name: "get_time"}};
@@ -9,15 +10,7 @@ const time = {type: "function", function: {name: "get_time"}};
 const plan = (extra: Record<string, unknown>) =>
     toReplyPlan(chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra}));
 
-function rejection(extra: Record<string, unknown>): BadRequestError {
-    try {
-        plan(extra);
-    } catch (error) {
-        expect(error).toBeInstanceOf(BadRequestError);
-        return error as BadRequestError;
-    }
-    throw new Error("expected a 400");
-}
+const rejection = (extra: Record<string, unknown>) => thrownError(BadRequestError, () => plan(extra));
 
 describe("toReplyPlan", () => {
     it("is plain text without tools or response_format", () => {

@@ -2,18 +2,11 @@ import {describe, expect, it} from "vitest";
 import {toChatHistory} from "../../src/chat/toChatHistory.js";
 import {BadRequestError} from "../../src/errors.js";
 import {chatMessageSchema, type ChatMessage} from "../../src/protocol/chatCompletionRequest.js";
+import {thrownError} from "./support/thrownError.js";
 
 const messages = (...raw: unknown[]): ChatMessage[] => raw.map((message) => chatMessageSchema.parse(message));
 
-function rejection(...raw: unknown[]): BadRequestError {
-    try {
-        toChatHistory(messages(...raw));
-    } catch (error) {
-        expect(error).toBeInstanceOf(BadRequestError);
-        return error as BadRequestError;
-    }
-    throw new Error("toChatHistory accepted the messages");
-}
+const rejection = (...raw: unknown[]) => thrownError(BadRequestError, () => toChatHistory(messages(...raw)));
 
 describe("toChatHistory", () => {
     it("maps system, developer, user and assistant messages", () => {
