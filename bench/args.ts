@@ -1,14 +1,13 @@
 import path from "node:path";
 import {fileURLToPath} from "node:url";
 import {parseArgs} from "node:util";
+import {flashAttentionChoices, gpuChoices, type Config} from "../src/config.js";
 
 /** The project root (bench/ lives directly in it). */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-export const gpuChoices = ["auto", "cuda", "metal", "vulkan", "cpu"] as const;
-export type GpuChoice = typeof gpuChoices[number];
-export const flashAttentionChoices = ["auto", "on", "off"] as const;
-export type FlashAttentionChoice = typeof flashAttentionChoices[number];
+export type GpuChoice = Config["gpu"];
+export type FlashAttentionChoice = Config["flashAttention"];
 
 export type BenchOptions = {
     modelPath: string,

@@ -7,13 +7,13 @@ import type {FloorOptions, FloorResult} from "./inProcessFloor.js";
 /**
  * Runs the in-process floor in a fresh Node process (`node --import tsx bench/inProcessFloor.ts`),
  * so it starts as cold as the server did and shares nothing with the bench client. It gets the
- * server's libuv pool size too: bin/chatserve.cjs defaults it to one worker thread.
+ * server's libuv pool size too: on Linux bin/chatserve.cjs defaults it to one worker thread.
  */
 export async function runFloorProcess(options: FloorOptions): Promise<FloorResult> {
     const script = fileURLToPath(new URL("./inProcessFloor.ts", import.meta.url));
     const child = spawn(process.execPath, ["--import", "tsx", script, JSON.stringify(options)], {
         cwd: projectRoot,
-        env: {...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? "1"},
+        env: process.platform === "linux" ? {...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? "1"} : process.env,
         stdio: ["ignore", "pipe", "pipe"]
     });
     let stdout = "";

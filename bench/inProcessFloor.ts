@@ -2,6 +2,7 @@ import {performance} from "node:perf_hooks";
 import {fileURLToPath} from "node:url";
 import {getLlama, LlamaLogLevel, resolveChatWrapper, type ChatWrapper, type LlamaContextSequence, type LlamaModel, type Token} from "node-llama-cpp";
 import {useDecodeThreads} from "../src/engine/decodeThreads.js";
+import {flashAttentionOption} from "../src/engine/llamaRuntime.js";
 import type {FlashAttentionChoice, GpuChoice} from "./args.js";
 import {measurePhase, type PhaseLoad} from "./machineLoad.js";
 import {phasePrompts, shortPrompt} from "./prompts.js";
@@ -56,7 +57,7 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
     const model = await llama.loadModel({modelPath: options.modelPath});
     const context = await model.createContext({
         contextSize: 4096, sequences: 1, threads: options.threads,
-        flashAttention: options.flashAttention === "auto" ? "auto" : options.flashAttention === "on"
+        flashAttention: flashAttentionOption(options.flashAttention)
     });
     // The server's thread settings, so the floor is the best this engine does here, not a weaker baseline.
     useDecodeThreads(context, options.decodeThreads);

@@ -50,8 +50,13 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         openmp,
         threads,
         decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1),
-        flashAttention: config.flashAttention === "auto" ? "auto" : config.flashAttention === "on"
+        flashAttention: flashAttentionOption(config.flashAttention)
     };
+}
+
+/** chatserve's `--flash-attention` as node-llama-cpp's context option. */
+export function flashAttentionOption(mode: Config["flashAttention"]): "auto" | boolean {
+    return mode === "auto" ? "auto" : mode === "on";
 }
 
 function backendName(gpu: Llama["gpu"]): Backend {
