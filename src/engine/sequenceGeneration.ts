@@ -37,17 +37,19 @@ export async function* generateOnSequence(
     const result = (finishReason: FinishReason, completionTokens: number): GenerationResult =>
         ({finishReason, promptTokens, cachedTokens, completionTokens});
 
+    // Whole batches first, without outputs; the rest goes into the same batch as the first
+    // sampled token (one decode less per request, as llama-server's single llama_decode).
     const chunkSize = sequence.context.batchSize;
     let position = cachedTokens;
-    while (position < promptTokens - 1) {
+    while (promptTokens - position > chunkSize) {
         if (signal.aborted)
             return result("abort", 0);
-        const end = Math.min(promptTokens - 1, position + chunkSize);
-        await sequence.evaluateWithoutGeneratingNewTokens(prompt.tokens.slice(position, end));
-        position = end;
-        if (position < promptTokens - 1)
-            yield {type: "progress", evaluatedTokens: position, totalTokens: promptTokens};
+        await sequence.evaluateWithoutGeneratingNewTokens(prompt.tokens.slice(position, position + chunkSize));
+        position += chunkSize;
+        yield {type: "progress", evaluatedTokens: position, totalTokens: promptTokens};
     }
+    if (signal.aborted)
+        return result("abort", 0);
 
     const shaper = createReplyShaper(prompt, options, grammars);
     // A forced opening that does not fit the budget is not evaluated at all (it could overflow the context).

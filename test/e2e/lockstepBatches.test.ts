@@ -1,5 +1,6 @@
-// Concurrent streams against the real node-llama-cpp, through the server: their tokens share every
-// decode batch instead of one stream sitting out each batch in turn.
+// Decode batches against the real node-llama-cpp, through the server: concurrent streams share
+// every batch instead of one stream sitting out each batch in turn, and a request's prompt shares
+// its batch with the first sampled token.
 import {LlamaModel, type LlamaContext} from "node-llama-cpp";
 import {afterAll, beforeAll, describe, expect, it, vi} from "vitest";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
@@ -19,7 +20,7 @@ vi.spyOn(LlamaModel.prototype, "createContext").mockImplementation(async functio
     return context;
 });
 
-describe("concurrent streams on one model", () => {
+describe("decode batches on one model", () => {
     let server: TestServer;
     const model = "tiny-chat";
 
@@ -48,5 +49,20 @@ describe("concurrent streams on one model", () => {
         const steps = batchSizes.filter((size) => size <= 4);
         expect(steps.length).toBeLessThanOrEqual(longest + 3);
         expect(steps.filter((size) => size === 4).length).toBeGreaterThanOrEqual(Math.min(...replies) - 3);
+    });
+
+    it("evaluates the rest of the prompt in the same batch as the first token", async () => {
+        batchSizes.length = 0;
+        const reply = await server.client().chat.completions.create({
+            model, messages: [{role: "user", content: "A prompt no other request has sent."}], max_tokens: 12, temperature: 0
+        });
+        const usage = reply.usage!;
+        const uncached = usage.prompt_tokens - (usage.prompt_tokens_details?.cached_tokens ?? 0);
+        expect(uncached).toBeGreaterThan(1);
+        expect(batchSizes[0]).toBe(uncached);
+        // After the prompt's batch, one per token fed back: the last sampled one never is, unless
+        // an end-of-generation token (not counted in usage) followed it.
+        const endToken = reply.choices[0]!.finish_reason === "length" ? 0 : 1;
+        expect(batchSizes.length).toBe(usage.completion_tokens + endToken);
     });
 });
