@@ -16,8 +16,8 @@ const unevaluatedTail = new WeakMap<LlamaContextSequence, Token>();
 const penaltyWindow = 256;
 
 /**
- * Generates a reply on one sequence: reuses the cached prefix (earlier replies included), evaluates the rest of the prompt in
- * batch-sized chunks (so an abort or a keep-alive never waits for a whole long prompt), then streams
+ * Generates a reply on one sequence: reuses the cached prefix (earlier replies included), evaluates
+ * the rest of the prompt (its last part in the same batch as the first sampled token), then streams
  * the sampler's tokens, shaped into the requested format (text with stop sequences applied, JSON,
  * tool calls), counting every token of the reply.
  */
@@ -37,24 +37,14 @@ export async function* generateOnSequence(
     const result = (finishReason: FinishReason, completionTokens: number): GenerationResult =>
         ({finishReason, promptTokens, cachedTokens, completionTokens});
 
-    // Whole batches first, without outputs; the rest goes into the same batch as the first
-    // sampled token (one decode less per request, as llama-server's single llama_decode).
-    const chunkSize = sequence.context.batchSize;
-    let position = cachedTokens;
-    while (promptTokens - position > chunkSize) {
-        if (signal.aborted)
-            return result("abort", 0);
-        await sequence.evaluateWithoutGeneratingNewTokens(prompt.tokens.slice(position, position + chunkSize));
-        position += chunkSize;
-        yield {type: "progress", evaluatedTokens: position, totalTokens: promptTokens};
-    }
-    if (signal.aborted)
-        return result("abort", 0);
-
     const shaper = createReplyShaper(prompt, options, grammars);
-    // A forced opening that does not fit the budget is not evaluated at all (it could overflow the context).
+    // A forced opening that does not fit the budget is not evaluated at all (it could overflow the
+    // context), nor is the prompt.
     if (shaper.opening.tokens.length >= options.maxTokens)
         return result("length", 0);
+    const position = yield* evaluateWholeBatches(sequence, prompt.tokens, cachedTokens, signal);
+    if (position == null)
+        return result("abort", 0);
     const detokenizer = new IncrementalDetokenizer(detokenize, prompt.tokens);
     const stopTokens = new Set(prompt.stopTokens);
     // Sampled and forced tokens alike are the reply's, for the budget and for usage.
@@ -103,6 +93,26 @@ export async function* generateOnSequence(
         else
             unevaluatedTail.set(sequence, unevaluated);
         await evaluation.return();
+    }
+}
+
+/**
+ * Evaluates whole batches of the prompt, without outputs, with a progress event after each: an abort
+ * or a keep-alive never waits for more than one batch. The rest (at most one batch) is left to go
+ * into the same batch as the first sampled token, one decode less per request, as llama-server's
+ * single llama_decode. Returns where that rest starts, or undefined once aborted.
+ */
+async function* evaluateWholeBatches(
+    sequence: LlamaContextSequence, tokens: readonly Token[], from: number, signal: AbortSignal
+): AsyncGenerator<GenerationEvent, number | undefined> {
+    const batchSize = sequence.context.batchSize;
+    for (let position = from; ; position += batchSize) {
+        if (signal.aborted)
+            return undefined;
+        if (tokens.length - position <= batchSize)
+            return position;
+        await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(position, position + batchSize));
+        yield {type: "progress", evaluatedTokens: position + batchSize, totalTokens: tokens.length};
     }
 }
 

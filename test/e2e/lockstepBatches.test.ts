@@ -65,4 +65,28 @@ describe("decode batches on one model", () => {
         const endToken = reply.choices[0]!.finish_reason === "length" ? 0 : 1;
         expect(batchSizes.length).toBe(usage.completion_tokens + endToken);
     });
+
+    it("evaluates a long prompt in whole batches with a keep-alive after each, the rest with the first token", async () => {
+        batchSizes.length = 0;
+        const response = await fetch(`${server.url}/chat/completions`, {
+            method: "POST", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({
+                model, messages: [{role: "user", content: "Once more, with feeling. ".repeat(50)}],
+                max_tokens: 4, temperature: 0, stream: true, stream_options: {include_usage: true}
+            })
+        });
+        expect(response.status).toBe(200);
+        const events = (await response.text()).split("\n\n");
+        const usage = JSON.parse(events.findLast((event) => event.includes("\"usage\":{"))!.slice("data: ".length)).usage;
+        const uncached = usage.prompt_tokens - (usage.prompt_tokens_details?.cached_tokens ?? 0);
+
+        const batch = batchSizes[0]!;
+        expect(batch).toBeLessThan(uncached);
+        const wholeBatches = Math.ceil(uncached / batch) - 1;
+        expect(batchSizes.slice(0, wholeBatches + 1)).toEqual([...Array(wholeBatches).fill(batch), uncached - wholeBatches * batch]);
+        const cached = usage.prompt_tokens - uncached;
+        expect(events.filter((event) => event.startsWith(": processing prompt"))).toEqual(
+            Array.from({length: wholeBatches}, (_, index) => `: processing prompt ${cached + (index + 1) * batch}/${usage.prompt_tokens}`)
+        );
+    });
 });
