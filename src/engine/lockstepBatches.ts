@@ -65,9 +65,10 @@ export function useLockstepBatches(context: LlamaContext): boolean {
         for (const [sequenceId, step] of midStep) {
             if (step.delivered)
                 midStep.delete(sequenceId); // handed its token a turn ago and not back: it ended
-            else if (!queuedIds.has(sequenceId))
+            else if (queuedIds.has(sequenceId))
+                continue; // not dispatched yet (a new prompt): it joins the held ones' batch
+            else
                 return; // still being decoded or sampled: its delivery checks again
-            // (still queued, e.g. a new prompt: it goes into the same batch as the held ones)
         }
         for (const release of held.splice(0))
             release();
@@ -78,8 +79,10 @@ export function useLockstepBatches(context: LlamaContext): boolean {
         Object.defineProperty(context, "_decodeTokens", {
             configurable: true,
             value: (queued: QueuedDecode, ...rest: unknown[]) => {
-                if (midStep.get(queued.sequenceId)?.delivered !== true)
-                    return send(queued, rest); // a prompt: no step to wait for
+                // A prompt chunk wants no output, and a generation's first decode follows no
+                // step of its own: neither waits.
+                if (!queued.logits.includes(true) || midStep.get(queued.sequenceId)?.delivered !== true)
+                    return send(queued, rest);
                 midStep.delete(queued.sequenceId);
                 return new Promise((resolve, reject) => {
                     held.push(() => void send(queued, rest).then(resolve, reject));

@@ -110,12 +110,16 @@ describe("useLockstepBatches", () => {
         expect(context.counts()).toEqual({0: 2, 1: 1});
     });
 
-    it("queues prompt chunks, which want no output, at once", async () => {
+    it("queues prompt chunks, which want no output, at once, even on a sequence whose stream just ended", async () => {
         const {context, decode} = install();
         decode(0);
-        context.dispatch(0);
-        decode(1, [false, false]);
-        expect(context.counts()).toEqual({0: 1, 1: 1});
+        decode(1);
+        const [first] = context.dispatch(0, 1);
+        // Sequence 0 is handed its token and its stream ends; sequence 1 is still mid-step.
+        first!.deliver();
+        await Promise.resolve();
+        decode(0, [false, false]);
+        expect(context.counts()).toEqual({0: 2, 1: 1});
     });
 
     it("changes nothing when node-llama-cpp's internals are not there", () => {
