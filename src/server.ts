@@ -39,7 +39,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         maxQueue: config.maxQueue,
         generates: descriptor.capabilities.includes("chat"),
         tools: descriptor.capabilities.includes("tools"),
-        embeds: descriptor.capabilities.includes("embeddings")
+        embeds: descriptor.capabilities.includes("embeddings"),
+        warn: (message) => logger.warn({event: "model_degraded", model: descriptor.id}, message)
     }), config.ctxSize, logger);
     const app = createApp({
         config, logger, registry,

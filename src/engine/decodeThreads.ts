@@ -7,11 +7,7 @@ type NativeBatching = {initBatch(size: number): unknown, setThreads(threads: num
  * Gives one-token batches (a single stream generating) their own thread count, as llama.cpp's
  * n_threads vs n_threads_batch does; node-llama-cpp sets one count for both before every batch.
  *
- * Why: generating a token is short and memory-bound, and each one is followed by work on the
- * server's JS thread (and the client's) on the same cores. With every core busy in llama.cpp's
- * spin-waiting compute threads, that work preempts one of them and the whole step waits. On a
- * 2-core machine, one decode thread generated 102.8 tok/s over HTTP against 57–69 with two
- * (npm run bench, see the README), while prompt processing still wants every core.
+ * How many, and why they can differ from prompt processing's: `resolveDecodeThreads` in threads.ts.
  *
  * It wraps node-llama-cpp internals (`_ctx`, present in 3.x); if they are missing it changes
  * nothing and returns false: every batch then runs with the context's own thread count.

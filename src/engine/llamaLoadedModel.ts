@@ -24,7 +24,9 @@ export type ModelLoadOptions = {
     generates: boolean,
     /** Whether the chat template renders tools. */
     tools: boolean,
-    embeds: boolean
+    embeds: boolean,
+    /** Something works, but not as well as it should (logged as a warning). */
+    warn(message: string): void
 };
 
 type Generation = {context: LlamaContext, pool: SequencePool<LlamaContextSequence>, chatWrapper: ChatWrapper, grammars: ReplyGrammars};
@@ -52,8 +54,11 @@ export class LlamaLoadedModel implements LoadedModel {
                 const context = await model.createContext({
                     contextSize, sequences: options.parallel, threads: runtime.threads, flashAttention: runtime.flashAttention
                 });
-                useDecodeThreads(context, runtime.decodeThreads);
-                useLockstepBatches(context);
+                // Both wrap node-llama-cpp internals; a future version without them still works, slower.
+                if (!useDecodeThreads(context, runtime.decodeThreads))
+                    options.warn("node-llama-cpp's internals changed: one-token steps use every inference thread");
+                if (!useLockstepBatches(context))
+                    options.warn("node-llama-cpp's internals changed: concurrent streams no longer decode in lockstep");
                 const sequences = Array.from({length: options.parallel}, () => context.getSequence());
                 generation = {
                     context,

@@ -26,7 +26,7 @@ export type LlamaRuntime = {
  */
 export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads" | "flashAttention">, logger: Logger): Promise<LlamaRuntime> {
     const llamaLog = logger.child({component: "llama.cpp"});
-    const probe = await getLlama({
+    const llama = await getLlama({
         gpu: config.gpu === "cpu" ? false : config.gpu,
         build: "never",
         logLevel: LlamaLogLevel.warn,
@@ -42,11 +42,11 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         // Threads are decided here, not by node-llama-cpp (whose CPU default is at least 4).
         maxThreads: 0
     });
-    const threads = resolveThreadCount(config.threads, probe.cpuMathCores);
+    const threads = resolveThreadCount(config.threads, llama.cpuMathCores);
     const openmp = usesOpenMP();
     return {
-        llama: probe,
-        backend: backendName(probe.gpu),
+        llama,
+        backend: backendName(llama.gpu),
         openmp,
         threads,
         decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1),

@@ -26,7 +26,7 @@ export function resolveDecodeThreads(requested: number | undefined, threads: num
     return Math.min(threads, requested ?? (openmpOnOneWorker ? threads : Math.max(1, threads - 1)));
 }
 
-/** libuv's worker pool size for this process: bin/chatserve.cjs makes it 1 unless set; libuv's default is 4. */
+/** libuv's worker pool size for this process: bin/chatserve.cjs makes it 1 on Linux unless set; libuv's default is 4. */
 export function libuvPoolSize(env: NodeJS.ProcessEnv = process.env): number {
     const size = Number(env.UV_THREADPOOL_SIZE);
     return Number.isInteger(size) && size > 0 ? size : 4;
