@@ -3,7 +3,7 @@ import {parseBenchArgs} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {concurrent, conversation, singleStream, warmUp, type HttpTarget} from "./httpStreams.js";
 import {startServerProcess, stopChild} from "./serverProcess.js";
-import {median, ratio} from "./stats.js";
+import {median, ratio, summarize} from "./stats.js";
 
 /**
  * chatserve against llama.cpp's own C++ server on the same model, both at their defaults, run
@@ -60,7 +60,10 @@ async function withLlamaServer<T>(use: (target: HttpTarget) => Promise<T>): Prom
 }
 
 async function withChatserve<T>(use: (target: HttpTarget) => Promise<T>): Promise<T> {
-    const server = await startServerProcess({modelPath: options.modelPath, threads: options.threads, decodeThreads: options.decodeThreads, gpu: options.gpu});
+    const server = await startServerProcess({
+        modelPath: options.modelPath, threads: options.threads, decodeThreads: options.decodeThreads,
+        flashAttention: options.flashAttention, gpu: options.gpu
+    });
     try {
         const target = {url: server.url, model: server.modelId, maxTokens: options.maxTokens};
         await warmUp(target);
@@ -82,26 +85,34 @@ function chatserveSettings(): string {
     const flags = [
         options.threads != null ? `--threads ${options.threads}` : "",
         options.decodeThreads != null ? `--decode-threads ${options.decodeThreads}` : "",
+        options.flashAttention !== "auto" ? `--flash-attention ${options.flashAttention}` : "",
         process.env.UV_THREADPOOL_SIZE != null ? `UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE}` : ""
     ].filter((flag) => flag !== "");
     return flags.length === 0 ? "chatserve at its defaults" : `chatserve with ${flags.join(" ")}`;
 }
 
+/**
+ * Medians, their ratio, and the range of the ratio within each run: the two servers of one run
+ * ran back to back, so that range shows how far the machine's drift moves the comparison.
+ */
 const row = (name: string, unit: string, pick: (figures: Figures) => number, digits = 1) => {
     const ours = median(results.chatserve.map(pick));
     const theirs = median(results.llamaServer.map(pick));
-    return `| ${name} | ${ours.toFixed(digits)} | ${theirs.toFixed(digits)} | ${unit} | ${ratio(ours, theirs).toFixed(3)} |`;
+    const perRun = summarize(results.chatserve.map((figures, run) => ratio(pick(figures), pick(results.llamaServer[run]!))));
+    return `| ${name} | ${ours.toFixed(digits)} | ${theirs.toFixed(digits)} | ${unit} | ${ratio(ours, theirs).toFixed(3)} | ` +
+        `${perRun.min.toFixed(3)}–${perRun.max.toFixed(3)} |`;
 };
 process.stdout.write([
     `## chatserve vs llama-server (${options.modelPath}, ${chatserveSettings()}, llama-server at its defaults, ${options.runs} alternating runs, medians)`,
     "",
-    "| measure | chatserve | llama-server | unit | chatserve ÷ llama-server |",
-    "|---|---|---|---|---|",
+    "| measure | chatserve | llama-server | unit | chatserve ÷ llama-server | per-run ratios |",
+    "|---|---|---|---|---|---|",
     row("single-stream decode", "tok/s", (figures) => figures.decode),
     row("4-stream aggregate", "tok/s", (figures) => figures.aggregate),
     row("4-stream TTFT p95", "ms", (figures) => figures.ttftP95, 0),
     row("conversation turn-1 TTFT", "ms", (figures) => figures.turn1, 0),
     row("conversation turn-2 TTFT", "ms", (figures) => figures.turn2, 0),
     row("turn-2 ÷ turn-1 TTFT", "", (figures) => figures.turn2 / figures.turn1, 3),
+    row("turn-2 cached prompt tokens", "tokens", (figures) => figures.cached, 0),
     ""
 ].join("\n"));
