@@ -12,7 +12,7 @@ import {median} from "./stats.js";
  */
 const options = parseBenchArgs(process.argv.slice(2));
 ensureBuilt(true);
-const server = await startServerProcess({modelPath: options.modelPath, threads: options.threads, decodeThreads: options.decodeThreads, gpu: options.gpu});
+const server = await startServerProcess(options);
 try {
     const fim = ((await (await fetch(`${server.url}/models/${server.modelId}`)).json()) as {capabilities: string[]}).capabilities.includes("fim");
     const body = (index: number, maxTokens: number, signal?: AbortSignal) => fetch(`${server.url}/completions`, {

@@ -16,7 +16,7 @@ const requestTimeoutMs = 120_000;
 
 const options = parseBenchArgs(process.argv.slice(2));
 ensureBuilt(true);
-const server = await startServerProcess({modelPath: options.modelPath, threads: options.threads, decodeThreads: options.decodeThreads, gpu: options.gpu, extraArgs: ["--max-queue", "8"]});
+const server = await startServerProcess(options, ["--max-queue", "8"]);
 
 type Outcome = {status: number | "timeout" | "error", retryAfter: string | null, complete: boolean, ms: number};
 

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     log(`${machine.availableParallelism} cores, load average ${machine.loadavg.map((value) => value.toFixed(2)).join(" ")}; build: ${build}`);
 
     log("starting the chatserve process …");
-    const server = await startServerProcess({modelPath: options.modelPath, threads: options.threads, decodeThreads: options.decodeThreads, flashAttention: options.flashAttention, gpu: options.gpu});
+    const server = await startServerProcess(options);
     log(`chatserve at ${server.url} (pid ${server.pid}), ${server.backend}, ${server.threads} threads`);
     const target: HttpTarget = {url: server.url, model: server.modelId, maxTokens: options.maxTokens};
 

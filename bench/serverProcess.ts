@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {once} from "node:events";
-import {projectRoot, type FlashAttentionChoice, type GpuChoice} from "./args.js";
+import {projectRoot, type BenchOptions} from "./args.js";
 
 export type ServerProcess = {
     url: string,
@@ -28,7 +28,8 @@ const startTimeoutMs = 60_000;
  * --parallel and --max-queue stay at chatserve's defaults unless `extraArgs` sets them.
  */
 export async function startServerProcess(
-    options: {modelPath: string, threads: number | undefined, decodeThreads?: number, flashAttention?: FlashAttentionChoice, gpu: GpuChoice, extraArgs?: readonly string[]}
+    options: Pick<BenchOptions, "modelPath" | "threads" | "decodeThreads" | "flashAttention" | "gpu">,
+    extraArgs: readonly string[] = []
 ): Promise<ServerProcess> {
     await fs.access(options.modelPath);
     const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-bench-"));
@@ -40,9 +41,7 @@ export async function startServerProcess(
         args.push("--threads", String(options.threads));
     if (options.decodeThreads != null)
         args.push("--decode-threads", String(options.decodeThreads));
-    if (options.flashAttention != null)
-        args.push("--flash-attention", options.flashAttention);
-    args.push(...options.extraArgs ?? []);
+    args.push("--flash-attention", options.flashAttention, ...extraArgs);
     const child = spawn(process.execPath, args, {cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"]});
 
     const output: string[] = [];

@@ -60,10 +60,7 @@ async function withLlamaServer<T>(use: (target: HttpTarget) => Promise<T>): Prom
 }
 
 async function withChatserve<T>(use: (target: HttpTarget) => Promise<T>): Promise<T> {
-    const server = await startServerProcess({
-        modelPath: options.modelPath, threads: options.threads, decodeThreads: options.decodeThreads,
-        flashAttention: options.flashAttention, gpu: options.gpu
-    });
+    const server = await startServerProcess(options);
     try {
         const target = {url: server.url, model: server.modelId, maxTokens: options.maxTokens};
         await warmUp(target);
