@@ -6,9 +6,14 @@ import {startServerProcess, stopChild} from "./serverProcess.js";
 import {median, ratio, summarize} from "./stats.js";
 
 /**
- * chatserve against llama.cpp's own C++ server on the same model, both at their defaults, run
- * alternately (one server at a time), over the same HTTP phases as `npm run bench`: single-stream
- * decode, 4 concurrent streams, and the follow-up turn of a conversation.
+ * chatserve against llama.cpp's own C++ server on the same model, both at their defaults, over the
+ * same HTTP phases as `npm run bench`: single-stream decode, 4 concurrent streams, and the follow-up
+ * turn of a conversation.
+ *
+ * Both servers stay up for the whole comparison (an idle one uses no CPU) and take turns phase by
+ * phase, the order swapped every run, so each pair of figures is measured seconds apart: the
+ * machine's drift over minutes cannot favour either server, and the per-pair ratios show the noise
+ * that is left.
  *
  *   npm run bench:llama-server -- --llama-server /path/to/llama-server [model.gguf] [--runs N]
  *
@@ -26,56 +31,67 @@ const options = parseBenchArgs(argv.filter((_arg, index) => index !== flagAt && 
 ensureBuilt(options.build);
 
 type Figures = {decode: number, aggregate: number, ttftP95: number, turn1: number, turn2: number, cached: number};
+type Server = {name: "chatserve" | "llamaServer", target: HttpTarget, stop(): Promise<void>};
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
-async function measure(target: HttpTarget, run: number): Promise<Figures> {
-    const single = await singleStream(target, run);
-    const streams = await concurrent(target, run, 4);
-    const chat = await conversation(target, run, options.systemPromptTokens);
-    return {
-        decode: single.decodeTokPerS, aggregate: streams.aggregateTokPerS, ttftP95: streams.ttftP95Ms,
-        turn1: chat.turn1.ttftMs, turn2: chat.turn2.ttftMs, cached: chat.turn2.cachedTokens
-    };
-}
+/** The phases, each a function of the run's index; every one runs on both servers before the next. */
+const phases: Array<(target: HttpTarget, run: number) => Promise<Partial<Figures>>> = [
+    async (target, run) => ({decode: (await singleStream(target, run)).decodeTokPerS}),
+    async (target, run) => {
+        const streams = await concurrent(target, run, 4);
+        return {aggregate: streams.aggregateTokPerS, ttftP95: streams.ttftP95Ms};
+    },
+    async (target, run) => {
+        const chat = await conversation(target, run, options.systemPromptTokens);
+        return {turn1: chat.turn1.ttftMs, turn2: chat.turn2.ttftMs, cached: chat.turn2.cachedTokens};
+    }
+];
 
-async function withLlamaServer<T>(use: (target: HttpTarget) => Promise<T>): Promise<T> {
+async function startLlamaServer(): Promise<Server> {
     const port = 18_000 + Math.floor(Math.random() * 1000);
     const child = spawn(llamaServerBinary as string, ["-m", options.modelPath, "--host", "127.0.0.1", "--port", String(port)], {stdio: ["ignore", "ignore", "pipe"]});
-    try {
-        const url = `http://127.0.0.1:${port}`;
-        for (let attempt = 0; ; attempt++) {
-            const ok = await fetch(`${url}/health`).then((response) => response.ok, () => false);
-            if (ok)
-                break;
-            if (attempt > 600 || child.exitCode != null)
-                throw new Error("llama-server did not become healthy");
-            await new Promise((resolve) => setTimeout(resolve, 100));
+    const url = `http://127.0.0.1:${port}`;
+    for (let attempt = 0; ; attempt++) {
+        const ok = await fetch(`${url}/health`).then((response) => response.ok, () => false);
+        if (ok)
+            break;
+        if (attempt > 600 || child.exitCode != null) {
+            await stopChild(child);
+            throw new Error("llama-server did not become healthy");
         }
-        const target = {url: `${url}/v1`, model: "model", maxTokens: options.maxTokens};
-        await warmUp(target);
-        return await use(target);
-    } finally {
-        await stopChild(child);
+        await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    return {name: "llamaServer", target: {url: `${url}/v1`, model: "model", maxTokens: options.maxTokens}, stop: () => stopChild(child)};
 }
 
-async function withChatserve<T>(use: (target: HttpTarget) => Promise<T>): Promise<T> {
+async function startChatserve(): Promise<Server> {
     const server = await startServerProcess(options);
-    try {
-        const target = {url: server.url, model: server.modelId, maxTokens: options.maxTokens};
-        await warmUp(target);
-        return await use(target);
-    } finally {
-        await server.stop();
-    }
+    return {name: "chatserve", target: {url: server.url, model: server.modelId, maxTokens: options.maxTokens}, stop: () => server.stop()};
 }
 
-const results: {chatserve: Figures[], llamaServer: Figures[]} = {chatserve: [], llamaServer: []};
-for (let run = 1; run <= options.runs; run++) {
-    log(`run ${run}/${options.runs}: llama-server`);
-    results.llamaServer.push(await withLlamaServer((target) => measure(target, run)));
-    log(`run ${run}/${options.runs}: chatserve`);
-    results.chatserve.push(await withChatserve((target) => measure(target, run)));
+const results: Record<Server["name"], Figures[]> = {chatserve: [], llamaServer: []};
+const servers: Server[] = [];
+try {
+    servers.push(await startLlamaServer());
+    servers.push(await startChatserve());
+    for (const server of servers)
+        await warmUp(server.target);
+    for (let run = 1; run <= options.runs; run++) {
+        const order = run % 2 === 1 ? servers : [...servers].reverse();
+        log(`run ${run}/${options.runs}: ${order.map((server) => server.name).join(" then ")}, phase by phase`);
+        const figures = new Map(servers.map((server) => [server, {} as Figures]));
+        for (const phase of phases) {
+            for (const server of order) {
+                // A moment for the other server's compute threads to stop spinning.
+                await new Promise((resolve) => setTimeout(resolve, 200));
+                Object.assign(figures.get(server)!, await phase(server.target, run));
+            }
+        }
+        for (const [server, measured] of figures)
+            results[server.name].push(measured);
+    }
+} finally {
+    await Promise.all(servers.map((server) => server.stop()));
 }
 
 function chatserveSettings(): string {
@@ -89,20 +105,20 @@ function chatserveSettings(): string {
 }
 
 /**
- * Medians, their ratio, and the range of the ratio within each run: the two servers of one run
- * ran back to back, so that range shows how far the machine's drift moves the comparison.
+ * Medians and their ratio, then the ratio within each pair (the two servers measured back to back):
+ * its median and range.
  */
 const row = (name: string, unit: string, pick: (figures: Figures) => number, digits = 1) => {
     const ours = median(results.chatserve.map(pick));
     const theirs = median(results.llamaServer.map(pick));
-    const perRun = summarize(results.chatserve.map((figures, run) => ratio(pick(figures), pick(results.llamaServer[run]!))));
+    const paired = summarize(results.chatserve.map((figures, run) => ratio(pick(figures), pick(results.llamaServer[run]!))));
     return `| ${name} | ${ours.toFixed(digits)} | ${theirs.toFixed(digits)} | ${unit} | ${ratio(ours, theirs).toFixed(3)} | ` +
-        `${perRun.min.toFixed(3)}–${perRun.max.toFixed(3)} |`;
+        `${paired.median.toFixed(3)} (${paired.min.toFixed(3)}–${paired.max.toFixed(3)}) |`;
 };
 process.stdout.write([
-    `## chatserve vs llama-server (${options.modelPath}, ${chatserveSettings()}, llama-server at its defaults, ${options.runs} alternating runs, medians)`,
+    `## chatserve vs llama-server (${options.modelPath}, ${chatserveSettings()}, llama-server at its defaults, ${options.runs} runs, phase by phase in turn, medians)`,
     "",
-    "| measure | chatserve | llama-server | unit | chatserve ÷ llama-server | per-run ratios |",
+    "| measure | chatserve | llama-server | unit | chatserve ÷ llama-server | paired ratios: median (range) |",
     "|---|---|---|---|---|---|",
     row("single-stream decode", "tok/s", (figures) => figures.decode),
     row("4-stream aggregate", "tok/s", (figures) => figures.aggregate),
