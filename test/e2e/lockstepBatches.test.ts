@@ -6,19 +6,40 @@ import {afterAll, beforeAll, describe, expect, it, vi} from "vitest";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
 
-/** The size of every batch the server's contexts decode. */
+/** The size of every batch the server's contexts decode, and the sequences in it, in batch order. */
 const batchSizes: number[] = [];
+const batchSequences: number[][] = [];
+type NativeBatching = {initBatch(size: number): unknown, addToBatch(sequenceId: number, ...rest: unknown[]): unknown};
 const createContext = LlamaModel.prototype.createContext;
 vi.spyOn(LlamaModel.prototype, "createContext").mockImplementation(async function (this: LlamaModel, ...args) {
     const context: LlamaContext = await createContext.apply(this, args);
-    const native = (context as unknown as {_ctx: {initBatch(size: number): unknown}})._ctx;
+    const native = (context as unknown as {_ctx: NativeBatching})._ctx;
     const initBatch = native.initBatch.bind(native);
+    const addToBatch = native.addToBatch.bind(native);
     Object.defineProperty(native, "initBatch", {configurable: true, value: (size: number) => {
         batchSizes.push(size);
+        batchSequences.push([]);
         return initBatch(size);
+    }});
+    Object.defineProperty(native, "addToBatch", {configurable: true, value: (sequenceId: number, ...rest: unknown[]) => {
+        batchSequences.at(-1)!.push(sequenceId);
+        return addToBatch(sequenceId, ...rest);
     }});
     return context;
 });
+
+/** Streams a greedy reply (the tiny model rarely ends one early); calls `started` at its third chunk. */
+async function streamReply(server: TestServer, model: string, seed: number, started?: () => void): Promise<void> {
+    const stream = await server.client().chat.completions.create({
+        model, messages: [{role: "user", content: `Tell me a long story, number ${seed}.`}],
+        max_tokens: 200, temperature: 0, stream: true
+    });
+    let chunks = 0;
+    for await (const _chunk of stream) {
+        if (++chunks === 3)
+            started?.();
+    }
+}
 
 describe("decode batches on one model", () => {
     let server: TestServer;
@@ -88,5 +109,36 @@ describe("decode batches on one model", () => {
         expect(events.filter((event) => event.startsWith(": processing prompt"))).toEqual(
             Array.from({length: wholeBatches}, (_, index) => `: processing prompt ${cached + (index + 1) * batch}/${usage.prompt_tokens}`)
         );
+    });
+});
+
+describe("decode batches on a model with idle sequences", () => {
+    let server: TestServer;
+    const model = "tiny-chat";
+
+    beforeAll(async () => {
+        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 4, ctxSize: 1024});
+    });
+    afterAll(async () => server?.stop());
+
+    // llama.cpp computes a batch of several sequences in one pass only while their ids go up by one
+    // in batch order; a request that arrives mid-generation must not put its sequence first.
+    it("lists a batch's sequences in increasing order, also after requests joined mid-generation", async () => {
+        // Where a late request lands in a step is down to timing: three tries.
+        for (let round = 0; round < 3; round++) {
+            batchSequences.length = 0;
+            const early = [1, 2].map((seed) => {
+                let started!: () => void;
+                const streaming = new Promise<void>((resolve) => started = resolve);
+                return {reply: streamReply(server, model, 10 * round + seed, () => started()), streaming};
+            });
+            await Promise.all(early.map(({streaming}) => streaming));
+            await Promise.all([...early.map(({reply}) => reply), streamReply(server, model, 10 * round + 3), streamReply(server, model, 10 * round + 4)]);
+
+            const shared = batchSequences.filter((sequences) => sequences.length > 1);
+            expect(shared.filter((sequences) => sequences.length === 4).length).toBeGreaterThan(10);
+            for (const sequences of shared)
+                expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+        }
     });
 });

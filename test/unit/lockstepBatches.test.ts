@@ -10,11 +10,13 @@ type Decode = {queued: Queued, deliver(): void, fail(error: Error): void};
  * the test dispatches it (drops the id) and delivers its output (resolves the decode's promise).
  */
 class ContextDouble {
+    public readonly _queuedDecodes: Queued[] = [];
     public readonly _queuedDecodeSequenceIds = new Set<number>();
     public readonly decodes: Decode[] = [];
     public dispatches = 0;
 
     public _decodeTokens(queued: Queued): Promise<void> {
+        this._queuedDecodes.push(queued);
         this._queuedDecodeSequenceIds.add(queued.sequenceId);
         return new Promise((deliver, fail) => this.decodes.push({queued, deliver, fail}));
     }
@@ -25,8 +27,10 @@ class ContextDouble {
 
     /** Queued decodes of these sequences, as a batch: dispatched, not yet delivered. */
     public dispatch(...sequenceIds: number[]): Decode[] {
-        for (const id of sequenceIds)
+        for (const id of sequenceIds) {
             this._queuedDecodeSequenceIds.delete(id);
+            this._queuedDecodes.splice(this._queuedDecodes.findIndex((queued) => queued.sequenceId === id), 1);
+        }
         return sequenceIds.map((id) => this.decodes.findLast((decode) => decode.queued.sequenceId === id)!);
     }
 
@@ -120,6 +124,19 @@ describe("useLockstepBatches", () => {
         await Promise.resolve();
         decode(0, [false, false]);
         expect(context.counts()).toEqual({0: 2, 1: 1});
+    });
+
+    it("keeps the queue in sequence order: a new prompt queued before a step's held sequences does not lead the batch", async () => {
+        const {context, decode} = install();
+        decode(0);
+        decode(1);
+        const [first, second] = context.dispatch(0, 1);
+        await deliverAndReturn(first!, () => decode(0));
+        // A new request's prompt on sequence 2 is queued while sequence 1 is still being sampled.
+        decode(2, [false, true]);
+        await deliverAndReturn(second!, () => decode(1));
+        await turns();
+        expect(context._queuedDecodes.map((queued) => queued.sequenceId)).toEqual([0, 1, 2]);
     });
 
     it("changes nothing when node-llama-cpp's internals are not there", () => {
