@@ -1,29 +1,72 @@
-import {spawn} from "node:child_process";
+import {spawn, type ChildProcess} from "node:child_process";
 import {once} from "node:events";
 import {fileURLToPath} from "node:url";
 import {projectRoot} from "./args.js";
-import type {FloorOptions, FloorResult} from "./inProcessFloor.js";
+import type {FloorOptions, FloorRequest, FloorResult, FloorRun} from "./inProcessFloor.js";
+
+type FloorMessage = {ready?: Omit<FloorResult, "runs" | "decodeThreads">, result?: unknown, error?: string};
+
+export type FloorProcess = {
+    info: Omit<FloorResult, "runs">,
+    single(run: number): Promise<FloorRun["single"] & {load: FloorRun["load"]["single"]}>,
+    long(run: number): Promise<FloorRun["long"] & {load: FloorRun["load"]["long"]}>,
+    stop(): Promise<void>
+};
 
 /**
- * Runs the in-process floor in a fresh Node process (`node --import tsx bench/inProcessFloor.ts`),
+ * Starts the in-process floor in its own Node process (`node --import tsx bench/inProcessFloor.ts`),
  * so it starts as cold as the server did and shares nothing with the bench client. It gets the
  * server's libuv pool size too: on Linux bin/chatserve.cjs defaults it to one worker thread.
+ * It stays up, idle, and measures one phase when asked: the bench puts each of its phases right
+ * after the server's, so the machine's drift over minutes cannot move the HTTP ÷ floor ratios.
  */
-export async function runFloorProcess(options: FloorOptions): Promise<FloorResult> {
+export async function startFloorProcess(options: FloorOptions): Promise<FloorProcess> {
     const script = fileURLToPath(new URL("./inProcessFloor.ts", import.meta.url));
     const child = spawn(process.execPath, ["--import", "tsx", script, JSON.stringify(options)], {
         cwd: projectRoot,
         env: process.platform === "linux" ? {...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? "1"} : process.env,
-        stdio: ["ignore", "pipe", "pipe"]
+        stdio: ["ignore", "pipe", "pipe", "ipc"]
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => stdout += chunk.toString("utf8"));
-    child.stderr.on("data", (chunk: Buffer) => stderr += chunk.toString("utf8"));
-    const [code] = await once(child, "exit") as [number | null];
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => output += chunk.toString("utf8"));
+    child.stderr!.on("data", (chunk: Buffer) => output += chunk.toString("utf8"));
 
-    const line = stdout.split("\n").find((text) => text.startsWith("FLOOR_RESULT "));
-    if (code !== 0 || line == null)
-        throw new Error(`the in-process floor failed (exit ${code}):\n${stderr}${stdout}`);
-    return JSON.parse(line.slice("FLOOR_RESULT ".length)) as FloorResult;
+    const ready = (await nextMessage(child, () => output)).ready;
+    if (ready == null)
+        throw new Error(`the in-process floor did not start:\n${output}`);
+    const ask = async (request: FloorRequest) => {
+        child.send(request);
+        const message = await nextMessage(child, () => output);
+        if (message.error != null || message.result == null)
+            throw new Error(`the in-process floor failed: ${message.error ?? output}`);
+        return message.result;
+    };
+    return {
+        info: {...ready, decodeThreads: options.decodeThreads},
+        single: async (run) => await ask({phase: "single", run}) as Awaited<ReturnType<FloorProcess["single"]>>,
+        long: async (run) => await ask({phase: "long", run}) as Awaited<ReturnType<FloorProcess["long"]>>,
+        stop: async () => {
+            if (child.exitCode != null)
+                return;
+            const exited = once(child, "exit");
+            child.disconnect();
+            await exited;
+        }
+    };
+}
+
+/** The child's next message; an exit before it is an error with the child's output. */
+async function nextMessage(child: ChildProcess, output: () => string): Promise<FloorMessage> {
+    return new Promise((resolve, reject) => {
+        const onExit = (code: number | null) => {
+            child.off("message", onMessage);
+            reject(new Error(`the in-process floor exited (${code}):\n${output()}`));
+        };
+        const onMessage = (message: FloorMessage) => {
+            child.off("exit", onExit);
+            resolve(message);
+        };
+        child.once("message", onMessage);
+        child.once("exit", onExit);
+    });
 }

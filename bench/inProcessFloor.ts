@@ -10,11 +10,12 @@ import {perSecond} from "./stats.js";
 
 /**
  * The floor: the same prompts straight through node-llama-cpp, no HTTP, no JSON, no SSE, no
- * server. Runs as its own child process (see floorProcess.ts), never while the server runs.
+ * server. Runs as its own child process (see floorProcess.ts), one phase at a time between the
+ * server's, never while the server works.
  */
 
 export type FloorOptions = {
-    modelPath: string, gpu: GpuChoice, threads: number, decodeThreads: number, flashAttention: FlashAttentionChoice, runs: number, maxTokens: number, longPromptTokens: number
+    modelPath: string, gpu: GpuChoice, threads: number, decodeThreads: number, flashAttention: FlashAttentionChoice, maxTokens: number, longPromptTokens: number
 };
 
 export type FloorRun = {
@@ -46,7 +47,15 @@ async function generate(sequence: LlamaContextSequence, tokens: Token[], maxToke
     return {ttftMs: firstAt - start, decodeTokPerS: perSecond(generated - 1, lastAt - firstAt), generated};
 }
 
-export async function measureFloor(options: FloorOptions): Promise<FloorResult> {
+export type Floor = {
+    backend: string, threads: number, loadMs: number,
+    single(run: number): Promise<FloorRun["single"] & {load: PhaseLoad}>,
+    long(run: number): Promise<FloorRun["long"] & {load: PhaseLoad}>,
+    dispose(): Promise<void>
+};
+
+/** Loads the model with the server's thread settings and warms it up; then measures one phase per call. */
+export async function openFloor(options: FloorOptions): Promise<Floor> {
     const loadStart = performance.now();
     const llama = await getLlama({
         gpu: options.gpu === "cpu" ? false : options.gpu,
@@ -64,50 +73,55 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
     const sequence = context.getSequence();
     const wrapper = resolveChatWrapper(model);
     await generate(sequence, render(model, wrapper, shortPrompt("warm-up")), 8, performance.now());
-    const loadMs = performance.now() - loadStart;
 
-    const runs: FloorRun[] = [];
-    for (let run = 1; run <= options.runs; run++) {
-        await sequence.clearHistory();
-        const single = await measurePhase(undefined, async () => {
-            const start = performance.now();
-            const tokens = render(model, wrapper, phasePrompts.single(run));
-            return {...await generate(sequence, tokens, options.maxTokens, start), promptTokens: tokens.length};
-        });
-        await sequence.clearHistory();
-        const long = await measurePhase(undefined, async () => {
-            const start = performance.now();
-            const tokens = render(model, wrapper, phasePrompts.long(run, options.longPromptTokens));
-            const {ttftMs} = await generate(sequence, tokens, 1, start);
-            return {ttftMs, promptTokens: tokens.length, promptTokPerS: perSecond(tokens.length, ttftMs)};
-        });
-        runs.push({
-            single: {
-                ttftMs: single.value.ttftMs,
-                decodeTokPerS: single.value.decodeTokPerS,
-                promptTokens: single.value.promptTokens,
-                generatedTokens: single.value.generated
-            },
-            long: long.value,
-            load: {single: single.load, long: long.load}
-        });
-    }
-
-    const result = {backend: llama.gpu === false ? "CPU" : llama.gpu, threads: context.currentThreads, decodeThreads: options.decodeThreads, loadMs, runs};
-    await context.dispose();
-    await model.dispose();
-    await llama.dispose();
-    return result;
+    return {
+        backend: llama.gpu === false ? "CPU" : llama.gpu,
+        threads: context.currentThreads,
+        loadMs: performance.now() - loadStart,
+        async single(run) {
+            await sequence.clearHistory();
+            const {value, load} = await measurePhase(undefined, async () => {
+                const start = performance.now();
+                const tokens = render(model, wrapper, phasePrompts.single(run));
+                return {...await generate(sequence, tokens, options.maxTokens, start), promptTokens: tokens.length};
+            });
+            return {ttftMs: value.ttftMs, decodeTokPerS: value.decodeTokPerS, promptTokens: value.promptTokens, generatedTokens: value.generated, load};
+        },
+        async long(run) {
+            await sequence.clearHistory();
+            const {value, load} = await measurePhase(undefined, async () => {
+                const start = performance.now();
+                const tokens = render(model, wrapper, phasePrompts.long(run, options.longPromptTokens));
+                const {ttftMs} = await generate(sequence, tokens, 1, start);
+                return {ttftMs, promptTokens: tokens.length, promptTokPerS: perSecond(tokens.length, ttftMs)};
+            });
+            return {...value, load};
+        },
+        async dispose() {
+            await context.dispose();
+            await model.dispose();
+            await llama.dispose();
+        }
+    };
 }
 
-/** Child entry: options as JSON in argv[2], the result as one `FLOOR_RESULT {…}` line on stdout. */
+export type FloorRequest = {phase: "single" | "long", run: number};
+
+/**
+ * Child entry: options as JSON in argv[2]. Reports `{ready}` once loaded, then answers each
+ * `FloorRequest` from the parent with `{result}` (or `{error}`); a disconnect ends it.
+ */
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const options = JSON.parse(process.argv[2] ?? "{}") as FloorOptions;
-    measureFloor(options).then(
-        (result) => process.stdout.write(`FLOOR_RESULT ${JSON.stringify(result)}\n`),
-        (error: unknown) => {
-            console.error(error);
-            process.exit(1);
-        }
-    );
+    const send = (message: unknown) => process.send!(message);
+    openFloor(options).then((floor) => {
+        send({ready: {backend: floor.backend, threads: floor.threads, loadMs: floor.loadMs}});
+        process.on("message", (request: FloorRequest) => {
+            floor[request.phase](request.run).then((result) => send({result}), (error: unknown) => send({error: String(error)}));
+        });
+        process.on("disconnect", () => void floor.dispose().finally(() => process.exit(0)));
+    }, (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+    });
 }

@@ -2,7 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import {parseBenchArgs, projectRoot} from "./args.js";
 import {ensureBuilt} from "./build.js";
-import {runFloorProcess} from "./floorProcess.js";
+import {startFloorProcess, type FloorProcess} from "./floorProcess.js";
+import type {FloorRun} from "./inProcessFloor.js";
 import {concurrent, conversation, longPrompt, singleStream, warmUp, type HttpTarget} from "./httpStreams.js";
 import {machineInfo, measurePhase} from "./machineLoad.js";
 import {renderReport} from "./report.js";
@@ -10,8 +11,9 @@ import {startServerProcess} from "./serverProcess.js";
 import {summarizeResults, type HttpRun, type RawResults} from "./summary.js";
 
 /**
- * `npm run bench`: chatserve over HTTP (a separate server process), then the same model straight
- * through node-llama-cpp (a separate floor process), one after the other, never together.
+ * `npm run bench`: chatserve over HTTP (a separate server process) and the same model straight
+ * through node-llama-cpp (a separate floor process). Both stay up; they take turns phase by phase,
+ * never working together, so each HTTP ÷ floor pair is measured seconds apart.
  * Progress goes to stderr; the markdown report to stdout; everything to bench/results/latest.json.
  */
 
@@ -26,18 +28,31 @@ async function main(): Promise<void> {
 
     log("starting the chatserve process …");
     const server = await startServerProcess(options);
-    log(`chatserve at ${server.url} (pid ${server.pid}), ${server.backend}, ${server.threads} threads`);
-    const target: HttpTarget = {url: server.url, model: server.modelId, maxTokens: options.maxTokens};
-
+    let floor: FloorProcess | undefined;
     const http: HttpRun[] = [];
+    const floorRuns: FloorRun[] = [];
     let firstRequestMs: number;
     try {
+        log(`chatserve at ${server.url} (pid ${server.pid}), ${server.backend}, ${server.threads} threads`);
+        const target: HttpTarget = {url: server.url, model: server.modelId, maxTokens: options.maxTokens};
         firstRequestMs = await warmUp(target);
         log(`model loaded and warmed up in ${firstRequestMs.toFixed(0)} ms`);
+        log(`starting the in-process floor (${server.threads} threads, ${server.decodeThreads} for decoding) …`);
+        floor = await startFloorProcess({
+            modelPath: options.modelPath,
+            gpu: options.gpu,
+            threads: server.threads,
+            decodeThreads: server.decodeThreads,
+            flashAttention: options.flashAttention,
+            maxTokens: options.maxTokens,
+            longPromptTokens: options.longPromptTokens
+        });
         for (let run = 1; run <= options.runs; run++) {
-            log(`HTTP run ${run}/${options.runs}: single stream, long prompt, ${options.concurrency} streams, conversation`);
+            log(`run ${run}/${options.runs}: single stream (HTTP, floor), long prompt (HTTP, floor), ${options.concurrency} streams, conversation`);
             const single = await measurePhase(server.pid, () => singleStream(target, run));
+            const {load: floorSingleLoad, ...floorSingle} = await floor.single(run);
             const long = await measurePhase(server.pid, () => longPrompt(target, run, options.longPromptTokens));
+            const {load: floorLongLoad, ...floorLong} = await floor.long(run);
             const streams = await measurePhase(server.pid, () => concurrent(target, run, options.concurrency));
             const chat = await measurePhase(server.pid, () => conversation(target, run, options.systemPromptTokens));
             http.push({
@@ -47,23 +62,13 @@ async function main(): Promise<void> {
                 conversation: chat.value,
                 load: {single: single.load, long: long.load, concurrent: streams.load, conversation: chat.load}
             });
+            floorRuns.push({single: floorSingle, long: floorLong, load: {single: floorSingleLoad, long: floorLongLoad}});
         }
     } finally {
+        await floor?.stop();
         await server.stop();
-        log("chatserve stopped");
+        log("chatserve and the floor stopped");
     }
-
-    log(`in-process floor (${server.threads} threads, ${server.decodeThreads} for decoding), ${options.runs} run${options.runs === 1 ? "" : "s"} …`);
-    const floor = await runFloorProcess({
-        modelPath: options.modelPath,
-        gpu: options.gpu,
-        threads: server.threads,
-        decodeThreads: server.decodeThreads,
-        flashAttention: options.flashAttention,
-        runs: options.runs,
-        maxTokens: options.maxTokens,
-        longPromptTokens: options.longPromptTokens
-    });
 
     const raw: RawResults = {
         startedAt,
@@ -72,7 +77,7 @@ async function main(): Promise<void> {
         build,
         server: {backend: server.backend, openmp: server.openmp, threads: server.threads, decodeThreads: server.decodeThreads, modelId: server.modelId, firstRequestMs},
         http,
-        floor
+        floor: {...floor!.info, runs: floorRuns}
     };
     const summary = summarizeResults(raw);
     await fs.mkdir(path.dirname(options.outFile), {recursive: true});
