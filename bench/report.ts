@@ -70,6 +70,7 @@ export function renderReport(raw: RawResults, summary: BenchSummary): string {
 
     table(["ratio", "value"], [
         ["HTTP single-stream decode ÷ in-process floor", number(r.httpDecodeOverFloor, 3)],
+        ["the same, run by run (each run's floor right after its HTTP phase)", cell(r.httpDecodeOverFloorPerRun, 3)],
         ["HTTP + JSON + SSE overhead = 1 − (HTTP decode ÷ floor)", `${number(100 * r.httpOverhead, 1)} %`],
         [`${o.concurrency}-stream aggregate ÷ single-stream decode`, cell(r.concurrentOverSingle, 2)],
         ["turn-2 TTFT ÷ turn-1 TTFT", cell(r.turn2OverTurn1Ttft, 3)],

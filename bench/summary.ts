@@ -66,7 +66,9 @@ export function summarizeResults(raw: RawResults) {
     const ratios = {
         /** HTTP single-stream decode ÷ in-process floor decode (medians). */
         httpDecodeOverFloor: decodeVsFloor,
-        /** 1 − the above: the share of decode speed that HTTP + JSON + SSE + the server cost. */
+        /** The same within each run, where the floor's phase ran right after the server's. */
+        httpDecodeOverFloorPerRun: summarize(http.map((run, index) => ratio(run.single.decodeTokPerS, floor[index]?.single.decodeTokPerS ?? Number.NaN))),
+        /** 1 − the ratio of medians: the share of decode speed that HTTP + JSON + SSE + the server cost. */
         httpOverhead: 1 - decodeVsFloor,
         /** Per run: 4-stream aggregate ÷ that run's single-stream decode; median. */
         concurrentOverSingle: summarize(http.map((run) => ratio(run.concurrent.aggregateTokPerS, run.single.decodeTokPerS))),
