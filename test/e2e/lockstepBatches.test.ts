@@ -29,9 +29,9 @@ vi.spyOn(LlamaModel.prototype, "createContext").mockImplementation(async functio
 });
 
 /** Streams a greedy reply (the tiny model rarely ends one early); calls `started` at its third chunk. */
-async function streamReply(server: TestServer, model: string, seed: number, started?: () => void): Promise<void> {
+async function streamReply(server: TestServer, model: string, story: number, started?: () => void): Promise<void> {
     const stream = await server.client().chat.completions.create({
-        model, messages: [{role: "user", content: `Tell me a long story, number ${seed}.`}],
+        model, messages: [{role: "user", content: `Tell me a long story, number ${story}.`}],
         max_tokens: 200, temperature: 0, stream: true
     });
     let chunks = 0;
@@ -112,7 +112,7 @@ describe("decode batches on one model", () => {
     });
 });
 
-describe("decode batches on a model with idle sequences", () => {
+describe("decode batches as requests join others mid-generation", () => {
     let server: TestServer;
     const model = "tiny-chat";
 
@@ -127,10 +127,10 @@ describe("decode batches on a model with idle sequences", () => {
         // Where a late request lands in a step is down to timing: three tries.
         for (let round = 0; round < 3; round++) {
             batchSequences.length = 0;
-            const early = [1, 2].map((seed) => {
+            const early = [1, 2].map((story) => {
                 let started!: () => void;
                 const streaming = new Promise<void>((resolve) => started = resolve);
-                return {reply: streamReply(server, model, 10 * round + seed, () => started()), streaming};
+                return {reply: streamReply(server, model, 10 * round + story, () => started()), streaming};
             });
             await Promise.all(early.map(({streaming}) => streaming));
             await Promise.all([...early.map(({reply}) => reply), streamReply(server, model, 10 * round + 3), streamReply(server, model, 10 * round + 4)]);
