@@ -29,7 +29,7 @@ type ContextInternals = {
  * The queue is also kept in sequence order, which node-llama-cpp's batch follows. Its KV cache
  * has one stream per sequence, and llama.cpp then puts sequences in one compute pass only while
  * their ids go up by one in batch order (`llama_batch_allocr::split_equal`): a step ordered
- * 1, 0, 2, 3 runs as two passes, {1, 2, 3} then {0}, and took 30–33 ms instead of 18 (4 streams,
+ * 1, 0, 2, 3 runs as two passes, {1, 2, 3} then {0}, and took 28–34 ms instead of 18 (4 streams,
  * bench model, 2 cores). Streams sample in batch order and come back in it, so one new request
  * queued ahead of a step's held sequences left every later step of that batch split.
  *
