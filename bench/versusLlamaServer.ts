@@ -50,6 +50,9 @@ const phases: Array<(target: HttpTarget, run: number) => Promise<Partial<Figures
 async function startLlamaServer(): Promise<Server> {
     const port = 18_000 + Math.floor(Math.random() * 1000);
     const child = spawn(llamaServerBinary as string, ["-m", options.modelPath, "--host", "127.0.0.1", "--port", String(port)], {stdio: ["ignore", "ignore", "pipe"]});
+    // Its log must be read: llama-server blocks once a full pipe stops its log thread (it did, mid-run).
+    let logTail = "";
+    child.stderr!.on("data", (chunk: Buffer) => logTail = (logTail + chunk.toString("utf8")).slice(-4000));
     const url = `http://127.0.0.1:${port}`;
     for (let attempt = 0; ; attempt++) {
         const ok = await fetch(`${url}/health`).then((response) => response.ok, () => false);
@@ -57,7 +60,7 @@ async function startLlamaServer(): Promise<Server> {
             break;
         if (attempt > 600 || child.exitCode != null) {
             await stopChild(child);
-            throw new Error("llama-server did not become healthy");
+            throw new Error(`llama-server did not become healthy:\n${logTail}`);
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
     }
