@@ -2,16 +2,12 @@ import {spawn, type ChildProcess} from "node:child_process";
 import {once} from "node:events";
 import {fileURLToPath} from "node:url";
 import {projectRoot} from "./args.js";
-import type {FloorOptions, FloorRequest, FloorResult, FloorRun} from "./inProcessFloor.js";
+import type {Floor, FloorOptions, FloorRequest, FloorResult} from "./inProcessFloor.js";
 
-type FloorMessage = {ready?: Omit<FloorResult, "runs" | "decodeThreads">, result?: unknown, error?: string};
+type FloorMessage = {ready?: Pick<Floor, "backend" | "threads" | "loadMs">, result?: unknown, error?: string};
 
-export type FloorProcess = {
-    info: Omit<FloorResult, "runs">,
-    single(run: number): Promise<FloorRun["single"] & {load: FloorRun["load"]["single"]}>,
-    long(run: number): Promise<FloorRun["long"] & {load: FloorRun["load"]["long"]}>,
-    stop(): Promise<void>
-};
+/** The floor's phases, run in the child; `info` is what the report's header needs. */
+export type FloorProcess = Pick<Floor, "single" | "long"> & {info: Omit<FloorResult, "runs">, stop(): Promise<void>};
 
 /**
  * Starts the in-process floor in its own Node process (`node --import tsx bench/inProcessFloor.ts`),
@@ -43,8 +39,8 @@ export async function startFloorProcess(options: FloorOptions): Promise<FloorPro
     };
     return {
         info: {...ready, decodeThreads: options.decodeThreads},
-        single: async (run) => await ask({phase: "single", run}) as Awaited<ReturnType<FloorProcess["single"]>>,
-        long: async (run) => await ask({phase: "long", run}) as Awaited<ReturnType<FloorProcess["long"]>>,
+        single: async (run) => await ask({phase: "single", run}) as Awaited<ReturnType<Floor["single"]>>,
+        long: async (run) => await ask({phase: "long", run}) as Awaited<ReturnType<Floor["long"]>>,
         stop: async () => {
             if (child.exitCode != null)
                 return;
