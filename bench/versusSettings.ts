@@ -1,0 +1,46 @@
+import {parseBenchArgs} from "./args.js";
+import {ensureBuilt} from "./build.js";
+import {comparePaired, type Contender} from "./pairedComparison.js";
+import {startServerProcess} from "./serverProcess.js";
+
+/**
+ * chatserve against itself with other flags: two servers on the same model, taking turns phase by
+ * phase (see pairedComparison.ts). This is how a setting's cost or gain is measured without the
+ * machine's drift between two separate `npm run bench` runs.
+ *
+ *   npm run bench:settings -- --b "--flash-attention off" [--a "..."] [model.gguf] [--runs N]
+ *
+ * `--a` (default: none) and `--b` are chatserve flags, added after the bench's own.
+ */
+const argv = process.argv.slice(2);
+const sides = {a: "", b: ""};
+const rest: string[] = [];
+for (let index = 0; index < argv.length; index++) {
+    const flag = argv[index]!.replace(/^--/, "");
+    if ((flag === "a" || flag === "b") && argv[index + 1] != null)
+        sides[flag] = argv[++index]!;
+    else
+        rest.push(argv[index]!);
+}
+if (sides.b.trim() === "")
+    throw new Error(`--b "<chatserve flags>" is required, e.g. --b "--flash-attention off"`);
+const options = parseBenchArgs(rest);
+ensureBuilt(options.build);
+
+function startChatserve(flags: string): () => Promise<Contender> {
+    return async () => {
+        const server = await startServerProcess(options, flags.split(/\s+/).filter((flag) => flag !== ""));
+        return {
+            name: flags.trim() === "" ? "defaults" : `\`${flags.trim()}\``,
+            target: {url: server.url, model: server.modelId, maxTokens: options.maxTokens},
+            stop: () => server.stop()
+        };
+    };
+}
+
+const table = await comparePaired(
+    {first: startChatserve(sides.b), second: startChatserve(sides.a)},
+    options,
+    (message) => process.stderr.write(`bench: ${message}\n`)
+);
+process.stdout.write([`## chatserve with other settings (${options.modelPath}, ${options.runs} runs, phase by phase in turn, medians)`, "", table].join("\n"));
