@@ -1,3 +1,5 @@
+import fs from "node:fs/promises";
+import path from "node:path";
 import type {BenchOptions} from "./args.js";
 import {concurrent, conversation, longPrompt, singleStream, warmUp, type HttpTarget} from "./httpStreams.js";
 import {median, ratio, summarize} from "./stats.js";
@@ -33,10 +35,14 @@ function phases(options: Options): Array<(target: HttpTarget, run: number) => Pr
     ];
 }
 
-/** Runs the comparison and stops both servers; resolves to the table, `first` ÷ `second`. */
+/**
+ * Runs the comparison and stops both servers; writes every run's figures to `outFile` (JSON) and
+ * resolves to the table, `first` ÷ `second`.
+ */
 export async function comparePaired(
     start: {first: () => Promise<Contender>, second: () => Promise<Contender>},
     options: Options,
+    outFile: string,
     log: (message: string) => void
 ): Promise<string> {
     const contenders: Contender[] = [];
@@ -66,6 +72,14 @@ export async function comparePaired(
         await Promise.all(contenders.map((contender) => contender.stop()));
     }
     const [first, second] = contenders as [Contender, Contender];
+    await fs.mkdir(path.dirname(outFile), {recursive: true});
+    await fs.writeFile(outFile, JSON.stringify({
+        date: new Date().toISOString(),
+        // The bench's own flags, less its default output file (not the one written here).
+        options: {...options, outFile: undefined},
+        runs: [first, second].map((contender) => ({name: contender.name, figures: results.get(contender)}))
+    }, null, 2));
+    log(`wrote ${outFile}`);
     return table(first.name, second.name, results.get(first)!, results.get(second)!, options.concurrency);
 }
 

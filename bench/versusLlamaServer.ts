@@ -1,5 +1,6 @@
 import {spawn} from "node:child_process";
-import {parseBenchArgs, type BenchOptions} from "./args.js";
+import path from "node:path";
+import {parseBenchArgs, projectRoot, type BenchOptions} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {comparePaired, type Contender} from "./pairedComparison.js";
 import {startServerProcess, stopChild} from "./serverProcess.js";
@@ -61,6 +62,7 @@ function chatserveSettings(benchOptions: BenchOptions): string {
 const table = await comparePaired(
     {first: startChatserve, second: () => startLlamaServer(llamaServerBinary)},
     options,
+    argv.includes("--out") ? options.outFile : path.join(projectRoot, "bench/results/versus-llama-server.json"),
     (message) => process.stderr.write(`bench: ${message}\n`)
 );
 process.stdout.write([

@@ -1,4 +1,5 @@
-import {parseBenchArgs} from "./args.js";
+import path from "node:path";
+import {parseBenchArgs, projectRoot} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {comparePaired, type Contender} from "./pairedComparison.js";
 import {startServerProcess} from "./serverProcess.js";
@@ -41,6 +42,7 @@ function startChatserve(flags: string): () => Promise<Contender> {
 const table = await comparePaired(
     {first: startChatserve(sides.b), second: startChatserve(sides.a)},
     options,
+    argv.includes("--out") ? options.outFile : path.join(projectRoot, "bench/results/versus-settings.json"),
     (message) => process.stderr.write(`bench: ${message}\n`)
 );
 process.stdout.write([`## chatserve with other settings (${options.modelPath}, ${options.runs} runs, phase by phase in turn, medians)`, "", table].join("\n"));
