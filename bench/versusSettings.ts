@@ -17,9 +17,9 @@ const argv = process.argv.slice(2);
 const sides = {a: "", b: ""};
 const rest: string[] = [];
 for (let index = 0; index < argv.length; index++) {
-    const flag = argv[index]!.replace(/^--/, "");
-    if ((flag === "a" || flag === "b") && argv[index + 1] != null)
-        sides[flag] = argv[++index]!;
+    const side = argv[index] === "--a" ? "a" : argv[index] === "--b" ? "b" : undefined;
+    if (side != null && argv[index + 1] != null)
+        sides[side] = argv[++index]!;
     else
         rest.push(argv[index]!);
 }
