@@ -40,9 +40,11 @@ const usage = `usage: npm run bench -- [model.gguf] [--model PATH] [--runs N] [-
   --flash-attention llama.cpp's flash attention, server and floor (default: auto)
   --quick   a smoke run: fewer generated tokens and shorter prompts
   --no-build  use dist/ as it is, even if src/ is newer
-  --out     JSON results (default bench/results/latest.json)`;
+  --out     JSON results (default bench/results/latest.json; bench:llama-server and bench:settings
+            write bench/results/versus-llama-server.json and versus-settings.json)`;
 
-export function parseBenchArgs(argv: readonly string[]): BenchOptions {
+/** `defaultOut`: where results go without --out, relative to the project root. */
+export function parseBenchArgs(argv: readonly string[], defaultOut = "bench/results/latest.json"): BenchOptions {
     const {values, positionals} = parseArgs({
         args: [...argv],
         allowPositionals: true,
@@ -86,7 +88,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         longPromptTokens: quick ? 400 : 1500,
         systemPromptTokens: quick ? 300 : 1000,
         concurrency: 4,
-        outFile: path.resolve(projectRoot, values.out ?? "bench/results/latest.json")
+        outFile: path.resolve(projectRoot, values.out ?? defaultOut)
     };
 }
 

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type {BenchOptions} from "./args.js";
+import {startServerProcess} from "./serverProcess.js";
 import {concurrent, conversation, longPrompt, singleStream, warmUp, type HttpTarget} from "./httpStreams.js";
 import {median, ratio, summarize} from "./stats.js";
 
@@ -15,9 +16,15 @@ import {median, ratio, summarize} from "./stats.js";
 
 export type Contender = {name: string, target: HttpTarget, stop(): Promise<void>};
 
+/** chatserve as a contender: its own process, with `extraArgs` after the bench's flags. */
+export async function startChatserveContender(name: string, options: BenchOptions, extraArgs: readonly string[] = []): Promise<Contender> {
+    const server = await startServerProcess(options, extraArgs);
+    return {name, target: {url: server.url, model: server.modelId, maxTokens: options.maxTokens}, stop: () => server.stop()};
+}
+
 type Figures = {decode: number, prompt: number, aggregate: number, ttftP95: number, turn1: number, turn2: number, cached: number};
 
-type Options = Pick<BenchOptions, "runs" | "longPromptTokens" | "systemPromptTokens" | "concurrency">;
+type Options = Pick<BenchOptions, "runs" | "longPromptTokens" | "systemPromptTokens" | "concurrency" | "outFile">;
 
 /** The phases, each a function of the run's index; every one runs on both servers before the next. */
 function phases(options: Options): Array<(target: HttpTarget, run: number) => Promise<Partial<Figures>>> {
@@ -36,13 +43,12 @@ function phases(options: Options): Array<(target: HttpTarget, run: number) => Pr
 }
 
 /**
- * Runs the comparison and stops both servers; writes every run's figures to `outFile` (JSON) and
- * resolves to the table, `first` ÷ `second`.
+ * Runs the comparison and stops both servers; writes every run's figures to `options.outFile`
+ * (JSON) and resolves to the table, `first` ÷ `second`.
  */
 export async function comparePaired(
     start: {first: () => Promise<Contender>, second: () => Promise<Contender>},
     options: Options,
-    outFile: string,
     log: (message: string) => void
 ): Promise<string> {
     const contenders: Contender[] = [];
@@ -72,14 +78,13 @@ export async function comparePaired(
         await Promise.all(contenders.map((contender) => contender.stop()));
     }
     const [first, second] = contenders as [Contender, Contender];
-    await fs.mkdir(path.dirname(outFile), {recursive: true});
-    await fs.writeFile(outFile, JSON.stringify({
+    await fs.mkdir(path.dirname(options.outFile), {recursive: true});
+    await fs.writeFile(options.outFile, JSON.stringify({
         date: new Date().toISOString(),
-        // The bench's own flags, less its default output file (not the one written here).
-        options: {...options, outFile: undefined},
+        options,
         runs: [first, second].map((contender) => ({name: contender.name, figures: results.get(contender)}))
     }, null, 2));
-    log(`wrote ${outFile}`);
+    log(`wrote ${options.outFile}`);
     return table(first.name, second.name, results.get(first)!, results.get(second)!, options.concurrency);
 }
 

@@ -1,9 +1,8 @@
 import {spawn} from "node:child_process";
-import path from "node:path";
-import {parseBenchArgs, projectRoot, type BenchOptions} from "./args.js";
+import {parseBenchArgs, type BenchOptions} from "./args.js";
 import {ensureBuilt} from "./build.js";
-import {comparePaired, type Contender} from "./pairedComparison.js";
-import {startServerProcess, stopChild} from "./serverProcess.js";
+import {comparePaired, startChatserveContender, type Contender} from "./pairedComparison.js";
+import {stopChild} from "./serverProcess.js";
 
 /**
  * chatserve against llama.cpp's own C++ server on the same model, both at their defaults, taking
@@ -21,7 +20,7 @@ const llamaServerBinary = flagAt >= 0 ? argv[flagAt + 1] : undefined;
 if (llamaServerBinary == null)
     throw new Error("--llama-server /path/to/llama-server is required");
 // Everything else is `npm run bench`'s own flags.
-const options = parseBenchArgs(argv.filter((_arg, index) => index !== flagAt && index !== flagAt + 1));
+const options = parseBenchArgs(argv.filter((_arg, index) => index !== flagAt && index !== flagAt + 1), "bench/results/versus-llama-server.json");
 ensureBuilt(options.build);
 
 async function startLlamaServer(binary: string): Promise<Contender> {
@@ -44,11 +43,6 @@ async function startLlamaServer(binary: string): Promise<Contender> {
     return {name: "llama-server", target: {url: `${url}/v1`, model: "model", maxTokens: options.maxTokens}, stop: () => stopChild(child)};
 }
 
-async function startChatserve(): Promise<Contender> {
-    const server = await startServerProcess(options);
-    return {name: "chatserve", target: {url: server.url, model: server.modelId, maxTokens: options.maxTokens}, stop: () => server.stop()};
-}
-
 function chatserveSettings(benchOptions: BenchOptions): string {
     const flags = [
         benchOptions.threads != null ? `--threads ${benchOptions.threads}` : "",
@@ -60,9 +54,8 @@ function chatserveSettings(benchOptions: BenchOptions): string {
 }
 
 const table = await comparePaired(
-    {first: startChatserve, second: () => startLlamaServer(llamaServerBinary)},
+    {first: () => startChatserveContender("chatserve", options), second: () => startLlamaServer(llamaServerBinary)},
     options,
-    argv.includes("--out") ? options.outFile : path.join(projectRoot, "bench/results/versus-llama-server.json"),
     (message) => process.stderr.write(`bench: ${message}\n`)
 );
 process.stdout.write([

@@ -1,8 +1,6 @@
-import path from "node:path";
-import {parseBenchArgs, projectRoot} from "./args.js";
+import {parseBenchArgs} from "./args.js";
 import {ensureBuilt} from "./build.js";
-import {comparePaired, type Contender} from "./pairedComparison.js";
-import {startServerProcess} from "./serverProcess.js";
+import {comparePaired, startChatserveContender} from "./pairedComparison.js";
 
 /**
  * chatserve against itself with other flags: two servers on the same model, taking turns phase by
@@ -25,24 +23,15 @@ for (let index = 0; index < argv.length; index++) {
 }
 if (sides.b.trim() === "")
     throw new Error(`--b "<chatserve flags>" is required, e.g. --b "--flash-attention off"`);
-const options = parseBenchArgs(rest);
+const options = parseBenchArgs(rest, "bench/results/versus-settings.json");
 ensureBuilt(options.build);
 
-function startChatserve(flags: string): () => Promise<Contender> {
-    return async () => {
-        const server = await startServerProcess(options, flags.split(/\s+/).filter((flag) => flag !== ""));
-        return {
-            name: flags.trim() === "" ? "defaults" : `\`${flags.trim()}\``,
-            target: {url: server.url, model: server.modelId, maxTokens: options.maxTokens},
-            stop: () => server.stop()
-        };
-    };
-}
+const startWith = (flags: string) => () => startChatserveContender(
+    flags.trim() === "" ? "defaults" : `\`${flags.trim()}\``, options, flags.split(/\s+/).filter((flag) => flag !== ""));
 
 const table = await comparePaired(
-    {first: startChatserve(sides.b), second: startChatserve(sides.a)},
+    {first: startWith(sides.b), second: startWith(sides.a)},
     options,
-    argv.includes("--out") ? options.outFile : path.join(projectRoot, "bench/results/versus-settings.json"),
     (message) => process.stderr.write(`bench: ${message}\n`)
 );
 process.stdout.write([`## chatserve with other settings (${options.modelPath}, ${options.runs} runs, phase by phase in turn, medians)`, "", table].join("\n"));
