@@ -4,9 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import {describe, it, expect, beforeAll, afterAll} from "vitest";
 import {
-    ChatMLChatWrapper, getLlama, JinjaTemplateChatWrapper, LlamaLogLevel, readGgufFileInfo, resolveChatWrapper,
+    ChatMLChatWrapper, getLlama, GgmlType, JinjaTemplateChatWrapper, LlamaLogLevel, readGgufFileInfo, resolveChatWrapper,
     type Llama, type LlamaModel, type Token
 } from "node-llama-cpp";
+import {encodeGguf, Q8_0_BLOCK_BYTES, Q8_0_BLOCK_VALUES, str, writeFileAtomic} from "../fixtures/gguf/ggufWriter.js";
 import {buildTinyChatModel, buildTinyEmbeddingModel, TINY_CHAT_SHAPE} from "../fixtures/gguf/tinyModels.js";
 
 // This machine class may have 2 cores: never ask for more threads than that.
@@ -48,6 +49,27 @@ describe("tiny GGUF builders", () => {
         const bert = await readGgufFileInfo(await buildTinyEmbeddingModel(dir));
         expect(bert.metadata.general.architecture).toBe("bert");
         expect(bert.metadata.tokenizer.ggml.model).toBe("bert");
+    });
+
+    it("writes Q8_0 tensors as 34-byte blocks of 32 values (the bench's shaped model)", async () => {
+        const file = path.join(dir, "q8.gguf");
+        const blocks = (64 * 3) / Q8_0_BLOCK_VALUES;
+        await writeFileAtomic(file, encodeGguf({
+            metadata: {"general.architecture": str("llama")},
+            tensors: [
+                {name: "q8", shape: [64, 3], type: "q8_0", data: new Uint8Array(blocks * Q8_0_BLOCK_BYTES)},
+                {name: "f32", shape: [5], data: new Float32Array(5)}
+            ]
+        }));
+        const [q8, f32] = (await readGgufFileInfo(file, {readTensorInfo: true})).tensorInfo ?? [];
+        expect([q8?.ggmlType, q8?.dimensions.map(Number)]).toEqual([GgmlType.Q8_0, [64, 3]]);
+        expect(f32?.ggmlType).toBe(GgmlType.F32);
+        // The next tensor starts after the blocks (204 bytes), aligned to 32.
+        expect(Number(f32?.offset)).toBe(224);
+        // Q8_0 rows hold whole blocks, and the bytes must match the shape.
+        const q8Tensor = (shape: number[], bytes: number) => encodeGguf({metadata: {}, tensors: [{name: "q8", shape, type: "q8_0", data: new Uint8Array(bytes)}]});
+        expect(() => q8Tensor([48, 2], 3 * Q8_0_BLOCK_BYTES)).toThrow(/Q8_0 bytes/);
+        expect(() => q8Tensor([64, 3], blocks * Q8_0_BLOCK_BYTES - 1)).toThrow(/Q8_0 bytes/);
     });
 });
 
