@@ -1,4 +1,5 @@
 import {randomFillSync} from "node:crypto";
+import {existsSync} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {parseArgs} from "node:util";
@@ -40,6 +41,8 @@ function randomQ8(name: string, shapeInGgufOrder: readonly number[]): GgufTensor
 const vector = (name: string, length: number, value: () => number): GgufTensor =>
     ({name, shape: [length], data: Float32Array.from({length}, value)});
 
+if (!existsSync(tokenizerSource))
+    throw new Error(`bench:model takes the Qwen2 tokenizer and template from ${tokenizerSource}, which is missing`);
 const info = await readGgufFileInfo(tokenizerSource, {readTensorInfo: false});
 const tokenizer = info.metadata.tokenizer as unknown as {
     ggml: {tokens: string[], token_type: number[], merges: string[], padding_token_id: number, bos_token_id: number, eos_token_id: number},
