@@ -26,7 +26,7 @@ const tokenizerSource = path.join(projectRoot, "../shared/models/tiny-random-qwe
 const {values} = parseArgs({options: {out: {type: "string"}}});
 const outFile = path.resolve(values.out ?? path.join(os.tmpdir(), "chatserve-bench", "random-qwen2.5-0.5b-shape-q8_0.gguf"));
 
-/** Random int8 values under one small f16 scale, 1.25 × 2^-12: values within ±0.039, spread as ~N(0, 0.02). */
+/** Uniform random int8 values under one small f16 scale, 1.25 × 2^-12: values within ±0.039, standard deviation ~0.02. */
 function randomQ8(name: string, shapeInGgufOrder: readonly number[]): GgufTensor {
     const elements = shapeInGgufOrder.reduce((a, b) => a * b, 1);
     const data = randomFillSync(new Uint8Array(elements / Q8_0_BLOCK_VALUES * Q8_0_BLOCK_BYTES));
