@@ -9,6 +9,7 @@ import {
 } from "node-llama-cpp";
 import {encodeGguf, Q8_0_BLOCK_BYTES, Q8_0_BLOCK_VALUES, str, writeFileAtomic} from "../fixtures/gguf/ggufWriter.js";
 import {buildTinyChatModel, buildTinyEmbeddingModel, TINY_CHAT_SHAPE} from "../fixtures/gguf/tinyModels.js";
+import {llamaTensors} from "../fixtures/gguf/tinyTensors.js";
 
 // This machine class may have 2 cores: never ask for more threads than that.
 const THREADS = 2;
@@ -70,6 +71,21 @@ describe("tiny GGUF builders", () => {
         const q8Tensor = (shape: number[], bytes: number) => encodeGguf({metadata: {}, tensors: [{name: "q8", shape, type: "q8_0", data: new Uint8Array(bytes)}]});
         expect(() => q8Tensor([48, 2], 3 * Q8_0_BLOCK_BYTES)).toThrow(/Q8_0 bytes/);
         expect(() => q8Tensor([64, 3], blocks * Q8_0_BLOCK_BYTES - 1)).toThrow(/Q8_0 bytes/);
+    });
+
+    it("builds qwen2-style llama tensors in Q8_0 with the F32 tensors' scale", () => {
+        const shape = {nVocab: 100, nEmbd: 64, nLayer: 1, nHead: 4, nHeadKv: 2, nFf: 128};
+        const tensors = llamaTensors(shape, 1, {q8_0: true, qkvBias: true, tiedOutput: true});
+        const byName = new Map(tensors.map((t) => [t.name, t]));
+        expect(byName.has("output.weight")).toBe(false);
+        expect(byName.get("blk.0.attn_k.bias")?.shape).toEqual([32]);
+        const ffnDown = byName.get("blk.0.ffn_down.weight")!;
+        expect("type" in ffnDown && ffnDown.type).toBe("q8_0");
+        // The first block's f16 scale: 1/sqrt(fan-in) spread over int8's 127 steps.
+        const half = ffnDown.data[0]! | (ffnDown.data[1]! << 8);
+        const scale = 2 ** ((half >> 10) - 15) * (1 + (half & 0x3ff) / 1024);
+        expect(scale).toBeCloseTo(1 / Math.sqrt(128) / 127, 6);
+        expect(llamaTensors(shape, 1).every((t) => !("type" in t))).toBe(true);
     });
 });
 
