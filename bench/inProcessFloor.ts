@@ -1,7 +1,7 @@
 import {performance} from "node:perf_hooks";
 import {fileURLToPath} from "node:url";
 import {getLlama, LlamaLogLevel, resolveChatWrapper, type ChatWrapper, type LlamaContextSequence, type LlamaModel, type Token} from "node-llama-cpp";
-import {useDecodeThreads} from "../src/engine/decodeThreads.js";
+import {useDecodeThreads} from "./decodeThreads.js";
 import {flashAttentionOption} from "../src/engine/llamaRuntime.js";
 import type {FlashAttentionChoice, GpuChoice} from "./args.js";
 import {measurePhase, type PhaseLoad} from "./machineLoad.js";
@@ -9,8 +9,9 @@ import {phasePrompts, shortPrompt} from "./prompts.js";
 import {perSecond} from "./stats.js";
 
 /**
- * The floor: the same prompts straight through node-llama-cpp, no HTTP, no JSON, no SSE, no
- * server. Runs as its own child process (see floorProcess.ts), one phase at a time between the
+ * The floor: the same prompts straight through node-llama-cpp's own `sequence.evaluate()`, no
+ * HTTP, no JSON, no SSE, no server (whose decode loop drives node-llama-cpp's native calls itself,
+ * src/engine/decodeSteps.ts, so it can beat this floor). Runs as its own child process (see floorProcess.ts), one phase at a time between the
  * server's, never while the server works.
  */
 

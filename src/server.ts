@@ -39,8 +39,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         maxQueue: config.maxQueue,
         generates: descriptor.capabilities.includes("chat"),
         tools: descriptor.capabilities.includes("tools"),
-        embeds: descriptor.capabilities.includes("embeddings"),
-        warn: (message) => logger.warn({event: "model_degraded", model: descriptor.id}, message)
+        embeds: descriptor.capabilities.includes("embeddings")
     }), config.ctxSize, logger);
     const app = createApp({
         config, logger, registry,

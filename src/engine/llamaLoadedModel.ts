@@ -3,8 +3,7 @@ import {
 } from "node-llama-cpp";
 import {ServiceShuttingDownError} from "../errors.js";
 import {renderChatPrompt} from "./chatPrompt.js";
-import {useDecodeThreads} from "./decodeThreads.js";
-import {useLockstepBatches} from "./lockstepBatches.js";
+import {DecodeSteps} from "./decodeSteps.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
 import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
@@ -24,12 +23,12 @@ export type ModelLoadOptions = {
     generates: boolean,
     /** Whether the chat template renders tools. */
     tools: boolean,
-    embeds: boolean,
-    /** Something works, but not as well as it should (logged as a warning). */
-    warn(message: string): void
+    embeds: boolean
 };
 
-type Generation = {context: LlamaContext, pool: SequencePool<LlamaContextSequence>, chatWrapper: ChatWrapper, grammars: ReplyGrammars};
+type Generation = {
+    context: LlamaContext, steps: DecodeSteps, pool: SequencePool<LlamaContextSequence>, chatWrapper: ChatWrapper, grammars: ReplyGrammars
+};
 
 /**
  * A GGUF model loaded through node-llama-cpp: its weights; for text generation one context split
@@ -54,14 +53,10 @@ export class LlamaLoadedModel implements LoadedModel {
                 const context = await model.createContext({
                     contextSize, sequences: options.parallel, threads: runtime.threads, flashAttention: runtime.flashAttention
                 });
-                // Both wrap node-llama-cpp internals; a future version without them still works, slower.
-                if (!useDecodeThreads(context, runtime.decodeThreads))
-                    options.warn("node-llama-cpp's internals changed: one-token steps use every inference thread");
-                if (!useLockstepBatches(context))
-                    options.warn("node-llama-cpp's internals changed: concurrent streams no longer decode in lockstep");
                 const sequences = Array.from({length: options.parallel}, () => context.getSequence());
                 generation = {
                     context,
+                    steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads),
                     pool: new SequencePool(sequences, options.maxQueue),
                     chatWrapper: resolveChatWrapper(model),
                     grammars: new ReplyGrammars(model)
@@ -115,13 +110,13 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease> {
-        const {pool, grammars} = this.generating();
+        const {pool, steps, grammars} = this.generating();
         const sequence = await pool.acquire(prompt.tokens, signal);
         const detokenize = (tokens: readonly Token[], lastTokens: readonly Token[]) => this.model.detokenize(tokens, false, lastTokens);
         let released = false;
         return {
             generate: (leasedPrompt: PreparedPrompt, options: GenerationOptions, generationSignal: AbortSignal) =>
-                generateOnSequence(sequence, detokenize, grammars, leasedPrompt, options, generationSignal),
+                generateOnSequence(sequence, {steps, detokenize, grammars}, leasedPrompt, options, generationSignal),
             release: () => {
                 if (!released) {
                     released = true;

@@ -1,9 +1,14 @@
-import type {LlamaContextSequence, SequenceEvaluateOptions, Token} from "node-llama-cpp";
+import type {LlamaContextSequence, Token} from "node-llama-cpp";
 import {alignPromptWithCache} from "./cacheAlignment.js";
+import type {DecodeSteps, StepSamplingOptions} from "./decodeSteps.js";
 import {IncrementalDetokenizer, type DetokenizeFn} from "./incrementalDetokenizer.js";
 import {createReplyShaper} from "./reply/createReplyShaper.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
-import type {FinishReason, GenerationEvent, GenerationOptions, GenerationResult, PreparedPrompt, SamplingOptions} from "./types.js";
+import type {ReplyShaper} from "./reply/replyShaper.js";
+import type {FinishReason, GenerationEvent, GenerationOptions, GenerationResult, PreparedPrompt} from "./types.js";
+
+/** What a generation uses of its model and context besides its own sequence. */
+export type GenerationEngine = {steps: DecodeSteps, detokenize: DetokenizeFn, grammars: ReplyGrammars};
 
 /**
  * The token each sequence sampled last and never evaluated (a generation stops before feeding its
@@ -23,8 +28,7 @@ const penaltyWindow = 256;
  */
 export async function* generateOnSequence(
     sequence: LlamaContextSequence,
-    detokenize: DetokenizeFn,
-    grammars: ReplyGrammars,
+    {steps, detokenize, grammars}: GenerationEngine,
     prepared: PreparedPrompt,
     options: GenerationOptions,
     signal: AbortSignal
@@ -52,28 +56,22 @@ export async function* generateOnSequence(
     detokenizer.skip(shaper.opening.tokens);
     yield* shaper.opening.events;
 
-    const evaluation = sequence.evaluate([...prompt.tokens.slice(position), ...shaper.opening.tokens], {
-        ...toEvaluateOptions(options.sampling, generated),
-        ...(options.format.type === "text" ? {} : {
-            grammarEvaluationState: () => shaper.grammar(),
-            tokenBias: () => shaper.tokenBias(options.maxTokens - generated.length) ?? grammars.constrainedBias()
-        })
-    });
+    const sampler = steps.sampler(sequence, ...samplingFor(options, shaper, grammars, generated));
+    let feed: Token[] = [...prompt.tokens.slice(position), ...shaper.opening.tokens];
     // The last sampled token: it is in the sequence only once the next step feeds it back.
     let unevaluated: Token | undefined;
     try {
-        // The evaluation ends by itself on an end-of-generation token.
-        for (let step = await evaluation.next(); ;) {
-            unevaluated = step.done === true ? undefined : step.value;
+        for (;;) {
+            const token = await steps.step(sequence, feed, sampler);
+            unevaluated = token;
             if (signal.aborted)
                 return result("abort", generated.length);
-            if (step.done === true || stopTokens.has(step.value)) {
+            if (sequence.model.isEogToken(token) || stopTokens.has(token)) {
                 const {events, finish} = shaper.end(detokenizer.flush());
                 yield* events;
                 return result(finish!, generated.length);
             }
 
-            const token = step.value;
             generated.push(token);
             const {events, forced = [], finish} = shaper.push(detokenizer.push(token), options.maxTokens - generated.length);
             yield* events;
@@ -85,14 +83,14 @@ export async function* generateOnSequence(
             }
             generated.push(...forced);
             detokenizer.skip(forced);
-            step = await evaluation.next(forced.length === 0 ? undefined : [token, ...forced]);
+            feed = [token, ...forced];
         }
     } finally {
         if (unevaluated == null)
             unevaluatedTail.delete(sequence);
         else
             unevaluatedTail.set(sequence, unevaluated);
-        await evaluation.return();
+        sampler.dispose();
     }
 }
 
@@ -128,9 +126,13 @@ function reuseCachedTokens(sequence: LlamaContextSequence, tokens: Token[], deto
     return aligned.length <= tokens.length || aligned.length + maxTokens <= sequence.contextSize ? aligned : tokens;
 }
 
-function toEvaluateOptions(sampling: SamplingOptions, generated: readonly Token[]): SequenceEvaluateOptions {
+/** The sampler's options, and whether they change as the reply grows (grammar, token bias, penalties). */
+function samplingFor(
+    options: GenerationOptions, shaper: ReplyShaper, grammars: ReplyGrammars, generated: readonly Token[]
+): [StepSamplingOptions, boolean] {
+    const {sampling} = options;
     const penalize = sampling.presencePenalty !== 0 || sampling.frequencyPenalty !== 0;
-    return {
+    const sampler: StepSamplingOptions = {
         temperature: sampling.temperature,
         topP: sampling.topP,
         seed: sampling.seed,
@@ -145,4 +147,11 @@ function toEvaluateOptions(sampling: SamplingOptions, generated: readonly Token[
             }
             : undefined
     };
+    if (options.format.type === "text")
+        return [sampler, penalize];
+    return [{
+        ...sampler,
+        grammarEvaluationState: () => shaper.grammar(),
+        tokenBias: () => shaper.tokenBias(options.maxTokens - generated.length) ?? grammars.constrainedBias()
+    }, true];
 }

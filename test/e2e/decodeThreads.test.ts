@@ -1,7 +1,7 @@
-// The decode-thread split against the real node-llama-cpp: it hooks in, and batches get the threads meant for them.
+// The floor's decode-thread split (bench/decodeThreads.ts) against the real node-llama-cpp: it hooks in, and batches get the threads meant for them.
 import {getLlama, LlamaLogLevel} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
-import {useDecodeThreads} from "../../src/engine/decodeThreads.js";
+import {useDecodeThreads} from "../../bench/decodeThreads.js";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
 
 describe("useDecodeThreads on node-llama-cpp", () => {

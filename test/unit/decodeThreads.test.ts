@@ -1,6 +1,6 @@
 import type {LlamaContext} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
-import {useDecodeThreads} from "../../src/engine/decodeThreads.js";
+import {useDecodeThreads} from "../../bench/decodeThreads.js";
 
 /** Records what node-llama-cpp's dispatch would pass to the native context. */
 function nativeDouble() {

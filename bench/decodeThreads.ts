@@ -4,10 +4,12 @@ import type {LlamaContext} from "node-llama-cpp";
 type NativeBatching = {initBatch(size: number): unknown, setThreads(threads: number): unknown};
 
 /**
- * Gives one-token batches (a single stream generating) their own thread count, as llama.cpp's
- * n_threads vs n_threads_batch does; node-llama-cpp sets one count for both before every batch.
+ * For the in-process floor, which generates through node-llama-cpp's own `sequence.evaluate()`:
+ * gives one-token batches (a single stream generating) their own thread count, as chatserve's
+ * decode loop does (src/engine/decodeSteps.ts) and llama.cpp's n_threads vs n_threads_batch;
+ * node-llama-cpp sets one count for both before every batch.
  *
- * How many, and why they can differ from prompt processing's: `resolveDecodeThreads` in threads.ts.
+ * How many, and why they can differ from prompt processing's: `resolveDecodeThreads` in src/engine/threads.ts.
  *
  * It wraps node-llama-cpp internals (`_ctx`, present in 3.x); if they are missing it changes
  * nothing and returns false: every batch then runs with the context's own thread count.

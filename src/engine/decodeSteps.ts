@@ -1,0 +1,152 @@
+import type {LlamaContext, LlamaContextSequence, SequenceEvaluateOptions, Token} from "node-llama-cpp";
+import {
+    assertSharedLockModule, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext, type NativeSampler
+} from "./llamaInternals.js";
+
+/** How a generation samples: node-llama-cpp's evaluate options (functions are read again before every token). */
+export type StepSamplingOptions = Pick<SequenceEvaluateOptions, "temperature" | "topP" | "seed" | "repeatPenalty" | "grammarEvaluationState" | "tokenBias">;
+
+type Step = {sequence: LlamaContextSequence, tokens: Token[], sampler: StepSampler, resolve(token: Token): void, reject(error: unknown): void};
+
+/**
+ * The decode loop of one context, llama-server's slot loop in small: every generation on the
+ * context asks for its next token here, and the steps that come back within one event-loop turn
+ * go into one batch, one compute pass for all of them.
+ *
+ * - A stream handed its token comes back within that turn (its SSE write and its generators are
+ *   synchronous), so concurrent streams stay in lockstep, and a new prompt's last chunk joins them.
+ * - Steps go into the batch in sequence order: the KV cache has one stream per sequence, and
+ *   llama.cpp keeps sequences in one compute pass only while their ids go up by one in batch order
+ *   (`llama_batch_allocr::split_equal`); 1, 0, 2, 3 ran as two passes, 28–34 ms instead of 18.
+ * - The context lock is held for one batch at a time, so a request that must erase or evaluate a
+ *   prompt through node-llama-cpp gets it between two steps, not after every stream has ended.
+ * - A batch of one token (a single stream generating) runs on the decode threads, which can be
+ *   fewer than prompt processing's (llama.cpp's n_threads against n_threads_batch): see threads.ts.
+ *
+ * It drives node-llama-cpp's native calls itself rather than `sequence.evaluate()`, whose own
+ * per-token JavaScript costs ~6 % of a small model's decode: see llamaInternals.ts.
+ */
+export class DecodeSteps {
+    private readonly native: NativeContext;
+    private queue: Step[] = [];
+    private dispatchScheduled = false;
+    private decoding = false;
+    private needsCheckpoints: boolean | undefined;
+
+    public constructor(private readonly context: LlamaContext, private readonly threads: number, private readonly decodeThreads: number) {
+        this.native = nativeContext(context);
+        assertSharedLockModule();
+    }
+
+    /** A sampler for one generation; dispose it when the generation ends. */
+    public sampler(sequence: LlamaContextSequence, options: StepSamplingOptions, changesPerToken: boolean): StepSampler {
+        const state = sequenceState(sequence);
+        return new StepSampler(createNativeSampler(sequence.model), () => state._resolveSamplerConfig(options), changesPerToken);
+    }
+
+    /** Feeds `tokens` to the sequence after what it holds, and samples the next token from the last one's output. */
+    public async step(sequence: LlamaContextSequence, tokens: readonly Token[], sampler: StepSampler): Promise<Token> {
+        sequenceState(sequence);
+        // More than a batch (a long forced opening after the prompt's rest): the head goes in as prompt.
+        const head = tokens.length - this.context.batchSize;
+        if (head > 0)
+            await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, head));
+        return new Promise((resolve, reject) => {
+            this.queue.push({sequence, tokens: tokens.slice(Math.max(0, head)), sampler, resolve, reject});
+            this.scheduleDispatch();
+        });
+    }
+
+    private scheduleDispatch(): void {
+        if (this.dispatchScheduled || this.decoding || this.queue.length === 0)
+            return;
+        this.dispatchScheduled = true;
+        setImmediate(() => {
+            this.dispatchScheduled = false;
+            void this.dispatch();
+        });
+    }
+
+    private async dispatch(): Promise<void> {
+        this.decoding = true;
+        try {
+            await withContextLock(this.context, () => this.decodeBatch(this.takeBatch()));
+        } finally {
+            this.decoding = false;
+            this.scheduleDispatch();
+        }
+    }
+
+    /** Queued steps in sequence order, as many as fit one batch; the rest wait for the next. */
+    private takeBatch(): Step[] {
+        this.queue.sort((a, b) => sequenceState(a.sequence)._sequenceId - sequenceState(b.sequence)._sequenceId);
+        let room = this.context.batchSize;
+        const batch: Step[] = [];
+        this.queue = this.queue.filter((step) => {
+            if (step.tokens.length > room)
+                return true;
+            room -= step.tokens.length;
+            batch.push(step);
+            return false;
+        });
+        return batch;
+    }
+
+    private async decodeBatch(batch: Step[]): Promise<void> {
+        const size = batch.reduce((sum, step) => sum + step.tokens.length, 0);
+        let outputs: number[];
+        try {
+            this.native.initBatch(size);
+            outputs = batch.map(({sequence, tokens}) => {
+                const state = sequenceState(sequence);
+                return this.native.addToBatch(state._sequenceId, state._nextTokenIndex, Uint32Array.from(tokens), Uint32Array.of(tokens.length - 1))[0]!;
+            });
+            this.native.setThreads(size === 1 ? this.decodeThreads : this.threads);
+            await this.native.decodeBatch();
+        } catch (error) {
+            batch.forEach((step) => step.reject(error));
+            return;
+        }
+        // node-llama-cpp's bookkeeping, which its erasing, prefix matching and prompt evaluation read.
+        for (const {sequence, tokens} of batch) {
+            const state = sequenceState(sequence);
+            state._nextTokenIndex += tokens.length;
+            state._contextTokens.push(...tokens);
+        }
+        // Sampling reads this batch's outputs, so it happens before the lock lets another decode in.
+        const sampled = await Promise.allSettled(batch.map((step, index) => step.sampler.sample(this.native, outputs[index]!)));
+        for (const {sequence} of batch)
+            if (this.needsCheckpoints ??= sequence.needsCheckpoints)
+                await sequenceState(sequence)._takeIntervalCheckpointIfNeededAfterBatch(sequence.nextTokenIndex + 1);
+        batch.forEach((step, index) => {
+            const result = sampled[index]!;
+            if (result.status === "fulfilled")
+                step.resolve(result.value);
+            else
+                step.reject(result.reason);
+        });
+    }
+}
+
+/** node-llama-cpp's native sampler for one generation, configured as its own evaluate does. */
+export class StepSampler {
+    private configured = false;
+
+    public constructor(private readonly native: NativeSampler, private readonly config: () => object, private readonly changesPerToken: boolean) {}
+
+    public async sample(context: NativeContext, output: number): Promise<Token> {
+        // Options that are functions (grammar state, token bias, penalized tokens) change as the reply grows.
+        if (this.changesPerToken || !this.configured) {
+            this.native.applyConfig(this.config());
+            this.configured = true;
+        }
+        const token = await context.sampleToken(output, this.native);
+        if (token === -1)
+            throw new Error("llama.cpp sampled no token");
+        return token as Token;
+    }
+
+    public dispose(): void {
+        this.native.dispose();
+    }
+}

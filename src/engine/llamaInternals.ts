@@ -1,0 +1,90 @@
+import {createRequire} from "node:module";
+import {withLock} from "lifecycle-utils";
+import type {LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
+
+/**
+ * The parts of node-llama-cpp 3.x below its public API that chatserve's own decode loop
+ * (decodeSteps.ts) drives: the native context and sampler, and a sequence's bookkeeping.
+ *
+ * Why: node-llama-cpp's `sequence.evaluate()` spends ~0.35 ms of JavaScript per generated token
+ * (three locks, a batch queue, sampler options resolved afresh, timers), on the same two cores as
+ * llama.cpp's threads; driving the same native calls directly spends ~0.1 ms (in-process, bench
+ * model, 2 cores: 0.41–0.49 against 0.11–0.14 ms of the JS thread per token, decode ~6 % faster).
+ * The version is pinned in package.json; `llamaInternals` checks every member it uses and fails
+ * with a clear message if an upgrade moved one.
+ */
+
+/** node-llama-cpp's native context (`AddonContext`): one batch at a time, filled then decoded. */
+export type NativeContext = {
+    initBatch(size: number): void,
+    /** Returns each logit-carrying token's index in the batch's outputs. */
+    addToBatch(sequenceId: number, firstTokenIndex: number, tokens: Uint32Array, logitIndexes: Uint32Array): Uint32Array,
+    decodeBatch(): Promise<void>,
+    /** Samples from the batch's output at that index and feeds the token to the sampler's state (grammar, penalties); -1 if none. */
+    sampleToken(batchLogitIndex: number, sampler: NativeSampler): Promise<number>,
+    setThreads(threads: number): void
+};
+
+/** node-llama-cpp's native sampler (`AddonSampler`), configured as its own evaluate does. */
+export type NativeSampler = {applyConfig(config: object): void, dispose(): void};
+
+/** A sequence's private state, which node-llama-cpp's other operations (erasing, adapting, evaluating prompts) rely on. */
+type SequenceState = {
+    _sequenceId: number,
+    _nextTokenIndex: number,
+    _contextTokens: Token[],
+    /** node-llama-cpp's own translation of evaluate options into the native sampler's config. */
+    _resolveSamplerConfig(options: object): object,
+    /** Hybrid, recurrent and sliding-window models keep state snapshots as tokens are added. */
+    _takeIntervalCheckpointIfNeededAfterBatch(stateLength: number): Promise<void> | void
+};
+
+type ModelInternals = {_llama: {_bindings: {AddonSampler: new (model: unknown) => NativeSampler}}, _model: unknown};
+
+export function nativeContext(context: LlamaContext): NativeContext {
+    const native = (context as unknown as {_ctx?: Partial<NativeContext>})._ctx;
+    for (const method of ["initBatch", "addToBatch", "decodeBatch", "sampleToken", "setThreads"] as const)
+        if (typeof native?.[method] !== "function")
+            throw internalsChanged(`the native context's ${method}`);
+    return native as NativeContext;
+}
+
+export function sequenceState(sequence: LlamaContextSequence): SequenceState {
+    const state = sequence as unknown as Partial<SequenceState>;
+    if (typeof state._sequenceId !== "number" || typeof state._nextTokenIndex !== "number" || !Array.isArray(state._contextTokens) ||
+        typeof state._resolveSamplerConfig !== "function" ||
+        typeof state._takeIntervalCheckpointIfNeededAfterBatch !== "function")
+        throw internalsChanged("a context sequence's state");
+    return state as SequenceState;
+}
+
+export function createNativeSampler(model: LlamaModel): NativeSampler {
+    const internals = model as unknown as Partial<ModelInternals>;
+    const AddonSampler = internals._llama?._bindings?.AddonSampler;
+    if (typeof AddonSampler !== "function" || internals._model == null)
+        throw internalsChanged("the native sampler");
+    return new AddonSampler(internals._model);
+}
+
+/**
+ * Runs `work` holding the context's lock, the one node-llama-cpp takes around its own decodes and
+ * KV cache edits: a native batch must not be refilled, nor a sequence's cells erased, while one decodes.
+ */
+export function withContextLock<T>(context: LlamaContext, work: () => Promise<T>): Promise<T> {
+    return withLock([context, "context"], work);
+}
+
+/**
+ * The lock is a key in lifecycle-utils' module state, so it is only shared if chatserve loads the
+ * same copy of lifecycle-utils as node-llama-cpp does (package.json asks for node-llama-cpp's range).
+ */
+export function assertSharedLockModule(): void {
+    const ours = createRequire(import.meta.url).resolve("lifecycle-utils");
+    const theirs = createRequire(createRequire(import.meta.url).resolve("node-llama-cpp")).resolve("lifecycle-utils");
+    if (ours !== theirs)
+        throw internalsChanged(`the lifecycle-utils it locks with (${theirs}, chatserve has ${ours})`);
+}
+
+function internalsChanged(what: string): Error {
+    return new Error(`chatserve drives node-llama-cpp 3.22's internals, and ${what} changed: install the node-llama-cpp version package.json names`);
+}
