@@ -131,6 +131,29 @@ describe("DecodeSteps", () => {
         ]);
     });
 
+    it("decodes a lone stream's next step at once, and waits for the turn's end only while a stream of the last batch is not back", async () => {
+        const {native, sequences, step} = setup();
+        const microtasks = async () => {
+            for (let index = 0; index < 20; index++)
+                await Promise.resolve();
+        };
+        const token = await step(sequences[0]!, [1]);
+        // A generation's layers and its SSE write come between its token and its next step.
+        await microtasks();
+        void step(sequences[0]!, [token]);
+        await microtasks();
+        expect(native.batches).toHaveLength(2);
+
+        await Promise.all([step(sequences[1]!, [1]), step(sequences[2]!, [1])].map((stepped) => stepped.catch(() => 0)));
+        // Sequence 2 ends here; sequence 1 comes back and waits for the end of the turn.
+        void step(sequences[1]!, [5]);
+        await microtasks();
+        expect(native.batches).toHaveLength(3);
+        await new Promise((resolve) => setImmediate(resolve));
+        await microtasks();
+        expect(native.batches).toHaveLength(4);
+    });
+
     it("leaves steps that do not fit the batch for the next one", async () => {
         const {native, sequences, step} = setup({batchSize: 4});
         await Promise.all([step(sequences[0]!, [1, 2, 3]), step(sequences[1]!, [4, 5]), step(sequences[2]!, [6])]);
