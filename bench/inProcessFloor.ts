@@ -69,7 +69,7 @@ export async function openFloor(options: FloorOptions): Promise<Floor> {
         contextSize: 4096, sequences: 1, threads: options.threads,
         flashAttention: flashAttentionOption(options.flashAttention)
     });
-    // The server's thread settings, so the floor is the best this engine does here, not a weaker baseline.
+    // The server's thread settings, so the floor is the best node-llama-cpp's evaluate does here, not a weaker baseline.
     useDecodeThreads(context, options.decodeThreads);
     const sequence = context.getSequence();
     const wrapper = resolveChatWrapper(model);
