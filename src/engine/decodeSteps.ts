@@ -1,12 +1,14 @@
 import type {LlamaContext, LlamaContextSequence, SequenceEvaluateOptions, Token} from "node-llama-cpp";
 import {
-    assertSharedLockModule, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext, type NativeSampler
+    assertSharedLockModule, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext, type NativeSampler, type SequenceState
 } from "./llamaInternals.js";
 
 /** How a generation samples: node-llama-cpp's evaluate options (functions are read again before every token). */
 export type StepSamplingOptions = Pick<SequenceEvaluateOptions, "temperature" | "topP" | "seed" | "repeatPenalty" | "grammarEvaluationState" | "tokenBias">;
 
-type Step = {sequence: LlamaContextSequence, tokens: Token[], sampler: StepSampler, resolve(token: Token): void, reject(error: unknown): void};
+type Step = {
+    sequence: LlamaContextSequence, state: SequenceState, tokens: Token[], sampler: StepSampler, resolve(token: Token): void, reject(error: unknown): void
+};
 
 /**
  * The decode loop of one context, llama-server's slot loop in small: every generation on the
@@ -51,13 +53,13 @@ export class DecodeSteps {
 
     /** Feeds `tokens` to the sequence after what it holds, and samples the next token from the last one's output. */
     public async step(sequence: LlamaContextSequence, tokens: readonly Token[], sampler: StepSampler): Promise<Token> {
-        sequenceState(sequence);
+        const state = sequenceState(sequence);
         // More than a batch (a long forced opening after the prompt's rest): the head goes in as prompt.
         const head = tokens.length - this.context.batchSize;
         if (head > 0)
             await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, head));
         return new Promise((resolve, reject) => {
-            this.queue.push({sequence, tokens: tokens.slice(Math.max(0, head)), sampler, resolve, reject});
+            this.queue.push({sequence, state, tokens: tokens.slice(Math.max(0, head)), sampler, resolve, reject});
             // The last stream of the last batch to come back sends the next one at once: a lone
             // stream never waits for the end of the event-loop turn.
             this.scheduleDispatch(this.awaited.delete(sequence) && this.awaited.size === 0);
@@ -97,7 +99,7 @@ export class DecodeSteps {
 
     /** Queued steps in sequence order, as many as fit one batch; the rest wait for the next. */
     private takeBatch(): Step[] {
-        this.queue.sort((a, b) => sequenceState(a.sequence)._sequenceId - sequenceState(b.sequence)._sequenceId);
+        this.queue.sort((a, b) => a.state._sequenceId - b.state._sequenceId);
         let room = this.context.batchSize;
         const batch: Step[] = [];
         this.queue = this.queue.filter((step) => {
@@ -115,10 +117,8 @@ export class DecodeSteps {
         let outputs: number[];
         try {
             this.native.initBatch(size);
-            outputs = batch.map(({sequence, tokens}) => {
-                const state = sequenceState(sequence);
-                return this.native.addToBatch(state._sequenceId, state._nextTokenIndex, Uint32Array.from(tokens), Uint32Array.of(tokens.length - 1))[0]!;
-            });
+            outputs = batch.map(({state, tokens}) =>
+                this.native.addToBatch(state._sequenceId, state._nextTokenIndex, Uint32Array.from(tokens), Uint32Array.of(tokens.length - 1))[0]!);
             this.native.setThreads(size === 1 ? this.decodeThreads : this.threads);
             await this.native.decodeBatch();
         } catch (error) {
@@ -126,16 +126,15 @@ export class DecodeSteps {
             return;
         }
         // node-llama-cpp's bookkeeping, which its erasing, prefix matching and prompt evaluation read.
-        for (const {sequence, tokens} of batch) {
-            const state = sequenceState(sequence);
+        for (const {state, tokens} of batch) {
             state._nextTokenIndex += tokens.length;
             state._contextTokens.push(...tokens);
         }
         // Sampling reads this batch's outputs, so it happens before the lock lets another decode in.
         const sampled = await Promise.allSettled(batch.map((step, index) => step.sampler.sample(this.native, outputs[index]!)));
-        for (const {sequence} of batch)
+        for (const {sequence, state} of batch)
             if (this.needsCheckpoints ??= sequence.needsCheckpoints)
-                await sequenceState(sequence)._takeIntervalCheckpointIfNeededAfterBatch(sequence.nextTokenIndex + 1);
+                await state._takeIntervalCheckpointIfNeededAfterBatch(state._nextTokenIndex + 1);
         this.batchesDecoded++;
         batch.forEach((step, index) => {
             const result = sampled[index]!;

@@ -29,7 +29,7 @@ export type NativeContext = {
 export type NativeSampler = {applyConfig(config: object): void, dispose(): void};
 
 /** A sequence's private state, which node-llama-cpp's other operations (erasing, adapting, evaluating prompts) rely on. */
-type SequenceState = {
+export type SequenceState = {
     _sequenceId: number,
     _nextTokenIndex: number,
     _contextTokens: Token[],
