@@ -10,6 +10,9 @@ type Step = {
     sequence: LlamaContextSequence, state: SequenceState, tokens: Token[], sampler: StepSampler, resolve(token: Token): void, reject(error: unknown): void
 };
 
+/** A step's share of one batch: all its tokens (`last`, then sampled), or the head of one that does not fit. */
+type Part = {step: Step, tokens: Token[], last: boolean};
+
 /**
  * The decode loop of one context, llama-server's slot loop in small: every generation on the
  * context asks for its next token here, and the steps that come back within one event-loop turn
@@ -51,15 +54,15 @@ export class DecodeSteps {
         return new StepSampler(createNativeSampler(sequence.model), () => state._resolveSamplerConfig(options), changesPerToken);
     }
 
-    /** Feeds `tokens` to the sequence after what it holds, and samples the next token from the last one's output. */
-    public async step(sequence: LlamaContextSequence, tokens: readonly Token[], sampler: StepSampler): Promise<Token> {
-        const state = sequenceState(sequence);
-        // More than a batch (a long forced opening after the prompt's rest): the head goes in as prompt.
-        const head = tokens.length - this.context.batchSize;
-        if (head > 0)
-            await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, head));
+    /**
+     * Feeds `tokens` to the sequence after what it holds, and samples the next token from the last
+     * one's output. Any length: a step that does not fit the batch goes in over several.
+     */
+    public step(sequence: LlamaContextSequence, tokens: readonly Token[], sampler: StepSampler): Promise<Token> {
+        if (tokens.length === 0)
+            return Promise.reject(new Error("a decode step needs at least one token to sample after"));
         return new Promise((resolve, reject) => {
-            this.queue.push({sequence, state, tokens: tokens.slice(Math.max(0, head)), sampler, resolve, reject});
+            this.queue.push({sequence, state: sequenceState(sequence), tokens: [...tokens], sampler, resolve, reject});
             // The last stream of the last batch to come back sends the next one at once: a lone
             // stream never waits for the end of the event-loop turn.
             this.scheduleDispatch(this.awaited.delete(sequence) && this.awaited.size === 0);
@@ -97,53 +100,75 @@ export class DecodeSteps {
         }
     }
 
-    /** Queued steps in sequence order, as many as fit one batch; the rest wait for the next. */
-    private takeBatch(): Step[] {
-        this.queue.sort((a, b) => a.state._sequenceId - b.state._sequenceId);
+    /**
+     * The next batch: whole steps, shortest first (a generating stream's one token never waits
+     * behind a prompt), then as much of the next one as still fits, without an output; its rest
+     * waits for the next batch, as llama-server fills its batch with prompt after generation.
+     * The batch itself is in sequence order.
+     */
+    private takeBatch(): Part[] {
+        this.queue.sort((a, b) => a.tokens.length - b.tokens.length);
         let room = this.context.batchSize;
-        const batch: Step[] = [];
+        const parts: Part[] = [];
         this.queue = this.queue.filter((step) => {
             if (step.tokens.length > room)
                 return true;
             room -= step.tokens.length;
-            batch.push(step);
+            parts.push({step, tokens: step.tokens, last: true});
             return false;
         });
-        return batch;
+        const split = this.queue[0];
+        if (split != null && room > 0) {
+            parts.push({step: split, tokens: split.tokens.slice(0, room), last: false});
+            split.tokens = split.tokens.slice(room);
+        }
+        return parts.sort((a, b) => a.step.state._sequenceId - b.step.state._sequenceId);
     }
 
-    private async decodeBatch(batch: Step[]): Promise<void> {
-        const size = batch.reduce((sum, step) => sum + step.tokens.length, 0);
-        let outputs: number[];
+    private async decodeBatch(batch: Part[]): Promise<void> {
+        let sampled: Array<PromiseSettledResult<Token | undefined>>;
         try {
-            this.native.initBatch(size);
-            outputs = batch.map(({state, tokens}) =>
-                this.native.addToBatch(state._sequenceId, state._nextTokenIndex, Uint32Array.from(tokens), Uint32Array.of(tokens.length - 1))[0]!);
-            this.native.setThreads(size === 1 ? this.decodeThreads : this.threads);
-            await this.native.decodeBatch();
+            sampled = await this.decodeAndSample(batch);
         } catch (error) {
-            batch.forEach((step) => step.reject(error));
+            // Every step of the batch fails, the rest of a split one included (it no longer follows on from the cache).
+            const failed = new Set(batch.map(({step}) => step));
+            this.queue = this.queue.filter((step) => !failed.has(step));
+            failed.forEach((step) => step.reject(error));
             return;
         }
+        this.batchesDecoded++;
+        batch.forEach(({step, last}, index) => {
+            const result = sampled[index]!;
+            if (!last)
+                return;
+            if (result.status === "fulfilled") {
+                this.awaited.add(step.sequence);
+                step.resolve(result.value!);
+            } else
+                step.reject(result.reason);
+        });
+    }
+
+    /** One compute pass, node-llama-cpp's bookkeeping, then a token for each part that ends its step. */
+    private async decodeAndSample(batch: Part[]): Promise<Array<PromiseSettledResult<Token | undefined>>> {
+        const size = batch.reduce((sum, part) => sum + part.tokens.length, 0);
+        this.native.initBatch(size);
+        const outputs = batch.map(({step: {state}, tokens, last}) => this.native.addToBatch(
+            state._sequenceId, state._nextTokenIndex, Uint32Array.from(tokens), last ? Uint32Array.of(tokens.length - 1) : new Uint32Array()
+        )[0]);
+        this.native.setThreads(size === 1 ? this.decodeThreads : this.threads);
+        await this.native.decodeBatch();
         // node-llama-cpp's bookkeeping, which its erasing, prefix matching and prompt evaluation read.
-        for (const {state, tokens} of batch) {
+        for (const {step: {state}, tokens} of batch) {
             state._nextTokenIndex += tokens.length;
             state._contextTokens.push(...tokens);
         }
         // Sampling reads this batch's outputs, so it happens before the lock lets another decode in.
-        const sampled = await Promise.allSettled(batch.map((step, index) => step.sampler.sample(this.native, outputs[index]!)));
-        for (const {sequence, state} of batch)
+        const sampled = await Promise.allSettled(batch.map(({step, last}, index) => last ? step.sampler.sample(this.native, outputs[index]!) : undefined));
+        for (const {step: {sequence, state}} of batch)
             if (this.needsCheckpoints ??= sequence.needsCheckpoints)
                 await state._takeIntervalCheckpointIfNeededAfterBatch(state._nextTokenIndex + 1);
-        this.batchesDecoded++;
-        batch.forEach((step, index) => {
-            const result = sampled[index]!;
-            if (result.status === "fulfilled") {
-                this.awaited.add(step.sequence);
-                step.resolve(result.value);
-            } else
-                step.reject(result.reason);
-        });
+        return sampled;
     }
 }
 

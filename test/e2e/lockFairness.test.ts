@@ -52,3 +52,44 @@ describe("a new request while other streams generate", () => {
             expect(events.indexOf(`stream ${index} done`)).toBeGreaterThan(first);
     });
 });
+
+describe("a long prompt while another stream generates", () => {
+    let server: TestServer;
+    const model = "tiny-chat";
+
+    beforeAll(async () => {
+        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 2, ctxSize: 2048});
+    });
+    afterAll(async () => server?.stop());
+
+    // A prompt's last chunk is sampled after in one decode step. A step of a whole batch never fits
+    // beside a generating stream's token, so it goes in part into the room the stream leaves.
+    it("gets its answer before the stream ends when its last chunk is a whole batch", async () => {
+        const loaded = await server.registry.acquire(model, "completion");
+        const batchSize = 512;
+        let prompt = "";
+        for (let word = 0; loaded.prepareText(prompt).tokens.length < batchSize; word++)
+            prompt += ` w${word}`;
+        while (loaded.prepareText(prompt).tokens.length > batchSize)
+            prompt = prompt.slice(0, -1);
+        expect(loaded.prepareText(prompt).tokens).toHaveLength(batchSize);
+
+        const events: string[] = [];
+        let tokens = 0;
+        const stream = (async () => {
+            const chunks = await server.client().completions.create({
+                model, prompt: "Once upon a time", max_tokens: 1500, temperature: 1, seed: 3, stream: true
+            });
+            for await (const _chunk of chunks)
+                tokens++;
+            events.push("stream done");
+        })();
+        while (tokens < 8)
+            await new Promise((resolve) => setTimeout(resolve, 5));
+
+        await server.client().completions.create({model, prompt, max_tokens: 2, temperature: 0});
+        events.push("long prompt answered");
+        await stream;
+        expect(events).toEqual(["long prompt answered", "stream done"]);
+    });
+});

@@ -72,7 +72,7 @@ function sequenceDouble(sequenceId: number, held: number[] = []) {
         },
         needsCheckpoints: false,
         _resolveSamplerConfig: (options: object) => ({resolved: options}),
-        _takeIntervalCheckpointIfNeededAfterBatch: () => undefined,
+        _takeIntervalCheckpointIfNeededAfterBatch: (): Promise<void> | undefined => undefined,
         async evaluateWithoutGeneratingNewTokens(tokens: number[]) {
             this.evaluatedAsPrompt.push(tokens);
             this._nextTokenIndex += tokens.length;
@@ -154,17 +154,55 @@ describe("DecodeSteps", () => {
         expect(native.batches).toHaveLength(4);
     });
 
-    it("leaves steps that do not fit the batch for the next one", async () => {
+    it("takes whole steps shortest first, then part of the next, and leaves its rest for the next batch", async () => {
         const {native, sequences, step} = setup({batchSize: 4});
         await Promise.all([step(sequences[0]!, [1, 2, 3]), step(sequences[1]!, [4, 5]), step(sequences[2]!, [6])]);
-        expect(native.batches.map((batch) => batch.entries.map((entry) => entry.sequenceId))).toEqual([[0, 2], [1]]);
+        expect(native.batches.map((batch) => batch.entries.map(({sequenceId, tokens, logitAt}) => ({sequenceId, tokens, logitAt})))).toEqual([
+            [{sequenceId: 0, tokens: [1], logitAt: []}, {sequenceId: 1, tokens: [4, 5], logitAt: [1]}, {sequenceId: 2, tokens: [6], logitAt: [0]}],
+            [{sequenceId: 0, tokens: [2, 3], logitAt: [1]}]
+        ]);
     });
 
-    it("evaluates the head of a step longer than a batch as prompt, and steps the rest", async () => {
+    it("splits a step longer than a batch over several, with an output only at its end", async () => {
         const {native, sequences, step} = setup({batchSize: 4});
-        await step(sequences[0]!, [1, 2, 3, 4, 5, 6]);
-        expect(sequences[0]!.evaluatedAsPrompt).toEqual([[1, 2]]);
-        expect(native.batches[0]!.entries).toEqual([{sequenceId: 0, at: 2, tokens: [3, 4, 5, 6], logitAt: [3]}]);
+        await expect(step(sequences[0]!, [1, 2, 3, 4, 5, 6])).resolves.toBe(100);
+        expect(native.batches.map((batch) => batch.entries)).toEqual([
+            [{sequenceId: 0, at: 0, tokens: [1, 2, 3, 4], logitAt: []}],
+            [{sequenceId: 0, at: 4, tokens: [5, 6], logitAt: [1]}]
+        ]);
+        expect(sequences[0]!._contextTokens).toEqual([1, 2, 3, 4, 5, 6]);
+    });
+
+    it("fills what generating streams leave of each batch with part of a step that does not fit, so it never waits for them to end", async () => {
+        const {native, sequences, step} = setup({batchSize: 4});
+        const ended: string[] = [];
+        const generate = async (sequence: ReturnType<typeof sequenceDouble>, count: number) => {
+            for (let index = 0, token = 1; index < count; index++)
+                token = await step(sequence, [token]);
+            ended.push(`stream ${sequence._sequenceId}`);
+        };
+        // A request arrives while the streams' second batch decodes.
+        let prompt: Promise<unknown> | undefined;
+        native.sample = (output) => {
+            if (native.batches.length === 2)
+                prompt ??= step(sequences[0]!, [1, 2, 3, 4]).then(() => ended.push("prompt"));
+            return 100 + output;
+        };
+        await Promise.all([generate(sequences[1]!, 8), generate(sequences[2]!, 8)]);
+        await prompt;
+
+        expect(ended[0]).toBe("prompt");
+        const withPrompt = native.batches.filter((batch) => batch.entries.some((entry) => entry.sequenceId === 0));
+        expect(withPrompt.map((batch) => batch.entries.map((entry) => [entry.sequenceId, entry.tokens.length, entry.logitAt.length]))).toEqual([
+            [[0, 2, 0], [1, 1, 1], [2, 1, 1]],
+            [[0, 2, 1], [1, 1, 1], [2, 1, 1]]
+        ]);
+    });
+
+    it("refuses a step with no token to sample after", async () => {
+        const {native, sequences, step} = setup();
+        await expect(step(sequences[0]!, [])).rejects.toThrow("at least one token");
+        expect(native.batches).toHaveLength(0);
     });
 
     it("fails every step of a batch whose decode fails, without counting its tokens, and decodes the next batch", async () => {
@@ -173,6 +211,26 @@ describe("DecodeSteps", () => {
         const failed = await Promise.allSettled([step(sequences[0]!, [1]), step(sequences[1]!, [2])]);
         expect(failed.map((result) => result.status)).toEqual(["rejected", "rejected"]);
         expect(sequences[0]!._nextTokenIndex).toBe(0);
+        await expect(step(sequences[0]!, [1])).resolves.toBe(100);
+    });
+
+    it("fails the rest of a split step with the batch that held its head", async () => {
+        const {native, sequences, step} = setup({batchSize: 4});
+        native.failNextDecode = new Error("llama_decode failed");
+        await expect(step(sequences[0]!, [1, 2, 3, 4, 5, 6])).rejects.toThrow("llama_decode failed");
+        expect(native.batches).toHaveLength(1);
+        await expect(step(sequences[1]!, [1])).resolves.toBe(100);
+        expect(native.batches).toHaveLength(2);
+    });
+
+    it("fails the steps of a batch whose checkpoint fails (hybrid and sliding-window models), and goes on", async () => {
+        const {sequences, step} = setup();
+        sequences[0]!.needsCheckpoints = true;
+        sequences[0]!._takeIntervalCheckpointIfNeededAfterBatch = async () => {
+            throw new Error("checkpoint failed");
+        };
+        await expect(step(sequences[0]!, [1])).rejects.toThrow("checkpoint failed");
+        sequences[0]!._takeIntervalCheckpointIfNeededAfterBatch = () => undefined;
         await expect(step(sequences[0]!, [1])).resolves.toBe(100);
     });
 
