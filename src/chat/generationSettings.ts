@@ -1,5 +1,6 @@
+import {randomInt} from "node:crypto";
 import type {GenerationOptions} from "../engine/types.js";
-import {ContextLengthExceededError} from "../errors.js";
+import {BadRequestError, ContextLengthExceededError} from "../errors.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 
 /** The sampling and length fields chat and legacy completions share. */
@@ -12,6 +13,9 @@ export type SamplingFields = Pick<ChatCompletionRequest,
  *
  * Decides before anything is sent whether the prompt plus the requested completion fits the
  * context; without `max_tokens` the completion may use whatever room the prompt leaves.
+ *
+ * Without a `seed`, each request gets a random one, as at OpenAI: node-llama-cpp's own default is
+ * the current second, so requests sent within one second sampled the same reply.
  */
 export function toGenerationOptions(
     request: SamplingFields,
@@ -20,6 +24,9 @@ export function toGenerationOptions(
     {defaultMaxTokens, promptParam = "messages"}: {defaultMaxTokens?: number, promptParam?: "messages" | "prompt"} = {}
 ): GenerationOptions {
     // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
+    if (promptTokens === 0)
+        throw new BadRequestError(`The ${promptParam} is empty: this model adds no beginning-of-text token, so there is nothing to generate after.`,
+            {param: promptParam});
     const requested = request.max_completion_tokens ?? request.max_tokens ?? null;
     const room = contextLength - promptTokens;
     if (requested != null && requested > room)
@@ -38,7 +45,7 @@ export function toGenerationOptions(
         sampling: {
             temperature: request.temperature ?? 1,
             topP: request.top_p ?? 1,
-            seed: request.seed ?? undefined,
+            seed: request.seed ?? randomInt(2 ** 32),
             presencePenalty: request.presence_penalty ?? 0,
             frequencyPenalty: request.frequency_penalty ?? 0
         },

@@ -9,7 +9,8 @@ export type SamplingOptions = {
     /** 0 is greedy (deterministic). */
     temperature: number,
     topP: number,
-    seed?: number,
+    /** Chosen at random when the request names none. */
+    seed: number,
     presencePenalty: number,
     frequencyPenalty: number
 };

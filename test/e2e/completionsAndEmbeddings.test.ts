@@ -13,6 +13,7 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         server = await startTestServer({
             "tiny-fim": await buildTinyChatModel(undefined, {fim: true}),
             "tiny-chat": await buildTinyChatModel(),
+            "tiny-nobos": await buildTinyChatModel(undefined, {bos: false}),
             "tiny-embed": await buildTinyEmbeddingModel(),
             ...(hasSharedModels ? {"bert": sharedModels.bertEmbedding} : {})
         });
@@ -37,6 +38,21 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         }
         expect(text).toBe(reply.choices[0]!.text);
         expect(usage!.total_tokens).toBe(reply.usage!.total_tokens);
+    });
+
+    it("refuses an empty prompt on a model that adds no beginning-of-text token with 400, and then serves it", async () => {
+        for (const stream of [false, true]) {
+            const refused = await fetch(`${server.url}/completions`, {
+                method: "POST", headers: {"Content-Type": "application/json"},
+                body: JSON.stringify({model: "tiny-nobos", prompt: ["the cat", ""], max_tokens: 3, stream})
+            });
+            expect(refused.status).toBe(400);
+            expect((await refused.json()).error).toMatchObject({type: "invalid_request_error", param: "prompt", message: expect.stringContaining("empty")});
+        }
+        const reply = await client.completions.create({model: "tiny-nobos", prompt: "the cat", max_tokens: 3, temperature: 0});
+        expect(reply.usage!.completion_tokens).toBe(3);
+        // With BOS, "" is one token: something to generate after.
+        expect((await client.completions.create({model: "tiny-chat", prompt: "", max_tokens: 3})).usage!.prompt_tokens).toBe(1);
     });
 
     it("answers one choice per prompt of an array, with usage summed, and echo prepends the prompt", async () => {

@@ -27,6 +27,11 @@ describe("sampling options through a real model", () => {
         expect(others.some((other) => other !== first)).toBe(true);
     });
 
+    it("gives requests without a seed replies of their own, also when they arrive together", async () => {
+        const replies = await Promise.all([1, 2, 3].map(() => reply({temperature: 1})));
+        expect(new Set(replies).size).toBeGreaterThan(1);
+    });
+
     it("changes a greedy reply with a frequency or presence penalty, and not without one", async () => {
         const greedy = await reply({temperature: 0});
         expect(await reply({temperature: 0, frequency_penalty: 0})).toBe(greedy);

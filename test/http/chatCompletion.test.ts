@@ -54,7 +54,7 @@ describe("POST /v1/chat/completions (not streamed)", () => {
         expect(defaults).toEqual({
             maxTokens: CONTEXT_LENGTH - 2,
             stop: [],
-            sampling: {temperature: 1, topP: 1, seed: undefined, presencePenalty: 0, frequencyPenalty: 0},
+            sampling: {temperature: 1, topP: 1, seed: expect.any(Number), presencePenalty: 0, frequencyPenalty: 0},
             format: {type: "text"}
         });
         expect(chosen).toMatchObject({maxTokens: 10, stop: ["END"], sampling: {temperature: 0, topP: 0.5, seed: 7}});

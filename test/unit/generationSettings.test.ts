@@ -1,6 +1,6 @@
 import {describe, expect, it} from "vitest";
 import {toGenerationOptions} from "../../src/chat/generationSettings.js";
-import {ContextLengthExceededError} from "../../src/errors.js";
+import {BadRequestError, ContextLengthExceededError} from "../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
 import {thrownError} from "./support/thrownError.js";
 
@@ -15,14 +15,21 @@ describe("toGenerationOptions", () => {
         expect(toGenerationOptions(request(), 10, 100)).toEqual({
             maxTokens: 90,
             stop: [],
-            sampling: {temperature: 1, topP: 1, seed: undefined, presencePenalty: 0, frequencyPenalty: 0},
+            sampling: {temperature: 1, topP: 1, seed: expect.any(Number), presencePenalty: 0, frequencyPenalty: 0},
             format: {type: "text"}
         });
     });
 
     it("treats nulls as not set", () => {
         const options = toGenerationOptions(request({temperature: null, top_p: null, max_tokens: null, stop: null, seed: null}), 10, 100);
-        expect(options).toMatchObject({maxTokens: 90, stop: [], sampling: {temperature: 1, topP: 1, seed: undefined}});
+        expect(options).toMatchObject({maxTokens: 90, stop: [], sampling: {temperature: 1, topP: 1}});
+    });
+
+    it("gives each request without a seed a random one of its own", () => {
+        const seeds = new Set(Array.from({length: 20}, () => toGenerationOptions(request({seed: null}), 10, 100).sampling.seed));
+        expect(seeds.size).toBeGreaterThan(15);
+        for (const seed of seeds)
+            expect(Number.isInteger(seed) && seed! >= 0 && seed! < 2 ** 32).toBe(true);
     });
 
     it("passes the client's sampling settings through, temperature 0 included", () => {
@@ -54,6 +61,13 @@ describe("toGenerationOptions", () => {
 
     it("checks max_completion_tokens, not a smaller max_tokens, against the context", () => {
         overflow({max_completion_tokens: 95, max_tokens: 5}, 10, 100);
+    });
+
+    it("refuses an empty prompt (a model without a beginning-of-text token turns \"\" into no tokens)", () => {
+        const error = thrownError(BadRequestError, () => toGenerationOptions(request(), 0, 100, {promptParam: "prompt"}));
+        expect(error.status).toBe(400);
+        expect(error.param).toBe("prompt");
+        expect(error.message).toContain("empty");
     });
 
     it("refuses a prompt that alone fills the context", () => {
