@@ -34,6 +34,8 @@ export async function* generateOnSequence(
     signal: AbortSignal
 ): AsyncGenerator<GenerationEvent, GenerationResult> {
     const prompt = {...prepared, tokens: reuseCachedTokens(sequence, prepared.tokens, detokenize, options.maxTokens)};
+    // Whatever happens next, the sequence's tokens change: the tail no longer follows them.
+    unevaluatedTail.delete(sequence);
     const promptTokens = prompt.tokens.length;
     // Keep at most all but the last prompt token: the sampler needs logits from a fresh evaluation.
     await sequence.adaptStateToTokens(prompt.tokens.slice(0, -1), false);

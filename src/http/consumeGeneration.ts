@@ -14,23 +14,33 @@ export async function consumeGeneration(
     events: AsyncGenerator<GenerationEvent, GenerationResult>,
     handlers: GenerationHandlers
 ): Promise<GenerationResult> {
-    for (let step = await events.next(); ; step = await events.next()) {
-        if (step.done === true)
-            return step.value;
-        const event = step.value;
-        switch (event.type) {
-            case "text":
-                handlers.text(event.text);
-                break;
-            case "toolCall":
-                handlers.toolCall?.(event.index, event.name);
-                break;
-            case "toolArguments":
-                handlers.toolArguments?.(event.index, event.text);
-                break;
-            case "progress":
-                handlers.keepAlive?.(`processing prompt ${event.evaluatedTokens}/${event.totalTokens}`);
-                break;
+    try {
+        for (let step = await events.next(); ; step = await events.next()) {
+            if (step.done === true)
+                return step.value;
+            handle(step.value, handlers);
         }
+    } catch (error) {
+        // A handler that throws leaves the generation paused at a yield: closing it runs its cleanup
+        // (the native sampler, what the sequence remembers) before its sequence goes to another request.
+        await events.return(undefined as never).catch(() => undefined);
+        throw error;
+    }
+}
+
+function handle(event: GenerationEvent, handlers: GenerationHandlers): void {
+    switch (event.type) {
+        case "text":
+            handlers.text(event.text);
+            break;
+        case "toolCall":
+            handlers.toolCall?.(event.index, event.name);
+            break;
+        case "toolArguments":
+            handlers.toolArguments?.(event.index, event.text);
+            break;
+        case "progress":
+            handlers.keepAlive?.(`processing prompt ${event.evaluatedTokens}/${event.totalTokens}`);
+            break;
     }
 }

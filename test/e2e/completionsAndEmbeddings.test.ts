@@ -47,7 +47,7 @@ describe("completions, fill-in-the-middle and embeddings", () => {
                 body: JSON.stringify({model: "tiny-nobos", prompt: ["the cat", ""], max_tokens: 3, stream})
             });
             expect(refused.status).toBe(400);
-            expect((await refused.json()).error).toMatchObject({type: "invalid_request_error", param: "prompt", message: expect.stringContaining("empty")});
+            expect((await refused.json() as {error: unknown}).error).toMatchObject({type: "invalid_request_error", param: "prompt", message: expect.stringContaining("empty")});
         }
         const reply = await client.completions.create({model: "tiny-nobos", prompt: "the cat", max_tokens: 3, temperature: 0});
         expect(reply.usage!.completion_tokens).toBe(3);

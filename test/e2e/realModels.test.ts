@@ -64,4 +64,16 @@ describe.runIf(hasSharedModels)("real GGUF models from ../shared/models", () => 
         expect(usage!.prompt_tokens).toBe(plain.usage!.prompt_tokens);
         expect(usage!.completion_tokens).toBe(plain.usage!.completion_tokens);
     });
+
+    it("reuses the whole conversation on a follow-up turn, the reply as sampled included, and reports it as cached_tokens", async () => {
+        const system = {role: "system" as const, content: "Lily and Tom like to play in the park. ".repeat(5)};
+        const question = {role: "user" as const, content: "Tell me a story about a dog."};
+        const first = await client.chat.completions.create({model: "stories260K", messages: [system, question], max_tokens: 40, temperature: 0});
+        expect(first.choices[0]!.finish_reason).toBe("length");
+        const followUp = await client.chat.completions.create({model: "stories260K", max_tokens: 4, temperature: 0, messages: [
+            system, question, {role: "assistant", content: first.choices[0]!.message.content!}, {role: "user", content: "And then?"}
+        ]});
+        // Everything but the reply's last token, which was sampled and never fed back, is in the cache.
+        expect(followUp.usage!.prompt_tokens_details!.cached_tokens).toBe(first.usage!.prompt_tokens + first.usage!.completion_tokens - 1);
+    });
 });
