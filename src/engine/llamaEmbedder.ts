@@ -4,8 +4,8 @@ import type {EmbeddingResult} from "./types.js";
 
 /**
  * Embeddings through llama.cpp's pooling (mean, CLS, … as the GGUF declares). All inputs of a
- * request are evaluated in this one call, without a round trip per string. An input longer than
- * the context is an error, never silently truncated.
+ * request are evaluated in this one call, without a round trip per string. An input that does not
+ * fit the context (with the tokens the model adds around it) is an error, never silently truncated.
  */
 export class LlamaEmbedder {
     private readonly vocabularySize: number;
@@ -23,9 +23,11 @@ export class LlamaEmbedder {
             const tokens = typeof input === "string" ? this.model.tokenize(input) : input as Token[];
             if (tokens.length === 0)
                 throw new BadRequestError(`Invalid 'input[${index}]': an input must not be empty.`, {param: "input"});
-            if (tokens.length > this.contextSize)
+            // node-llama-cpp adds the model's begin and end tokens ([CLS], [SEP]) and needs one cell to spare.
+            const maximum = this.contextSize - 1 - (this.context.calculateInputLength(tokens) - tokens.length);
+            if (tokens.length > maximum)
                 throw new BadRequestError(
-                    `Invalid 'input[${index}]': it is ${tokens.length} tokens long, more than this model's maximum of ${this.contextSize}. ` +
+                    `Invalid 'input[${index}]': it is ${tokens.length} tokens long, more than this model's maximum of ${maximum}. ` +
                     "Split it into shorter inputs.", {param: "input", code: "context_length_exceeded"});
             const invalid = tokens.find((token) => !Number.isInteger(token) || token < 0 || token >= this.vocabularySize);
             if (invalid != null)

@@ -107,6 +107,21 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         expect(reply.data[0]!.embedding).toHaveLength(64);
     });
 
+    it("embeds inputs up to the longest that fits with the tokens the model adds, and refuses longer ones with 400", async () => {
+        const statuses = new Map<number, number>();
+        for (let length = 504; length <= 513; length++) {
+            const response = await fetch(`${server.url}/embeddings`, {
+                method: "POST", headers: {"Content-Type": "application/json"},
+                body: JSON.stringify({model: "tiny-embed", input: [Array(length).fill(10)], encoding_format: "float"})
+            });
+            statuses.set(length, response.status);
+        }
+        const longest = Math.max(...[...statuses].filter(([, status]) => status === 200).map(([length]) => length));
+        expect(longest).toBeGreaterThanOrEqual(504);
+        for (const [length, status] of statuses)
+            expect(status).toBe(length <= longest ? 200 : 400);
+    });
+
     it("refuses embeddings from a chat model, over-long inputs and unsupported dimensions with 400", async () => {
         const cases = [
             {model: "tiny-chat", input: "hi"},
