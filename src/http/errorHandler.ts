@@ -8,8 +8,9 @@ export function notFound(req: Request): never {
 }
 
 /**
- * The single place an error becomes a response. Body-parser failures are client errors;
- * anything that is not an ApiError is a bug: logged in full, answered with a generic 500.
+ * The single place an error becomes a response. Body-parser failures, and any error of the HTTP
+ * layer with a 4xx status, are client errors; anything else that is not an ApiError is a bug:
+ * logged in full, answered with a generic 500.
  */
 export function errorHandler(logger: Logger) {
     return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -43,6 +44,14 @@ function fromBodyParser(error: unknown): ApiError | undefined {
         case "request.aborted":
             return new BadRequestError("The request was aborted while its body was being read.");
         default:
-            return undefined;
+            return clientErrorStatus(error);
     }
+}
+
+/** Other errors of the HTTP layer that carry a 4xx status (a body that is not the gzip it claims, a malformed percent-escape in the URL) are the client's. */
+function clientErrorStatus(error: unknown): ApiError | undefined {
+    const status = (error as {status?: unknown} | null)?.status;
+    if (typeof status !== "number" || status < 400 || status > 499 || error instanceof ApiError)
+        return undefined;
+    return new ApiError(status, (error as Error).message, "invalid_request_error");
 }

@@ -33,6 +33,19 @@ describe("transport errors", () => {
         expect(errorOf(res.body).message).toContain("application/xml");
     });
 
+    it("a body that is not the gzip its Content-Encoding claims → 400", async () => {
+        const res = await request(t.app).post("/v1/chat/completions").set("Content-Type", "application/json").set("Content-Encoding", "gzip")
+            .send(JSON.stringify(chatRequest()));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body).type).toBe("invalid_request_error");
+    });
+
+    it("a malformed percent-escape in the URL → 400", async () => {
+        const res = await request(t.app).get("/v1/models/qwen%E0%A4%A");
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body).type).toBe("invalid_request_error");
+    });
+
     it("a body over the configured limit → 413", async () => {
         const res = await request(t.app).post("/v1/chat/completions").send(chatRequest({messages: [{role: "user", content: "x".repeat(500)}]}));
         expect(res.status).toBe(413);
