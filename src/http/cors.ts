@@ -5,9 +5,9 @@ import {ApiError} from "../errors.js";
  * CORS for browser and editor-webview clients.
  *
  * Default (no `--cors-origin`): pages served from this machine (http://localhost:*, 127.0.0.1,
- * [::1]) and editor/desktop webviews (vscode-webview://, app://, tauri://). The opaque origin
- * "null" is not allowed by default: any web page can send it from a sandboxed iframe.
- * may call the API; an arbitrary web page on the internet may not read the user's local models.
+ * [::1]) and editor/desktop webviews (vscode-webview://, app://, tauri://) may call the API; an
+ * arbitrary web page on the internet may neither read the user's local models nor run them. The
+ * opaque origin "null" is not allowed by default: any web page can send it from a sandboxed iframe.
  * `--cors-origin '*'` allows every origin; `--cors-origin URL` (repeatable) adds exact origins.
  */
 const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -39,16 +39,26 @@ export function cors(allowed: readonly string[]) {
             res.setHeader("Access-Control-Expose-Headers", "x-request-id, retry-after");
         }
 
+        // A page on another site may send a "simple" POST (text/plain, form-encoded) without asking
+        // first, and chatserve reads those bodies as JSON (curl sends them): it would run a generation
+        // for a page that may not even read the answer. JSON bodies need the preflight refused below;
+        // clients exempt from CORS (browser extensions) send JSON and are still served.
+        if (!permitted && req.method === "POST" && !req.is(["application/json", "application/*+json"]))
+            throw originNotAllowed(origin);
         if (req.method !== "OPTIONS" || req.get("access-control-request-method") == null)
             return next();
 
         // Preflight: answered here, before authentication (browsers never send credentials on it).
         if (!permitted)
-            throw new ApiError(403, `Origin ${origin} is not allowed. Start chatserve with --cors-origin ${origin} (or --cors-origin '*') to allow it.`,
-                "invalid_request_error", "cors_origin_not_allowed");
+            throw originNotAllowed(origin);
         res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
         res.setHeader("Access-Control-Allow-Headers", req.get("access-control-request-headers") ?? "authorization, content-type");
         res.setHeader("Access-Control-Max-Age", "600");
         res.status(204).end();
     };
+}
+
+function originNotAllowed(origin: string): ApiError {
+    return new ApiError(403, `Origin ${origin} is not allowed. Start chatserve with --cors-origin ${origin} (or --cors-origin '*') to allow it.`,
+        "invalid_request_error", "cors_origin_not_allowed");
 }

@@ -43,6 +43,22 @@ describe("CORS (default: loopback pages and webviews)", () => {
         expect(res.headers["access-control-allow-origin"]).toBeUndefined();
     });
 
+    it("refuses a POST a foreign page can send without a preflight (text/plain, form-encoded), before it runs anything", async () => {
+        for (const type of ["text/plain;charset=UTF-8", "application/x-www-form-urlencoded"]) {
+            const res = await request(app).post("/v1/chat/completions").set("Origin", "https://evil.example").set("Authorization", "Bearer secret")
+                .set("Content-Type", type).send(JSON.stringify(chatRequest()));
+            expect(res.status).toBe(403);
+            expect(errorOf(res.body).code).toBe("cors_origin_not_allowed");
+        }
+        // A JSON body needs a preflight, which is refused; a client exempt from CORS (an extension) is served.
+        const json = await request(app).post("/v1/chat/completions").set("Origin", "chrome-extension://abc").set("Authorization", "Bearer secret")
+            .send(chatRequest());
+        expect(json.status).toBe(200);
+        const local = await request(app).post("/v1/chat/completions").set("Origin", "http://localhost:3000").set("Authorization", "Bearer secret")
+            .set("Content-Type", "text/plain").send(JSON.stringify(chatRequest()));
+        expect(local.status).toBe(200);
+    });
+
     it("puts the allow header on error responses too, so the page can read them", async () => {
         const res = await request(app).post("/v1/chat/completions").set("Origin", "http://localhost:3000").send(chatRequest());
         expect(res.status).toBe(401);
