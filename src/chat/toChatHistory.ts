@@ -1,6 +1,7 @@
 import type {ChatHistoryItem, ChatModelFunctionCall, ChatModelResponse} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
 import type {ChatMessage, ContentPart} from "../protocol/chatCompletionRequest.js";
+import {parseExactJson} from "./exactJson.js";
 
 /**
  * OpenAI messages → the chat history node-llama-cpp's templates render.
@@ -83,7 +84,7 @@ function contentText(content: string | ContentPart[], messageIndex: number): str
 /** Templates render a result as JSON: a result that is JSON already is passed as its value, not re-quoted. */
 function toolResult(text: string): unknown {
     try {
-        return JSON.parse(text);
+        return parseExactJson(text);
     } catch {
         return text;
     }
@@ -91,7 +92,7 @@ function toolResult(text: string): unknown {
 
 function parseArguments(text: string, param: string): unknown {
     try {
-        return JSON.parse(text);
+        return parseExactJson(text);
     } catch {
         throw new BadRequestError(`Invalid '${param}': arguments must be a JSON string.`, {param});
     }

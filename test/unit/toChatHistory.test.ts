@@ -62,6 +62,20 @@ describe("toChatHistory", () => {
         ]);
     });
 
+    it("keeps 64-bit ids in call arguments and JSON tool results digit for digit", () => {
+        const history = toChatHistory(messages(
+            {role: "user", content: "Find my order."},
+            {role: "assistant", content: null, tool_calls: [
+                {id: "call_1", type: "function", function: {name: "get_order", arguments: "{\"order_id\": 1234567890123456789}"}}
+            ]},
+            {role: "tool", tool_call_id: "call_1", content: "{\"order_id\": 1234567890123456789, \"total\": 10.5}"}
+        ));
+        expect(history[1]).toEqual({type: "model", response: [{
+            type: "functionCall", name: "get_order", params: {order_id: "1234567890123456789"},
+            result: {order_id: "1234567890123456789", total: 10.5}, startsNewChunk: true
+        }]});
+    });
+
     it("continues one model turn over several tool rounds, until a user message starts a new one", () => {
         const call = (id: string) => ({id, type: "function" as const, function: {name: "f", arguments: "{}"}});
         const history = toChatHistory(messages(
