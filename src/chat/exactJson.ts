@@ -1,10 +1,16 @@
+import {maxJsonNesting, nestsDeeperThan} from "../protocol/jsonNesting.js";
+
 /**
  * JSON.parse for tool-call arguments and tool results, which go back into the prompt re-serialised:
  * an integer JavaScript cannot hold exactly (a 64-bit id such as 1234567890123456789) is kept as a
  * string of its digits, so the model reads the id the tool returned rather than 1234567890123456800.
+ * JSON nested deeper than the template can render is refused as if it were not JSON.
  */
 export function parseExactJson(text: string): unknown {
-    return JSON.parse(quoteUnsafeIntegers(text));
+    const value: unknown = JSON.parse(quoteUnsafeIntegers(text));
+    if (nestsDeeperThan(value))
+        throw new SyntaxError(`it nests more than ${maxJsonNesting} levels deep`);
+    return value;
 }
 
 const numberLiteral = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;

@@ -93,7 +93,7 @@ function toolResult(text: string): unknown {
 function parseArguments(text: string, param: string): unknown {
     try {
         return parseExactJson(text);
-    } catch {
-        throw new BadRequestError(`Invalid '${param}': arguments must be a JSON string.`, {param});
+    } catch (error) {
+        throw new BadRequestError(`Invalid '${param}': arguments must be a JSON string (${(error as Error).message}).`, {param});
     }
 }

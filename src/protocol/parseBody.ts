@@ -1,5 +1,6 @@
 import type {z} from "zod";
 import {BadRequestError} from "../errors.js";
+import {maxJsonNesting, nestsDeeperThan} from "./jsonNesting.js";
 
 /**
  * Validates a request body against a protocol schema. The first problem becomes a 400
@@ -8,6 +9,8 @@ import {BadRequestError} from "../errors.js";
 export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.infer<Schema> {
     if (body == null || typeof body !== "object" || Array.isArray(body))
         throw new BadRequestError("The request body must be a JSON object.");
+    if (nestsDeeperThan(body))
+        throw new BadRequestError(`The request body nests objects and arrays more than ${maxJsonNesting} levels deep.`, {code: "invalid_value"});
 
     const result = schema.safeParse(body, {reportInput: true});
     if (result.success)

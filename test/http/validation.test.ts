@@ -31,6 +31,14 @@ describe("chat request validation", () => {
         expect(errorOf(res.body).message).toMatch(/system, developer, user, assistant, tool/);
     });
 
+    it("a schema nested thousands of levels deep → 400, not a stack overflow", async () => {
+        const schema = "{\"type\":\"object\",\"properties\":{\"a\":".repeat(3000) + "{\"type\":\"string\"}" + "}}".repeat(3000);
+        const body = JSON.stringify(chatRequest()).replace(/}$/, `,"tools":[{"type":"function","function":{"name":"f","parameters":${schema}}}]}`);
+        const res = await request(t.app).post("/v1/chat/completions").set("Content-Type", "application/json").send(body);
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body).message).toMatch(/levels deep/);
+    });
+
     it("temperature 3 → 400 param temperature", async () => {
         const res = await post(chatRequest({temperature: 3}));
         expect(res.status).toBe(400);

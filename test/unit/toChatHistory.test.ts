@@ -76,6 +76,16 @@ describe("toChatHistory", () => {
         }]});
     });
 
+    it("passes a tool result nested deeper than the template can render as text, and refuses such arguments", () => {
+        const deep = "[".repeat(1000) + "]".repeat(1000);
+        const call = {id: "call_1", type: "function" as const, function: {name: "f", arguments: "{}"}};
+        const history = toChatHistory(messages({role: "user", content: "Go."}, {role: "assistant", content: null, tool_calls: [call]},
+            {role: "tool", tool_call_id: "call_1", content: deep}));
+        expect(history[1]).toMatchObject({response: [{result: deep}]});
+        expect(() => toChatHistory(messages({role: "user", content: "Go."},
+            {role: "assistant", content: null, tool_calls: [{...call, function: {name: "f", arguments: deep}}]}))).toThrow(/levels deep/);
+    });
+
     it("continues one model turn over several tool rounds, until a user message starts a new one", () => {
         const call = (id: string) => ({id, type: "function" as const, function: {name: "f", arguments: "{}"}});
         const history = toChatHistory(messages(
