@@ -40,11 +40,12 @@ export function toConstrainedSchema(schema: unknown, param: string): JsonSchema 
     return {...converted, $defs: convertedDefs} as JsonSchema;
 }
 
-function convert(schema: unknown, path: string, defNames: ReadonlySet<string>): JsonSchema {
-    if (schema === true)
+function convert(input: unknown, path: string, defNames: ReadonlySet<string>): JsonSchema {
+    if (input === true)
         return anyJson;
-    if (!isObject(schema))
+    if (!isObject(input))
         throw invalid(path, "a schema must be a JSON object or true");
+    const schema = withoutSafeIntegerBounds(input);
     for (const keyword of Object.keys(schema))
         if (unenforceable.has(keyword))
             throw unsupported(path, keyword, `the keyword '${keyword}' cannot be enforced by constrained decoding. Remove it, or validate it yourself after the reply`);
@@ -168,6 +169,18 @@ function asObject(value: unknown, path: string): SchemaObject {
     if (!isObject(value))
         throw invalid(path, "must be a JSON object");
     return value;
+}
+
+/**
+ * zod's `.int()` (and so the Vercel AI SDK's tools) writes minimum and maximum ±(2^53 − 1): they
+ * say "a JavaScript-safe integer", not a range the reply could miss. They are dropped rather than
+ * refused; a tighter bound is still refused.
+ */
+function withoutSafeIntegerBounds(schema: SchemaObject): SchemaObject {
+    const {minimum, maximum, ...rest} = schema;
+    const lowest = minimum === undefined || (typeof minimum === "number" && minimum <= Number.MIN_SAFE_INTEGER);
+    const highest = maximum === undefined || (typeof maximum === "number" && maximum >= Number.MAX_SAFE_INTEGER);
+    return lowest && highest && (minimum !== undefined || maximum !== undefined) ? rest : schema;
 }
 
 function isObject(value: unknown): value is SchemaObject {

@@ -67,6 +67,14 @@ describe("toConstrainedSchema", () => {
         expect(error.message).toContain(param.split(".").at(-1)!);
     });
 
+    it("drops the ±(2^53 − 1) bounds zod's .int() writes, and still refuses a tighter one", () => {
+        const safe = {type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER};
+        const converted = toConstrainedSchema({type: "object", properties: {n: safe}, required: ["n"]}, "p");
+        expect(converted).toMatchObject({type: "object", properties: {n: {type: "integer"}}});
+        expect(JSON.stringify(converted)).not.toMatch(/minimum|maximum/);
+        expect(rejection({type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: 100})).toMatchObject({code: "unsupported_schema_keyword"});
+    });
+
     it("rejects a required property that is not listed, and values that are not schemas", () => {
         expect(rejection({type: "object", properties: {a: {type: "string"}}, required: ["b"]}))
             .toMatchObject({param: "response_format.json_schema.schema.required", code: "invalid_schema"});
