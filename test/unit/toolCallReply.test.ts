@@ -4,9 +4,11 @@ import type {ReplyGrammars} from "../../src/engine/reply/grammars.js";
 import {ToolCallReply} from "../../src/engine/reply/toolCallReply.js";
 import type {ReplyFormat, ToolCallSyntax} from "../../src/engine/types.js";
 
-/** Grammars stand-in: grammars and biases are labelled objects; a "token" is a character code. */
+/** Grammars stand-in: grammars and biases are labelled objects; a "token" is a character code, or a tag's own token as in Qwen's vocabulary. */
+const tags = ["<tool_call>", "</tool_call>"];
 const grammars = {
-    tokenize: (text: LlamaText | string) => [...text.toString()].map((char) => char.charCodeAt(0)),
+    tokenize: (text: LlamaText | string) => text.toString().split(/(<\/?tool_call>)/).flatMap((piece) =>
+        tags.includes(piece) ? [1000 + tags.indexOf(piece)] : [...piece].map((char) => char.charCodeAt(0))),
     literal: (choices: string[], suffix: string, options?: {optional?: boolean}) => ({grammar: "literal", choices, suffix, optional: options?.optional ?? false}),
     json: (schema: unknown) => ({grammar: "json", schema}),
     closingBias: (inString: boolean) => ({bias: "closing", inString})
@@ -17,6 +19,14 @@ const qwenSyntax: ToolCallSyntax = {
     paramsPrefix: "\", \"arguments\": ",
     suffix: LlamaText("}\n</tool_call>"),
     betweenCalls: LlamaText("\n")
+};
+
+/** Llama 3.x: a call is a bare JSON object, opened by plain text rather than a token of its own. */
+const llama3Syntax: ToolCallSyntax = {
+    prefix: LlamaText("{\"name\": \""),
+    paramsPrefix: "\", \"parameters\": ",
+    suffix: LlamaText("}"),
+    betweenCalls: null
 };
 
 const weather = {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}}} as const;
@@ -65,6 +75,27 @@ describe("ToolCallReply", () => {
         const shaper = reply("none");
         expect(shaper.opening.tokens).toEqual([]);
         expect(shaper.push("Sunny. <tool_call>{", plenty)).toEqual({events: [{type: "text", text: "Sunny. "}], finish: "stop"});
+    });
+
+    it("auto with a plain-text opening (Llama 3): a call only starts the reply; JSON further on is text", () => {
+        const shaper = () => new ToolCallReply(grammars, llama3Syntax, {type: "toolCalls", tools: [weather, time], choice: "auto", parallel: true}, []);
+        const answer = shaper();
+        expect(answer.push("Sure! Here it is: {\"name\": \"Bob\"}", plenty)).toEqual({events: [{type: "text", text: "Sure! Here it is: {\"name\": \"Bob\"}"}]});
+        expect(answer.end("")).toEqual({events: [], finish: "stop"});
+
+        const call = shaper();
+        expect(call.push(" {\"na", plenty)).toEqual({events: []});
+        expect(call.push("me\":", plenty)).toEqual({events: [], forced: grammars.tokenize(" \"")});
+        expect(call.grammar()).toMatchObject({grammar: "literal", choices: ["get_weather", "get_time"]});
+
+        const held = shaper();
+        expect(held.push("{", plenty)).toEqual({events: []});
+        expect(held.end("}")).toEqual({events: [{type: "text", text: "{}"}], finish: "stop"});
+    });
+
+    it("none with a plain-text opening (Llama 3): JSON in the answer does not cut it short", () => {
+        const shaper = new ToolCallReply(grammars, llama3Syntax, {type: "toolCalls", tools: [weather], choice: "none", parallel: true}, []);
+        expect(shaper.push("{\"name\": \"Bob\"}", plenty)).toEqual({events: [{type: "text", text: "{\"name\": \"Bob\"}"}]});
     });
 
     it("required: the reply opens with the call prefix, forced", () => {

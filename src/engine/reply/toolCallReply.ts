@@ -6,14 +6,15 @@ import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
 import {TextReply} from "./textReply.js";
 
 type ToolCallsFormat = Extract<ReplyFormat, {type: "toolCalls"}>;
-type Phase = "text" | "name" | "arguments" | "next";
+type Phase = "lead" | "text" | "name" | "arguments" | "next";
 
 /** A reply never holds more calls than this, so a model that keeps calling still ends. */
 export const maxCallsPerReply = 16;
 
 /**
  * A reply of tool calls in the template's own syntax. Free text comes first only with
- * `tool_choice: "auto"` (or "none", which stops there), until the model writes the opening of a call. From there every call is
+ * `tool_choice: "auto"` (or "none", which stops there), until the model writes the opening of a call
+ * (a plain-text opening only at the start of the reply). From there every call is
  * constrained: its name to one of the tools, its arguments to that tool's JSON schema, and between
  * calls the model may only open another call or end. Template markup is forced, not sampled.
  */
@@ -45,14 +46,20 @@ export class ToolCallReply implements ReplyShaper {
         this.trigger = prefix.trimStart().split(/\s/)[0]!;
         this.afterTrigger = grammars.tokenize(prefix.slice(prefix.indexOf(this.trigger) + this.trigger.length));
         this.nextCallOpening = (syntax.betweenCalls?.toString() ?? "") + this.trigger;
-        this.text = new TextReply(stops, this.trigger);
+        // A call opened by a token of its own (Qwen's <tool_call>) may follow text; one opened by
+        // plain text (Llama 3's {"name":) only starts a reply, as llama.cpp reads it: further on it
+        // is just JSON in an answer.
+        const triggerIsToken = grammars.tokenize(this.trigger).length === 1;
+        this.text = new TextReply(stops, triggerIsToken ? this.trigger : null);
         const named = typeof format.choice === "object" ? this.tool(format.choice.name) : null;
         this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
         this.nextCallCost = syntax.suffix.toString().length + this.nextCallOpening.length + prefix.length +
             Math.max(...format.tools.map((tool) => tool.name.length)) + syntax.paramsPrefix.length +
             Math.max(...format.tools.map((tool) => closingReserve(tool.parameters)));
 
-        if (format.choice === "auto" || format.choice === "none")
+        if (format.choice === "auto" && !triggerIsToken)
+            this.phase = "lead";
+        else if (format.choice === "auto" || format.choice === "none")
             this.phase = "text";
         else if (named == null) {
             this.opening.tokens = grammars.tokenize(syntax.prefix);
@@ -77,6 +84,8 @@ export class ToolCallReply implements ReplyShaper {
 
     public push(text: string, remainingTokens: number): ShaperStep {
         switch (this.phase) {
+            case "lead":
+                return this.pushLead(text);
             case "text": {
                 const step = this.text.push(text);
                 // With tool_choice "none" the opening of a call ends the text reply instead.
@@ -99,15 +108,35 @@ export class ToolCallReply implements ReplyShaper {
     }
 
     public end(rest: string): ShaperStep {
-        if (this.phase === "text")
-            return this.text.end(rest);
+        if (this.phase === "lead" || this.phase === "text")
+            return this.text.end(this.takeLead() + rest);
         return {events: this.phase === "arguments" ? this.pushArguments(rest).events : [], finish: "toolCalls"};
     }
 
     public cut(rest: string): GenerationEvent[] {
-        if (this.phase === "text")
-            return this.text.cut(rest);
+        if (this.phase === "lead" || this.phase === "text")
+            return this.text.cut(this.takeLead() + rest);
         return this.phase === "arguments" ? this.pushArguments(rest).events : [];
+    }
+
+    /** The reply's first characters, held while they could still be a plain-text call opening. */
+    private pushLead(text: string): ShaperStep {
+        this.written += text;
+        const lead = this.written.trimStart();
+        if (lead.startsWith(this.trigger)) {
+            this.phase = this.startName();
+            return {events: [], forced: this.afterTrigger};
+        }
+        if (this.trigger.startsWith(lead))
+            return {events: []};
+        this.phase = "text";
+        return this.text.push(this.takeLead());
+    }
+
+    private takeLead(): string {
+        const lead = this.phase === "lead" || this.phase === "text" ? this.written : "";
+        this.written = "";
+        return lead;
     }
 
     private pushName(text: string): ShaperStep {
