@@ -54,6 +54,9 @@ export function cors(allowed: readonly string[]) {
         res.setHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
         res.setHeader("Access-Control-Allow-Headers", req.get("access-control-request-headers") ?? "authorization, content-type");
         res.setHeader("Access-Control-Max-Age", "600");
+        // Chrome asks before a public site may call a server on this machine (Private Network Access).
+        if (req.get("access-control-request-private-network") === "true")
+            res.setHeader("Access-Control-Allow-Private-Network", "true");
         res.status(204).end();
     };
 }

@@ -74,6 +74,14 @@ describe("CORS with --cors-origin", () => {
         expect(res.headers["access-control-allow-origin"]).toBe("https://evil.example");
     });
 
+    it("answers Chrome's Private Network Access question for an allowed public site", async () => {
+        const {app} = createTestApp({corsOrigins: ["https://chat.example.com"]});
+        const res = await preflight(app, "https://chat.example.com").set("Access-Control-Request-Private-Network", "true");
+        expect(res.status).toBe(204);
+        expect(res.headers["access-control-allow-private-network"]).toBe("true");
+        expect((await preflight(app, "https://chat.example.com")).headers["access-control-allow-private-network"]).toBeUndefined();
+    });
+
     it("an exact origin is allowed, others still refused", async () => {
         const {app} = createTestApp({corsOrigins: ["https://chat.example.com"]});
         expect((await preflight(app, "https://chat.example.com")).status).toBe(204);
