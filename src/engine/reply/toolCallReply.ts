@@ -133,8 +133,9 @@ export class ToolCallReply implements ReplyShaper {
         return this.text.push(this.takeLead());
     }
 
+    /** What `pushLead` holds (nothing once the text has moved on). */
     private takeLead(): string {
-        const lead = this.phase === "lead" || this.phase === "text" ? this.written : "";
+        const lead = this.written;
         this.written = "";
         return lead;
     }
