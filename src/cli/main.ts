@@ -1,6 +1,7 @@
 import {createRequire} from "node:module";
 import {Command} from "commander";
 import {serveCommand} from "./serveCommand.js";
+import {describeStartupFailure} from "./startupFailure.js";
 
 const {version} = createRequire(import.meta.url)("../../package.json") as {version: string};
 
@@ -10,5 +11,10 @@ export async function main(argv: string[] = process.argv): Promise<void> {
         .description("Serve the GGUF models in a folder behind an OpenAI-compatible API")
         .version(version, "-v, --version")
         .showHelpAfterError("(run chatserve --help for every option)");
-    await serveCommand(program).parseAsync(argv);
+    try {
+        await serveCommand(program).parseAsync(argv);
+    } catch (error) {
+        console.error(`chatserve: ${describeStartupFailure(error, program.opts())}`);
+        process.exit(1);
+    }
 }

@@ -18,7 +18,7 @@ export function serveCommand(program: Command): Command {
         .addOption(new Option("-m, --models <dir>", "folder of .gguf files (and its direct subfolders)").default("./models").env("CHATSERVE_MODELS"))
         .addOption(new Option("--host <host>", "interface to listen on").default("127.0.0.1").env("CHATSERVE_HOST"))
         .addOption(new Option("-p, --port <port>", "port to listen on").default(8080).argParser(integer(0, 65535)).env("CHATSERVE_PORT"))
-        .addOption(new Option("--api-key <key>", "require this bearer key (repeatable; also CHATSERVE_API_KEY / CHATSERVE_API_KEYS)").argParser(collect).default([]))
+        .addOption(new Option("--api-key <key>", "require this bearer key (repeatable; also CHATSERVE_API_KEY / CHATSERVE_API_KEYS)").argParser(apiKey).default([]))
         .addOption(new Option("--gpu <backend>", "compute backend").choices(gpuChoices).default("auto"))
         .addOption(new Option("-c, --ctx-size <tokens>", "context window per request, capped at the model's trained context").default(4096).argParser(integer(64)))
         .addOption(new Option("-t, --threads <n>", "inference threads (default: the CPU cores available, measured best)").argParser(integer(1)))
@@ -84,4 +84,12 @@ function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
 
 function collect(value: string, previous: string[]): string[] {
     return [...previous, value];
+}
+
+/** Trimmed as keys from the environment are: a key of spaces alone could never be matched. */
+function apiKey(value: string, previous: string[]): string[] {
+    const key = value.trim();
+    if (key === "")
+        throw new InvalidArgumentError("a key must not be empty.");
+    return [...previous, key];
 }

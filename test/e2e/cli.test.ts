@@ -1,5 +1,6 @@
 import {spawn, spawnSync} from "node:child_process";
 import fs from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import {fileURLToPath} from "node:url";
@@ -28,11 +29,42 @@ describe("the chatserve command", () => {
         [["--gpu", "tpu"], /gpu/],
         [["--no-such-flag"], /unknown option/],
         [["--threads", "0"], /threads/],
-        [["--flash-attention", "sometimes"], /flash-attention/]
+        [["--flash-attention", "sometimes"], /flash-attention/],
+        [["--api-key", " "], /api-key/]
     ])("rejects %j with a one-line explanation and a non-zero exit", (args, pattern) => {
         const result = run(...args);
         expect(result.status).not.toBe(0);
         expect(result.stderr.split("\n")[0]).toMatch(pattern);
+    });
+
+    it("explains a port in use and a models path that is not a folder in one line, and exits 1", async () => {
+        const holder = net.createServer();
+        await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+        const port = (holder.address() as net.AddressInfo).port;
+        const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-cli-"));
+        const file = path.join(modelsDir, "not-a-folder.txt");
+        await fs.writeFile(file, "");
+        try {
+            const cases: Array<[string[], RegExp]> = [
+                [["--models", modelsDir, "--port", String(port)], new RegExp(`^chatserve: port ${port} is already in use`)],
+                [["--models", file, "--port", "0"], /^chatserve: the models folder cannot be read .*--models/]
+            ];
+            for (const [args, pattern] of cases) {
+                const result = await new Promise<{status: number | null, stderr: string}>((resolve) => {
+                    const child = spawn(process.execPath, [bin, ...args], {stdio: ["ignore", "ignore", "pipe"]});
+                    let stderr = "";
+                    child.stderr.on("data", (data: Buffer) => stderr += data.toString());
+                    child.once("exit", (status) => resolve({status, stderr}));
+                });
+                expect(result.status).toBe(1);
+                const lines = result.stderr.split("\n").filter((line) => line.startsWith("chatserve:"));
+                expect(lines).toHaveLength(1);
+                expect(lines[0]).toMatch(pattern);
+                expect(result.stderr).not.toMatch(/\n\s+at /);
+            }
+        } finally {
+            holder.close();
+        }
     });
 
     it("starts with an empty models folder, says how to add a model, serves, and exits cleanly on SIGTERM", async () => {
