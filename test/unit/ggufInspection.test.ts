@@ -1,0 +1,31 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import {describe, expect, it} from "vitest";
+import {inspectGguf} from "../../src/models/ggufInspection.js";
+
+/** A GGUF v3 header with the given counts, then `padding` zero bytes (a truncated file). */
+async function headerFile(tensors: bigint, entries: bigint, padding: number): Promise<string> {
+    const header = Buffer.alloc(24 + padding);
+    header.write("GGUF", 0, "latin1");
+    header.writeUInt32LE(3, 4);
+    header.writeBigUInt64LE(tensors, 8);
+    header.writeBigUInt64LE(entries, 16);
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-gguf-"));
+    const file = path.join(dir, "broken.gguf");
+    await fs.writeFile(file, header);
+    return file;
+}
+
+describe("inspectGguf", () => {
+    it("refuses at once a header that claims more entries than the file can hold, instead of parsing zeros for ever", async () => {
+        const file = await headerFile(26n, 1n << 40n, 5000);
+        await expect(inspectGguf(file)).rejects.toThrow("claims 1099511627776 metadata entries and 26 tensors, more than a file of 5024 bytes can hold");
+    });
+
+    it("refuses a file that is not a GGUF", async () => {
+        const file = await headerFile(0n, 0n, 0);
+        await fs.writeFile(file, "hello, not a model");
+        await expect(inspectGguf(file)).rejects.toThrow(/GGUF/);
+    });
+});
