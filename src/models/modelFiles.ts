@@ -22,7 +22,9 @@ const splitPattern = /^(.*)-(\d{5})-of-(\d{5})$/;
  */
 export async function findModelFiles(modelsDir: string): Promise<ModelFileGroup[]> {
     const files = [...await listGguf(modelsDir), ...(await Promise.all(
-        (await listSubfolders(modelsDir)).map((folder) => listGguf(folder))
+        // A subfolder this user may not read (lost+found on a models disk) holds nothing to serve.
+        (await listSubfolders(modelsDir)).map((folder) => listGguf(folder).catch((error: NodeJS.ErrnoException) =>
+            error.code === "EACCES" || error.code === "EPERM" ? [] : Promise.reject(error)))
     )).flat()];
 
     const groups = new Map<string, {files: string[], parts: number, folder: string, name: string}>();
@@ -45,7 +47,11 @@ export async function findModelFiles(modelsDir: string): Promise<ModelFileGroup[
     const topLevelFirst = [...groups.values()].sort((a, b) =>
         Number(a.folder !== path.resolve(modelsDir)) - Number(b.folder !== path.resolve(modelsDir)) || a.name.localeCompare(b.name));
     for (const group of topLevelFirst) {
-        const id = taken.has(group.name) ? `${path.basename(group.folder)}/${group.name}` : group.name;
+        const preferred = taken.has(group.name) ? `${path.basename(group.folder)}/${group.name}` : group.name;
+        // A split model and a single file of one name in one subfolder: the second gets a number.
+        let id = preferred;
+        for (let count = 2; taken.has(id); count++)
+            id = `${preferred}-${count}`;
         taken.add(id);
         group.files.sort();
         result.push({id, path: group.files[0]!, files: group.files, missingParts: Math.max(0, group.parts - group.files.length)});

@@ -1,4 +1,4 @@
-import {mkdir, mkdtemp, rm, symlink, writeFile} from "node:fs/promises";
+import {chmod, mkdir, mkdtemp, rm, symlink, writeFile} from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {afterEach, beforeEach, describe, expect, it} from "vitest";
@@ -77,6 +77,24 @@ describe("findModelFiles", () => {
         const found = await ids();
         expect(new Set(found).size).toBe(3);
         expect(found).toContain("m");
+    });
+
+    it("gives distinct ids to a split model and a single file of one name in a subfolder, next to a top-level file of that name", async () => {
+        await touch("a.gguf", "sub/a.gguf", "sub/a-00001-of-00002.gguf", "sub/a-00002-of-00002.gguf");
+        const found = await ids();
+        expect(found).toHaveLength(3);
+        expect(new Set(found).size).toBe(3);
+        expect(found).toEqual(expect.arrayContaining(["a", "sub/a"]));
+    });
+
+    it.runIf(process.getuid?.() !== 0)("skips a subfolder it may not read", async () => {
+        await touch("ok.gguf", "locked/hidden.gguf");
+        await chmod(path.join(dir, "locked"), 0o000);
+        try {
+            expect(await ids()).toEqual(["ok"]);
+        } finally {
+            await chmod(path.join(dir, "locked"), 0o755);
+        }
     });
 
     it("follows symlinked files and folders; ignores dangling links", async () => {
