@@ -10,7 +10,7 @@ import type {EmbeddingResult} from "./types.js";
 export class LlamaEmbedder {
     private readonly vocabularySize: number;
 
-    public constructor(private readonly model: LlamaModel, private readonly context: LlamaEmbeddingContext, private readonly contextSize: number) {
+    public constructor(private readonly model: LlamaModel, private readonly context: LlamaEmbeddingContext, public readonly contextSize: number) {
         this.vocabularySize = model.fileInfo.metadata.tokenizer.ggml.tokens.length;
     }
 

@@ -73,7 +73,7 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public get contextLength(): number {
-        return this.generation?.context.contextSize ?? this.model.trainContextSize;
+        return this.generation?.context.contextSize ?? this.embedder?.contextSize ?? this.model.trainContextSize;
     }
 
     public get supportsInfill(): boolean {

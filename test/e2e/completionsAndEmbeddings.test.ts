@@ -134,3 +134,19 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         }
     });
 });
+
+describe("an embedding model's context in /v1/models", () => {
+    let server: TestServer;
+
+    beforeAll(async () => {
+        server = await startTestServer({"tiny-embed": await buildTinyEmbeddingModel()}, {ctxSize: 128});
+    });
+    afterAll(async () => server?.stop());
+
+    it("reports the context it embeds with, before and after it loads", async () => {
+        const contextLength = async () => ((await server.client().models.list()).data[0] as unknown as {context_length: number}).context_length;
+        expect(await contextLength()).toBe(128);
+        await server.client().embeddings.create({model: "tiny-embed", input: "hello"});
+        expect(await contextLength()).toBe(128);
+    });
+});
