@@ -61,6 +61,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     let closing: Promise<void> | null = null;
     const close = (graceMs = 5000) => closing ??= (async () => {
         catalogue.close();
+        registry.stopQueueing();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);

@@ -126,9 +126,13 @@ export class LlamaLoadedModel implements LoadedModel {
         };
     }
 
+    public stopQueueing(): void {
+        this.generation?.pool.close(new ServiceShuttingDownError());
+    }
+
     public async dispose(): Promise<void> {
         if (this.generation != null) {
-            this.generation.pool.rejectWaiters(new ServiceShuttingDownError());
+            this.stopQueueing();
             // Generations still running hold sequences of this context: let them end first.
             await this.generation.pool.whenIdle();
             await this.generation.context.dispose();

@@ -18,6 +18,8 @@ export class SequencePool<S extends PooledSequence> {
     private readonly waiters: Waiter<S>[] = [];
     private readonly size: number;
     private idleListeners: Array<() => void> = [];
+    /** Set once the pool takes no more waiters (shutdown): why they are refused. */
+    private closedWith: unknown = null;
 
     public constructor(sequences: readonly S[], private readonly maxQueue: number) {
         this.free = [...sequences];
@@ -32,6 +34,8 @@ export class SequencePool<S extends PooledSequence> {
         signal.throwIfAborted();
         if (this.free.length > 0)
             return Promise.resolve(this.takeBestFor(prompt));
+        if (this.closedWith != null)
+            return Promise.reject(this.closedWith);
         if (this.waiters.length >= this.maxQueue)
             return Promise.reject(new ServerBusyError(1));
 
@@ -74,8 +78,9 @@ export class SequencePool<S extends PooledSequence> {
         return new Promise((resolve) => this.idleListeners.push(resolve));
     }
 
-    /** Fails every waiting request (shutdown). */
-    public rejectWaiters(error: unknown): void {
+    /** Fails every waiting request and every later one that would wait (shutdown); a free sequence still serves. */
+    public close(error: unknown): void {
+        this.closedWith ??= error;
         for (const waiter of this.waiters.splice(0))
             waiter.reject(error);
     }

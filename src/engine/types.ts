@@ -115,5 +115,7 @@ export interface LoadedModel {
     embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult>,
     /** Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. */
     acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease>,
+    /** Shutdown has begun: requests waiting for a sequence, and any that would wait, fail with 503 at once. */
+    stopQueueing(): void,
     dispose(): Promise<void>
 }

@@ -59,6 +59,12 @@ export class ModelRegistry {
         }
     }
 
+    /** Shutdown has begun: requests queued for a sequence get their 503 now, not when the grace period ends. */
+    public stopQueueing(): void {
+        for (const residency of this.residents.values())
+            residency.model?.stopQueueing();
+    }
+
     public async dispose(): Promise<void> {
         const models = [...this.residents.values()].map((residency) => residency.model).filter((model) => model != null);
         this.residents.clear();

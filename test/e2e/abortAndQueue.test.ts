@@ -82,3 +82,36 @@ describe("aborts free their sequence and queue slot at once", () => {
         expect((await waiting).usage!.completion_tokens).toBe(2);
     });
 });
+
+describe("shutdown with a request queued", () => {
+    it("answers the queued request 503 shutting_down at once, while the running stream goes on to its end", async () => {
+        const model = "tiny-chat";
+        const server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 1, maxQueue: 4, ctxSize: 2048});
+        const client = server.client();
+        const messages = [{role: "user" as const, content: "Tell me a long story about the cat."}];
+        try {
+            const stream = await client.chat.completions.create({model, messages, max_tokens: 1800, temperature: 1, seed: 7, stream: true});
+            const iterator = stream[Symbol.asyncIterator]();
+            await iterator.next(); // the stream holds the only sequence
+            const queued = fetch(`${server.url}/chat/completions`, {
+                method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({model, messages, max_tokens: 2})
+            });
+            await new Promise((resolve) => setTimeout(resolve, 30)); // it waits in the queue
+
+            const started = Date.now();
+            const closing = server.close(10_000);
+            const refused = await queued;
+            expect(refused.status).toBe(503);
+            expect((await refused.json() as {error: {code: string}}).error.code).toBe("shutting_down");
+            expect(Date.now() - started).toBeLessThan(2000);
+
+            let finish: string | null | undefined;
+            for (let step = await iterator.next(); step.done !== true; step = await iterator.next())
+                finish = step.value.choices[0]?.finish_reason ?? finish;
+            expect(finish).toMatch(/^(length|stop)$/);
+            await closing;
+        } finally {
+            await server.stop();
+        }
+    });
+});

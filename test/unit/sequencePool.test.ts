@@ -112,34 +112,34 @@ describe("SequencePool", () => {
         expect(idle).toBe(true);
     });
 
-    it("rejectWaiters fails every waiting request with the given error, leasing nothing", async () => {
+    it("close fails every waiting request with the given error, and every later one that would wait; a free sequence still serves", async () => {
         const pool = new SequencePool([seq("a")], 4);
         const held = await pool.acquire([], never());
         const waiters = [pool.acquire([], never()), pool.acquire([], never())];
         const error = new Error("shutting down");
-        pool.rejectWaiters(error);
+        pool.close(error);
         expect(pool.queued).toBe(0);
         for (const waiter of waiters)
             await expect(waiter).rejects.toBe(error);
+        await expect(pool.acquire([], never())).rejects.toBe(error);
 
         pool.release(held);
         await expect(pool.whenIdle()).resolves.toBeUndefined();
+        await expect(pool.acquire([], never())).resolves.toBe(held);
     });
 
-    // BUG (src/engine/sequencePool.ts:39-41): a waiter removed by rejectWaiters keeps its abort
-    // listener; when its signal fires later, indexOf(waiter) is -1 and splice(-1, 1) removes the
-    // *last* waiter in the queue, an unrelated request that then waits forever.
-    it("aborting a waiter already rejected by rejectWaiters leaves other waiters queued", async () => {
+    // A waiter removed by close keeps its abort listener: when its signal fires later, it must not
+    // remove another waiter (indexOf -1 once spliced the last one in the queue).
+    it("aborting a waiter already rejected by close changes nothing", async () => {
         const pool = new SequencePool([seq("a")], 4);
         const held = await pool.acquire([], never());
         const controller = new AbortController();
-        pool.acquire([], controller.signal).catch(() => {});
-        pool.rejectWaiters(new Error("stop"));
-
-        const later = pool.acquire([], never());
+        const rejected = pool.acquire([], controller.signal);
+        pool.close(new Error("stop"));
+        await expect(rejected).rejects.toThrow("stop");
         controller.abort();
-        expect(pool.queued).toBe(1);
+        expect(pool.queued).toBe(0);
         pool.release(held);
-        await expect(later).resolves.toBe(held);
+        await expect(pool.acquire([], never())).resolves.toBe(held);
     });
 });

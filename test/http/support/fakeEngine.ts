@@ -101,6 +101,12 @@ export class FakeModel implements LoadedModel {
         return new Promise((resolve) => this.releaseListeners.push(resolve));
     }
 
+    public stoppedQueueing = false;
+
+    public stopQueueing(): void {
+        this.stoppedQueueing = true;
+    }
+
     public async dispose(): Promise<void> {
         this.disposed = true;
     }
