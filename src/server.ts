@@ -30,7 +30,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const runtime = await startLlamaRuntime(config, logger);
     const catalogue = new ModelCatalogue(config.modelsDir, logger);
     await catalogue.refresh();
-    catalogue.watch(config.rescanIntervalMs);
 
     const registry = new ModelRegistry(catalogue, (descriptor) => LlamaLoadedModel.load(runtime, {
         path: descriptor.path,
@@ -41,6 +40,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         tools: descriptor.capabilities.includes("tools"),
         embeds: descriptor.capabilities.includes("embeddings")
     }), config.ctxSize, logger);
+    catalogue.watch(config.rescanIntervalMs, () => registry.releaseRemoved());
     const app = createApp({
         config, logger, registry,
         chat: new ChatCompletionService(registry),

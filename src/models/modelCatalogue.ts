@@ -45,9 +45,10 @@ export class ModelCatalogue implements Catalogue {
         return this.refreshing;
     }
 
-    public watch(intervalMs: number): void {
+    /** Rescans every `intervalMs`, calling `afterRescan` once each rescan has updated the list. */
+    public watch(intervalMs: number, afterRescan: () => void = () => {}): void {
         this.timer = setInterval(() => {
-            this.refresh().catch((error: unknown) => this.logger.error({event: "models_rescan_failed", err: error}));
+            this.refresh().then(afterRescan, (error: unknown) => this.logger.error({event: "models_rescan_failed", err: error}));
         }, intervalMs);
         this.timer.unref();
     }

@@ -59,6 +59,17 @@ export class ModelRegistry {
         }
     }
 
+    /** Models whose file has left the folder: their weights (and the deleted file's disk space) go once their running generations end. */
+    public releaseRemoved(): void {
+        for (const [id, residency] of this.residents) {
+            if (this.catalogue.find(id) != null)
+                continue;
+            this.residents.delete(id);
+            residency.loading.then((model) => model.dispose(), () => {});
+            this.logger.info({event: "model_unloaded", model: id}, `unloading ${id}: its file is gone`);
+        }
+    }
+
     /** Shutdown has begun: requests queued for a sequence get their 503 now, not when the grace period ends. */
     public stopQueueing(): void {
         for (const residency of this.residents.values())

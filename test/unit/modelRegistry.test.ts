@@ -53,6 +53,25 @@ describe("ModelRegistry", () => {
         expect(loader.pending).toHaveLength(1);
     });
 
+    it("unloads a model whose file has left the folder, once asked after a rescan", async () => {
+        const descriptors = [descriptor("m"), descriptor("kept")];
+        const {registry, loader} = setup(descriptors);
+        const loaded = registry.acquire("m", "chat");
+        await settle();
+        const model = new FakeModel();
+        loader.pending[0]!.resolve(model);
+        await loaded;
+
+        registry.releaseRemoved();
+        await settle();
+        expect(model.disposed).toBe(false);
+        descriptors.splice(0, 1);
+        registry.releaseRemoved();
+        await settle();
+        expect(model.disposed).toBe(true);
+        expect(registry.list().map((entry) => entry.id)).toEqual(["kept"]);
+    });
+
     it("rescans before answering model_not_found", async () => {
         const {registry, catalogue} = setup();
         const error = await registry.acquire("ghost", "chat").catch((e: unknown) => e);
