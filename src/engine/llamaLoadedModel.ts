@@ -45,7 +45,12 @@ export class LlamaLoadedModel implements LoadedModel {
     ) {}
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions): Promise<LlamaLoadedModel> {
-        const model = await runtime.llama.loadModel({modelPath: options.path});
+        const mark = runtime.errors.mark;
+        const model = await runtime.llama.loadModel({modelPath: options.path}).catch((error: unknown) => {
+            // "Failed to load model" alone: llama.cpp's log says why.
+            const reasons = runtime.errors.since(mark);
+            throw reasons.length === 0 ? error : new Error(`${(error as Error).message}: ${reasons.join("; ")}`, {cause: error});
+        });
         try {
             const contextSize = Math.min(options.contextSize, model.trainContextSize);
             let generation: Generation | null = null;

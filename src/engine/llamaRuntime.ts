@@ -1,6 +1,7 @@
 import {getLlama, LlamaLogLevel, type Llama} from "node-llama-cpp";
 import type {Logger} from "pino";
 import type {Config} from "../config.js";
+import {LlamaErrorLog} from "./llamaErrorLog.js";
 import {usesOpenMP} from "./openmp.js";
 import {libuvPoolSize, resolveDecodeThreads, resolveThreadCount} from "./threads.js";
 
@@ -16,7 +17,9 @@ export type LlamaRuntime = {
     /** Threads for one-token steps: generating a single stream. */
     decodeThreads: number,
     /** node-llama-cpp's context option for llama.cpp's flash attention. */
-    flashAttention: "auto" | boolean
+    flashAttention: "auto" | boolean,
+    /** What llama.cpp logged as errors lately: a failed load's reason. */
+    errors: LlamaErrorLog
 };
 
 /**
@@ -26,6 +29,7 @@ export type LlamaRuntime = {
  */
 export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads" | "flashAttention">, logger: Logger): Promise<LlamaRuntime> {
     const llamaLog = logger.child({component: "llama.cpp"});
+    const errors = new LlamaErrorLog();
     const llama = await getLlama({
         gpu: config.gpu === "cpu" ? false : config.gpu,
         build: "never",
@@ -34,8 +38,10 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
             const text = message.trim();
             if (text === "")
                 return;
-            if (level === LlamaLogLevel.error || level === LlamaLogLevel.fatal)
+            if (level === LlamaLogLevel.error || level === LlamaLogLevel.fatal) {
+                errors.push(text);
                 llamaLog.error(text);
+            }
             else
                 llamaLog.debug(text);
         },
@@ -50,7 +56,8 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         openmp,
         threads,
         decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1),
-        flashAttention: flashAttentionOption(config.flashAttention)
+        flashAttention: flashAttentionOption(config.flashAttention),
+        errors
     };
 }
 

@@ -52,4 +52,20 @@ describe("API keys, hot-added and corrupt model files", () => {
         const reply = await server.client(key).chat.completions.create({model: "first", messages: [{role: "user", content: "Hi"}], max_tokens: 2});
         expect(reply.usage!.completion_tokens).toBeGreaterThan(0);
     });
+
+    it("says why a model failed to load, in its error and in /v1/models, as llama.cpp logged it", async () => {
+        // A readable header naming an architecture llama.cpp does not know.
+        const bytes = await fs.readFile(modelFile);
+        const value = bytes.indexOf(Buffer.from("general.architecture")) + "general.architecture".length + 4 + 8;
+        expect(bytes.toString("latin1", value, value + 5)).toBe("llama");
+        bytes.write("llamz", value, "latin1");
+        await fs.writeFile(path.join(server.modelsDir, "unknown-arch.gguf"), bytes);
+
+        const error = await server.client(key).chat.completions.create({model: "unknown-arch", messages: [{role: "user", content: "Hi"}], max_tokens: 2})
+            .then(() => null, (caught: unknown) => caught as InstanceType<typeof OpenAI.APIError>);
+        expect(error).toMatchObject({status: 400, code: "model_unavailable"});
+        expect(error!.message).toMatch(/llamz/);
+        const entry = await server.client(key).models.retrieve("unknown-arch") as unknown as {status: string, error: string};
+        expect(entry).toMatchObject({status: "unavailable", error: expect.stringMatching(/unknown model architecture.*llamz/)});
+    });
 });
