@@ -7,11 +7,11 @@ import {
 export type StepSamplingOptions = Pick<SequenceEvaluateOptions, "temperature" | "topP" | "seed" | "repeatPenalty" | "grammarEvaluationState" | "tokenBias">;
 
 type Step = {
-    sequence: LlamaContextSequence, state: SequenceState, tokens: Token[], sampler: StepSampler, resolve(token: Token): void, reject(error: unknown): void
+    sequence: LlamaContextSequence, state: SequenceState, tokens: readonly Token[], sampler: StepSampler, resolve(token: Token): void, reject(error: unknown): void
 };
 
 /** A step's share of one batch: all its tokens (`last`, then sampled), or the head of one that does not fit. */
-type Part = {step: Step, tokens: Token[], last: boolean};
+type Part = {step: Step, tokens: readonly Token[], last: boolean};
 
 /**
  * The decode loop of one context, llama-server's slot loop in small: every generation on the
@@ -62,7 +62,7 @@ export class DecodeSteps {
         if (tokens.length === 0)
             return Promise.reject(new Error("a decode step needs at least one token to sample after"));
         return new Promise((resolve, reject) => {
-            this.queue.push({sequence, state: sequenceState(sequence), tokens: [...tokens], sampler, resolve, reject});
+            this.queue.push({sequence, state: sequenceState(sequence), tokens, sampler, resolve, reject});
             // The last stream of the last batch to come back sends the next one at once: a lone
             // stream never waits for the end of the event-loop turn.
             this.scheduleDispatch(this.awaited.delete(sequence) && this.awaited.size === 0);
