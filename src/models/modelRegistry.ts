@@ -47,8 +47,9 @@ export class ModelRegistry {
 
         let residency = this.residents.get(id);
         if (residency == null || residency.descriptor !== descriptor) {
-            // The file changed: the old weights go once their running generations end.
-            residency?.loading.then((stale) => stale.dispose(), () => {});
+            // The file changed.
+            if (residency != null)
+                retire(residency);
             residency = this.startLoading(descriptor);
             this.residents.set(id, residency);
         }
@@ -65,7 +66,7 @@ export class ModelRegistry {
             if (this.catalogue.find(id) != null)
                 continue;
             this.residents.delete(id);
-            residency.loading.then((model) => model.dispose(), () => {});
+            retire(residency);
             this.logger.info({event: "model_unloaded", model: id}, `unloading ${id}: its file is gone`);
         }
     }
@@ -132,4 +133,9 @@ export class ModelRegistry {
             ...(error != null ? {error} : {})
         };
     }
+}
+
+/** A model no longer served: its weights go once its running generations end (or never came, if its load fails). */
+function retire(residency: Residency): void {
+    residency.loading.then((model) => model.dispose(), () => {});
 }
