@@ -53,7 +53,7 @@ export class ChatCompletionService {
         // With tool_choice "auto" or "none", a model whose template cannot render tools simply answers in text.
         const format = plan.format.type === "toolCalls" && !model.supportsTools ? {type: "text"} as const : plan.format;
         compileGrammars(model, format);
-        const prompt = model.prepareChat(history, format.type === "toolCalls" ? format.tools : []);
+        const prompt = await model.prepareChat(history, format.type === "toolCalls" ? format.tools : []);
         const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
         const lease = await model.acquireSequence(prompt, signal);
         return {

@@ -1,3 +1,4 @@
+import {setImmediate as nextTurn} from "node:timers/promises";
 import {toGenerationOptions} from "../chat/generationSettings.js";
 import {newReplyIdentity, type ReplyIdentity} from "../chat/chatCompletionFormat.js";
 import type {ModelSource} from "../chat/chatCompletionService.js";
@@ -28,12 +29,16 @@ export class CompletionService {
                 {param: "suffix", code: "fim_not_supported"});
 
         const texts = typeof request.prompt === "string" ? [request.prompt] : request.prompt;
-        const jobs = texts.map((promptText, index): CompletionJob => {
-            const prompt = fim ? model.prepareInfill(promptText, request.suffix!) : model.prepareText(promptText);
+        const jobs: CompletionJob[] = [];
+        for (const [index, promptText] of texts.entries()) {
+            // Prompts are tokenized one per turn of the event loop, so a long array does not hold up other streams.
+            if (index > 0)
+                await nextTurn();
+            const prompt = await (fim ? model.prepareInfill(promptText, request.suffix!) : model.prepareText(promptText));
             const options = toGenerationOptions(request, prompt.tokens.length, model.contextLength,
                 {defaultMaxTokens: defaultCompletionMaxTokens, promptParam: "prompt"});
-            return {index, promptText, prompt, options};
-        });
+            jobs.push({index, promptText, prompt, options});
+        }
 
         const lease = await model.acquireSequence(jobs[0]!.prompt, signal);
         return {identity: newReplyIdentity(request.model, "cmpl"), jobs, echo: request.echo === true, lease, release: () => lease.release()};

@@ -1,5 +1,7 @@
+import {setImmediate as nextTurn} from "node:timers/promises";
 import type {LlamaEmbeddingContext, LlamaModel, Token} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
+import {refuseTextBeyondContext} from "./promptSizeGuard.js";
 import type {EmbeddingResult} from "./types.js";
 
 /**
@@ -19,7 +21,14 @@ export class LlamaEmbedder {
     }
 
     public async embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult> {
-        const tokenLists = inputs.map((input, index) => {
+        const tokenLists: Token[][] = [];
+        for (const [index, input] of inputs.entries()) {
+            // One input per turn of the event loop (and a long one counted in slices first), so a
+            // batch of megabytes does not hold up other streams while it is tokenized.
+            if (typeof input === "string")
+                await refuseTextBeyondContext(this.model, [input], this.contextSize, {param: "input", what: `input[${index}]`});
+            if (index > 0)
+                await nextTurn();
             const tokens = typeof input === "string" ? this.model.tokenize(input) : input as Token[];
             if (tokens.length === 0)
                 throw new BadRequestError(`Invalid 'input[${index}]': an input must not be empty.`, {param: "input"});
@@ -32,8 +41,8 @@ export class LlamaEmbedder {
             const invalid = tokens.find((token) => !Number.isInteger(token) || token < 0 || token >= this.vocabularySize);
             if (invalid != null)
                 throw new BadRequestError(`Invalid 'input[${index}]': token id ${invalid} is not in this model's vocabulary.`, {param: "input"});
-            return tokens;
-        });
+            tokenLists.push(tokens);
+        }
 
         const vectors: number[][] = [];
         for (const tokens of tokenLists)

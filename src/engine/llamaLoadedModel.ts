@@ -8,6 +8,7 @@ import {LlamaEmbedder} from "./llamaEmbedder.js";
 import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {generateOnSequence} from "./sequenceGeneration.js";
+import {historyTexts, refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {SequencePool} from "./sequencePool.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt} from "./textPrompt.js";
 import type {EmbeddingResult, GenerationOptions, JsonSchema, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition} from "./types.js";
@@ -89,7 +90,8 @@ export class LlamaLoadedModel implements LoadedModel {
         return this.model.embeddingVectorSize;
     }
 
-    public prepareChat(history: ChatHistoryItem[], tools: readonly ToolDefinition[] = []): PreparedPrompt {
+    public async prepareChat(history: ChatHistoryItem[], tools: readonly ToolDefinition[] = []): Promise<PreparedPrompt> {
+        await refuseTextBeyondContext(this.model, historyTexts(history), this.contextLength, {param: "messages"});
         return renderChatPrompt(this.model, this.generating().chatWrapper, history, tools);
     }
 
@@ -97,11 +99,13 @@ export class LlamaLoadedModel implements LoadedModel {
         this.generating().grammars.compileJson(schema);
     }
 
-    public prepareText(prompt: string): PreparedPrompt {
+    public async prepareText(prompt: string): Promise<PreparedPrompt> {
+        await refuseTextBeyondContext(this.model, [prompt], this.contextLength, {param: "prompt"});
         return prepareTextPrompt(this.model, prompt);
     }
 
-    public prepareInfill(prefix: string, suffix: string): PreparedPrompt {
+    public async prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt> {
+        await refuseTextBeyondContext(this.model, [prefix, suffix], this.contextLength, {param: "prompt"});
         const prompt = prepareInfillPrompt(this.model, prefix, suffix);
         if (prompt == null)
             throw new Error("this model has no fill-in-the-middle tokens");

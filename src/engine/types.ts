@@ -104,13 +104,13 @@ export interface LoadedModel {
     /** Whether the chat template renders tools (and so the model can be asked to call them). */
     readonly supportsTools: boolean,
     /** Renders the conversation; with `tools`, the template documents them and the prompt says how calls look. */
-    prepareChat(history: ChatHistoryItem[], tools?: readonly ToolDefinition[]): PreparedPrompt,
+    prepareChat(history: ChatHistoryItem[], tools?: readonly ToolDefinition[]): Promise<PreparedPrompt>,
     /** Builds (and caches) the grammar for a JSON schema (null: any object); throws when llama.cpp cannot parse it. */
     compileSchema(schema: JsonSchema | null): void,
     /** A raw prompt, no template (legacy completions). */
-    prepareText(prompt: string): PreparedPrompt,
+    prepareText(prompt: string): Promise<PreparedPrompt>,
     /** A fill-in-the-middle prompt; only when `supportsInfill`. */
-    prepareInfill(prefix: string, suffix: string): PreparedPrompt,
+    prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt>,
     /** Strings or token-id arrays → one vector each. */
     embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult>,
     /** Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. */

@@ -103,6 +103,21 @@ describe("chat completions with the official client on a tiny GGUF model", () =>
         expect((tooMuch as InstanceType<typeof OpenAI.BadRequestError>).status).toBe(400);
     });
 
+    it("refuses megabytes of message as context_length_exceeded without stopping a running stream", async () => {
+        const stream = client.chat.completions.create({model, messages, max_tokens: 40, temperature: 0, stream: true});
+        const huge = "the cat sat on the mat ".repeat(200_000);
+        const error = await client.chat.completions.create({model, messages: [{role: "user", content: huge}]}).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+        expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("context_length_exceeded");
+        // Counted slice by slice, stopping past the limit: the message says "more than", not the exact count.
+        expect((error as Error).message).toMatch(/resulted in more than \d+ tokens/);
+
+        let finish: string | null = null;
+        for await (const chunk of await stream)
+            finish = chunk.choices[0]?.finish_reason ?? finish;
+        expect(finish).not.toBeNull();
+    });
+
     it("answers 404 model_not_found for an unknown model", async () => {
         const error = await client.chat.completions.create({model: "no-such-model", messages}).catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(OpenAI.NotFoundError);

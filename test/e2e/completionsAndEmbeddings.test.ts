@@ -122,6 +122,20 @@ describe("completions, fill-in-the-middle and embeddings", () => {
             expect(status).toBe(length <= longest ? 200 : 400);
     });
 
+    it("refuses megabytes of prompt or embedding input as context_length_exceeded, counting only part of it", async () => {
+        const huge = "the cat sat on the mat ".repeat(150_000);
+        const refusals = [
+            {error: await client.completions.create({model: "tiny-chat", prompt: huge}).catch((caught: unknown) => caught), param: "prompt"},
+            {error: await client.completions.create({model: "tiny-fim", prompt: "a", suffix: huge}).catch((caught: unknown) => caught), param: "prompt"},
+            {error: await client.embeddings.create({model: "tiny-embed", input: ["hi", huge]}).catch((caught: unknown) => caught), param: "input"}
+        ];
+        for (const {error, param} of refusals) {
+            expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+            expect(error).toMatchObject({code: "context_length_exceeded", param, message: expect.stringMatching(/resulted in more than \d+ tokens/)});
+        }
+        expect((refusals[2]!.error as Error).message).toContain("your input[1] resulted");
+    });
+
     it("refuses embeddings from a chat model, over-long inputs and unsupported dimensions with 400", async () => {
         const cases = [
             {model: "tiny-chat", input: "hi"},

@@ -56,18 +56,18 @@ export class FakeModel implements LoadedModel {
     public disposed = false;
     private releaseListeners: Array<() => void> = [];
 
-    public prepareChat(history: ChatHistoryItem[], tools: readonly ToolDefinition[] = []): PreparedPrompt {
+    public async prepareChat(history: ChatHistoryItem[], tools: readonly ToolDefinition[] = []): Promise<PreparedPrompt> {
         this.renderedTools = tools;
         return wordTokens(renderForTest(history));
     }
 
     public compileSchema(): void {}
 
-    public prepareText(prompt: string): PreparedPrompt {
+    public async prepareText(prompt: string): Promise<PreparedPrompt> {
         return wordTokens(prompt);
     }
 
-    public prepareInfill(prefix: string, suffix: string): PreparedPrompt {
+    public async prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt> {
         return wordTokens(`${prefix} ${suffix}`);
     }
 
