@@ -45,10 +45,22 @@ export function toGenerationOptions(
         sampling: {
             temperature: request.temperature ?? 1,
             topP: request.top_p ?? 1,
-            seed: request.seed ?? randomInt(2 ** 32),
+            seed: samplerSeed(request.seed),
             presencePenalty: request.presence_penalty ?? 0,
             frequencyPenalty: request.frequency_penalty ?? 0
         },
         format: {type: "text"}
     };
+}
+
+/**
+ * llama.cpp's seed has 32 bits, and there 0xFFFFFFFF means "draw one at random"; OpenAI's is any
+ * integer. A request's seed is folded into [0, 2^32 − 2], so every seed, negative ones included,
+ * gives a reproducible reply of its own (seeds 2^32 − 1 apart share one). Passed as they came,
+ * 2^32 − 1 sampled differently on every request and all negative seeds sampled as 0.
+ */
+const seedRange = 2 ** 32 - 1;
+
+function samplerSeed(seed: number | null | undefined): number {
+    return seed == null ? randomInt(seedRange) : ((seed % seedRange) + seedRange) % seedRange;
 }

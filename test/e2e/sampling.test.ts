@@ -27,6 +27,14 @@ describe("sampling options through a real model", () => {
         expect(others.some((other) => other !== first)).toBe(true);
     });
 
+    it("repeats a reply for any seed: negative ones, and llama.cpp's 'random' value 2^32 - 1", async () => {
+        const byNegative = await Promise.all([-1, -2].map((seed) => reply({temperature: 1, seed})));
+        expect(await reply({temperature: 1, seed: -1})).toBe(byNegative[0]);
+        expect(byNegative[1]).not.toBe(byNegative[0]);
+        const top = await reply({temperature: 1, seed: 2 ** 32 - 1});
+        expect(await reply({temperature: 1, seed: 2 ** 32 - 1})).toBe(top);
+    });
+
     it("gives requests without a seed replies of their own, also when they arrive together", async () => {
         const replies = await Promise.all([1, 2, 3].map(() => reply({temperature: 1})));
         expect(new Set(replies).size).toBeGreaterThan(1);

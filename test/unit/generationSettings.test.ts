@@ -25,11 +25,17 @@ describe("toGenerationOptions", () => {
         expect(options).toMatchObject({maxTokens: 90, stop: [], sampling: {temperature: 1, topP: 1}});
     });
 
+    it("folds any seed into llama.cpp's [0, 2^32 - 2]: 2^32 - 1 means 'random' there", () => {
+        const seedOf = (seed: number) => toGenerationOptions(request({seed}), 10, 100).sampling.seed;
+        expect([0, 42, 2 ** 32 - 2].map(seedOf)).toEqual([0, 42, 2 ** 32 - 2]);
+        expect([2 ** 32 - 1, 2 ** 32, -1, -2, Number.MAX_SAFE_INTEGER].map(seedOf)).toEqual([0, 1, 2 ** 32 - 2, 2 ** 32 - 3, 2 ** 21 - 1]);
+    });
+
     it("gives each request without a seed a random one of its own", () => {
         const seeds = new Set(Array.from({length: 20}, () => toGenerationOptions(request({seed: null}), 10, 100).sampling.seed));
         expect(seeds.size).toBeGreaterThan(15);
         for (const seed of seeds)
-            expect(Number.isInteger(seed) && seed! >= 0 && seed! < 2 ** 32).toBe(true);
+            expect(Number.isInteger(seed) && seed! >= 0 && seed! < 2 ** 32 - 1).toBe(true);
     });
 
     it("passes the client's sampling settings through, temperature 0 included", () => {
