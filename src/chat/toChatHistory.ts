@@ -37,7 +37,7 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                     const functionCall: ChatModelFunctionCall = {
                         type: "functionCall",
                         name: call.function.name,
-                        params: parseArguments(call.function.arguments, `messages[${index}].tool_calls[${callIndex}].function.arguments`),
+                        params: jsonOrText(call.function.arguments),
                         result: undefined,
                         startsNewChunk: callIndex === 0
                     };
@@ -55,7 +55,7 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                     throw new BadRequestError(
                         `messages[${index}]: a tool message must answer a tool call of an earlier assistant message; no call has id '${message.tool_call_id}'.`,
                         {param: `messages[${index}].tool_call_id`});
-                call.result = toolResult(contentText(message.content, index));
+                call.result = jsonOrText(contentText(message.content, index));
                 afterToolResult = true;
                 return;
             }
@@ -81,19 +81,16 @@ function contentText(content: string | ContentPart[], messageIndex: number): str
     }).join("\n");
 }
 
-/** Templates render a result as JSON: a result that is JSON already is passed as its value, not re-quoted. */
-function toolResult(text: string): unknown {
+/**
+ * Templates render a call's arguments and its result as JSON: text that is JSON already is passed
+ * as its value, not re-quoted. Other text is passed as a string, as llama.cpp does: a call cut short
+ * by max_tokens (`{"city": "Par`) comes back in the next turn's history, and refusing it would end
+ * the conversation. JSON nested deeper than a template can render stays text too.
+ */
+function jsonOrText(text: string): unknown {
     try {
         return parseExactJson(text);
     } catch {
         return text;
-    }
-}
-
-function parseArguments(text: string, param: string): unknown {
-    try {
-        return parseExactJson(text);
-    } catch (error) {
-        throw new BadRequestError(`Invalid '${param}': arguments must be a JSON string (${(error as Error).message}).`, {param});
     }
 }

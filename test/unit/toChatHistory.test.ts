@@ -76,14 +76,15 @@ describe("toChatHistory", () => {
         }]});
     });
 
-    it("passes a tool result nested deeper than the template can render as text, and refuses such arguments", () => {
+    it("passes a tool result or arguments nested deeper than the template can render as text", () => {
         const deep = "[".repeat(1000) + "]".repeat(1000);
         const call = {id: "call_1", type: "function" as const, function: {name: "f", arguments: "{}"}};
         const history = toChatHistory(messages({role: "user", content: "Go."}, {role: "assistant", content: null, tool_calls: [call]},
             {role: "tool", tool_call_id: "call_1", content: deep}));
         expect(history[1]).toMatchObject({response: [{result: deep}]});
-        expect(() => toChatHistory(messages({role: "user", content: "Go."},
-            {role: "assistant", content: null, tool_calls: [{...call, function: {name: "f", arguments: deep}}]}))).toThrow(/levels deep/);
+        const deepCall = toChatHistory(messages({role: "user", content: "Go."},
+            {role: "assistant", content: null, tool_calls: [{...call, function: {name: "f", arguments: deep}}]}));
+        expect(deepCall[1]).toMatchObject({response: [{params: deep}]});
     });
 
     it("continues one model turn over several tool rounds, until a user message starts a new one", () => {
@@ -122,8 +123,13 @@ describe("toChatHistory", () => {
         expect(error.message).toContain("call_x");
     });
 
-    it("refuses tool-call arguments that are not JSON", () => {
-        const error = rejection({role: "assistant", tool_calls: [{id: "c", type: "function", function: {name: "f", arguments: "{city: Paris"}}]});
-        expect(error.param).toBe("messages[0].tool_calls[0].function.arguments");
+    it("passes tool-call arguments that are not JSON, such as a call cut short by max_tokens, as text", () => {
+        const [turn] = toChatHistory(messages(
+            {role: "assistant", tool_calls: [{id: "c", type: "function", function: {name: "f", arguments: "{\"city\": \"Par"}}]},
+            {role: "tool", tool_call_id: "c", content: "cut short"}
+        ));
+        expect(turn).toMatchObject({type: "model", response: [{type: "functionCall", name: "f", params: "{\"city\": \"Par", result: "cut short"}]});
+        const [empty] = toChatHistory(messages({role: "assistant", tool_calls: [{id: "c", type: "function", function: {name: "f", arguments: ""}}]}));
+        expect(empty).toMatchObject({response: [{params: ""}]});
     });
 });
