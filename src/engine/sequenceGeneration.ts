@@ -44,10 +44,10 @@ export async function* generateOnSequence(
         ({finishReason, promptTokens, cachedTokens, completionTokens});
 
     const shaper = createReplyShaper(prompt, options, grammars);
-    // A forced opening that does not fit the budget is not evaluated at all (it could overflow the
-    // context), nor is the prompt.
+    // A forced opening (a tool call's) that does not fit the budget is not evaluated at all (it could
+    // overflow the context), nor is the prompt: the reply is that opening cut at max_tokens.
     if (shaper.opening.tokens.length >= options.maxTokens)
-        return result("length", 0);
+        return result("length", options.maxTokens);
     const position = yield* evaluateWholeBatches(sequence, prompt.tokens, cachedTokens, signal);
     if (position == null)
         return result("abort", 0);

@@ -153,6 +153,18 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             expect(third.usage!.prompt_tokens_details!.cached_tokens).toBeGreaterThan(second.usage!.prompt_tokens * 0.8);
         });
 
+        it("max_tokens cuts a call short: finish_reason length, every token counted; a cut call goes back in the next turn", async () => {
+            const opening = await client.chat.completions.create({...base, tool_choice: "required", max_tokens: 2});
+            expect(opening.choices[0]!.finish_reason).toBe("length");
+            expect(opening.usage!.completion_tokens).toBe(2);
+
+            // As a client sends back a call that max_tokens cut short.
+            const cutCall = {id: "call_cut", type: "function" as const, function: {name: "get_weather", arguments: "{\"city\": \"Par"}};
+            const next = await client.chat.completions.create({...base, tool_choice: "none", max_tokens: 4, messages: [...question,
+                {role: "assistant", content: null, tool_calls: [cutCall]}, {role: "tool", tool_call_id: cutCall.id, content: "cut short"}]});
+            expect(["stop", "length"]).toContain(next.choices[0]!.finish_reason);
+        });
+
         it("json_object: a JSON object, streamed and not", async () => {
             const request = {model: "m", messages: [{role: "user" as const, content: "Describe Paris as JSON."}], temperature: 0, max_tokens: maxTokens, response_format: {type: "json_object" as const}};
             const reply = await client.chat.completions.create(request);
