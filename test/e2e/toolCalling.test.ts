@@ -127,6 +127,16 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             expect(streamed.finishReason).toBe(choice!.finish_reason);
         });
 
+        it("auto: a stop sequence at the very start of a text reply ends it there", async () => {
+            const reply = await client.chat.completions.create({...base, tool_choice: "auto", max_tokens: 12});
+            const content = reply.choices[0]!.message.content ?? "";
+            if (reply.choices[0]!.message.tool_calls != null || content.length < 3)
+                return;
+            const stopped = await client.chat.completions.create({...base, tool_choice: "auto", max_tokens: 12, stop: [content.slice(0, 3)]});
+            expect(stopped.choices[0]!.finish_reason).toBe("stop");
+            expect(stopped.choices[0]!.message.content).toBe("");
+        });
+
         it("none: a text reply without tool_calls, streamed alike", async () => {
             const request = {...base, tool_choice: "none" as const};
             const reply = await client.chat.completions.create(request);

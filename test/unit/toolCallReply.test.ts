@@ -93,6 +93,12 @@ describe("ToolCallReply", () => {
         expect(held.end("}")).toEqual({events: [{type: "text", text: "{}"}], finish: "stop"});
     });
 
+    it("auto with a plain-text opening (Llama 3): a stop sequence in the held opening ends the reply", () => {
+        const shaper = new ToolCallReply(grammars, llama3Syntax, {type: "toolCalls", tools: [weather], choice: "auto", parallel: true}, ["\n\n\n"]);
+        expect(shaper.push("\n", plenty)).toEqual({events: []});
+        expect(shaper.push("\n\n {", plenty)).toEqual({events: [], finish: "stop"});
+    });
+
     it("none with a plain-text opening (Llama 3): JSON in the answer does not cut it short", () => {
         const shaper = new ToolCallReply(grammars, llama3Syntax, {type: "toolCalls", tools: [weather], choice: "none", parallel: true}, []);
         expect(shaper.push("{\"name\": \"Bob\"}", plenty)).toEqual({events: [{type: "text", text: "{\"name\": \"Bob\"}"}]});

@@ -40,7 +40,7 @@ export class ToolCallReply implements ReplyShaper {
         private readonly grammars: ReplyGrammars,
         private readonly syntax: ToolCallSyntax,
         private readonly format: ToolCallsFormat,
-        stops: readonly string[]
+        private readonly stops: readonly string[]
     ) {
         const prefix = syntax.prefix.toString();
         this.trigger = prefix.trimStart().split(/\s/)[0]!;
@@ -119,7 +119,10 @@ export class ToolCallReply implements ReplyShaper {
         return this.phase === "arguments" ? this.pushArguments(rest).events : [];
     }
 
-    /** The reply's first characters, held while they could still be a plain-text call opening. */
+    /**
+     * The reply's first characters, held while they could still be a plain-text call opening (and
+     * contain no stop sequence: a reply of "\n\n\n" with that stop ends there, not at max_tokens).
+     */
     private pushLead(text: string): ShaperStep {
         this.written += text;
         const lead = this.written.trimStart();
@@ -127,7 +130,7 @@ export class ToolCallReply implements ReplyShaper {
             this.phase = this.startName();
             return {events: [], forced: this.afterTrigger};
         }
-        if (this.trigger.startsWith(lead))
+        if (this.trigger.startsWith(lead) && !this.stops.some((stop) => this.written.includes(stop)))
             return {events: []};
         this.phase = "text";
         return this.text.push(this.takeLead());
