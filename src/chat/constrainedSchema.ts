@@ -1,4 +1,5 @@
 import type {JsonSchema} from "../engine/types.js";
+import {PatternError, patternToGbnf} from "../engine/reply/patternGrammar.js";
 import {BadRequestError} from "../errors.js";
 
 /**
@@ -13,7 +14,7 @@ import {BadRequestError} from "../errors.js";
 
 /** Validation keywords the grammar cannot express. */
 const unenforceable = new Set([
-    "pattern", "patternProperties", "propertyNames", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "patternProperties", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
     "multipleOf", "uniqueItems", "contains", "minContains", "maxContains", "dependentRequired", "dependentSchemas",
     "dependencies", "if", "then", "else", "not", "allOf", "unevaluatedProperties", "unevaluatedItems",
     "contentEncoding", "contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"
@@ -45,7 +46,7 @@ function convert(input: unknown, path: string, defNames: ReadonlySet<string>): J
         return anyJson;
     if (!isObject(input))
         throw invalid(path, "a schema must be a JSON object or true");
-    const schema = withoutSafeIntegerBounds(input);
+    const schema = withDraft7Tuple(withPropertyNamesResolved(withoutSafeIntegerBounds(input), path));
     for (const keyword of Object.keys(schema))
         if (unenforceable.has(keyword))
             throw unsupported(path, keyword, `the keyword '${keyword}' cannot be enforced by constrained decoding. Remove it, or validate it yourself after the reply`);
@@ -84,6 +85,8 @@ function convert(input: unknown, path: string, defNames: ReadonlySet<string>): J
 function convertTyped(schema: SchemaObject, type: unknown, path: string, defNames: ReadonlySet<string>, description: {description?: string}): JsonSchema {
     switch (type) {
         case "any":
+            if (schema.pattern !== undefined)
+                throw unsupported(path, "pattern", "'pattern' needs 'type: \"string\"' to be enforced by constrained decoding");
             return anyJson;
         case "object": {
             const properties = asObject(schema.properties, `${path}.properties`);
@@ -111,6 +114,8 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
                 ...numberKeyword(schema, "minItems", path), ...numberKeyword(schema, "maxItems", path), ...description
             } as JsonSchema;
         case "string":
+            if (schema.pattern !== undefined)
+                return patternString(schema, path, description);
             if (schema.format !== undefined) {
                 if (typeof schema.format !== "string" || !supportedFormats.has(schema.format))
                     throw unsupported(path, "format",
@@ -123,6 +128,56 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
         default:
             throw invalid(`${path}.type`, `unknown type '${String(type)}'`);
     }
+}
+
+/**
+ * A string matching `pattern`, which the grammar enforces (engine/reply/patternGrammar.ts); its
+ * `format`, if any, is left to the pattern (zod writes both). A length bound next to it is refused:
+ * a grammar cannot intersect the two.
+ */
+function patternString(schema: SchemaObject, path: string, description: {description?: string}): JsonSchema {
+    if (typeof schema.pattern !== "string")
+        throw invalid(`${path}.pattern`, "'pattern' must be a string");
+    try {
+        patternToGbnf(schema.pattern);
+    } catch (error) {
+        if (!(error instanceof PatternError))
+            throw error;
+        throw unsupported(path, "pattern", `the pattern cannot be enforced by constrained decoding: ${error.message}`);
+    }
+    const bound = ["minLength", "maxLength"].find((keyword) => keyword in schema);
+    if (bound != null)
+        throw unsupported(path, bound, `'${bound}' next to 'pattern' cannot be enforced by constrained decoding; express the length in the pattern`);
+    return {type: "string", pattern: schema.pattern, ...description} as JsonSchema;
+}
+
+/** draft-07 tuples (`items` as a list, `additionalItems`), which the AI SDK sends for `z.tuple`, in today's words. */
+function withDraft7Tuple(schema: SchemaObject): SchemaObject {
+    if (!Array.isArray(schema.items))
+        return schema;
+    const {items, additionalItems, ...rest} = schema;
+    return {...rest, prefixItems: items, ...(additionalItems === false ? {maxItems: items.length} : additionalItems === undefined ? {} : {items: additionalItems})};
+}
+
+/**
+ * `propertyNames` as zod's `z.record` writes it: `{type: "string"}` says nothing (every key is a
+ * string) and is dropped; an `enum` of names becomes those properties, each with the record's value
+ * schema. Anything else is refused.
+ */
+function withPropertyNamesResolved(schema: SchemaObject, path: string): SchemaObject {
+    const {propertyNames, ...rest} = schema;
+    if (propertyNames === undefined)
+        return schema;
+    const names = isObject(propertyNames) ? propertyNames : propertyNames === true ? {} : null;
+    const {type, enum: listed, ...other} = names ?? {};
+    if (names == null || (type !== undefined && type !== "string") || Object.keys(other).length > 0 ||
+        (listed !== undefined && !(Array.isArray(listed) && listed.every((name) => typeof name === "string"))))
+        throw unsupported(path, "propertyNames", "only 'propertyNames' of type string, or an enum of names, can be enforced by constrained decoding");
+    if (listed === undefined)
+        return rest;
+    const value = rest.additionalProperties === undefined || rest.additionalProperties === false ? true : rest.additionalProperties;
+    const properties = Object.fromEntries((listed as string[]).map((name) => [name, value]));
+    return {...rest, properties: {...properties, ...asObject(rest.properties, `${path}.properties`)}, additionalProperties: false};
 }
 
 function inferType(schema: SchemaObject): string {

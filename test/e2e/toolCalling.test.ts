@@ -209,6 +209,39 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             expect(streamed).toBe(reply.choices[0]!.message.content);
         });
 
+        it("json_schema as zod writes it: patterns (uuid, date, ipv4, regex), draft-07 tuples, records; every reply validates", async () => {
+            const patterns = {
+                id: "^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$",
+                day: "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$",
+                ip: "^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$",
+                code: "^[A-Z]{3}-\\d{2,4}$",
+                quoted: "^\"[a-z\\\\]{1,4}\"$"
+            };
+            const schema = {
+                type: "object",
+                properties: {
+                    ...Object.fromEntries(Object.entries(patterns).map(([name, pattern]) => [name, {type: "string", format: "x", pattern}])),
+                    count: {type: "integer", minimum: -9007199254740991, maximum: 9007199254740991},
+                    pair: {type: "array", items: [{type: "string", maxLength: 4}, {type: "boolean"}], additionalItems: false, minItems: 2, maxItems: 2},
+                    scores: {type: "object", propertyNames: {type: "string", enum: ["low", "high"]}, additionalProperties: {type: "integer"}, required: ["low", "high"]},
+                    none: {type: "object", propertyNames: {type: "string"}, additionalProperties: false}
+                },
+                required: [...Object.keys(patterns), "count", "pair", "scores", "none"],
+                additionalProperties: false
+            };
+            const validate = new Ajv({strict: false, validateFormats: false}).compile(schema);
+            for (const seed of [1, 2]) {
+                const reply = await client.chat.completions.create({
+                    model: "m", messages: [{role: "user", content: "Some data."}], temperature: 1, seed, max_tokens: 500,
+                    response_format: {type: "json_schema", json_schema: {name: "data", strict: true, schema}}
+                });
+                expect(reply.choices[0]!.finish_reason).toBe("stop");
+                const value = JSON.parse(reply.choices[0]!.message.content!);
+                expect(validate(value), `${JSON.stringify(validate.errors)} in ${reply.choices[0]!.message.content}`).toBe(true);
+                expect(Number.isSafeInteger(value.count)).toBe(true);
+            }
+        });
+
         it("answers unenforceable schemas and impossible tool choices with 400s naming the field", async () => {
             const badSchema = client.chat.completions.create({
                 model: "m", messages: question,

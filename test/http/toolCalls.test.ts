@@ -84,7 +84,7 @@ describe("tool calls over HTTP", () => {
         [{tools: [{type: "custom", custom: {name: "x"}}]}, "tools[0].type"],
         [{tools: [{type: "function", function: {name: "bad name!"}}]}, "tools[0].function.name"],
         [{tools: [weather], response_format: {type: "json_object"}}, "response_format"],
-        [{response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "string", pattern: "a+"}}}}, "response_format.json_schema.schema.pattern"],
+        [{response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "string", pattern: "(?=a)a+"}}}}, "response_format.json_schema.schema.pattern"],
         [{response_format: {type: "yaml"}}, "response_format.type"],
         [{tools: [weather], tool_choice: "always"}, "tool_choice"],
         [{model: "sub/nested", tools: [weather], tool_choice: "required"}, "model"]

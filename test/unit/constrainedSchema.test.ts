@@ -51,7 +51,10 @@ describe("toConstrainedSchema", () => {
     });
 
     it.each([
-        [{type: "string", pattern: "^a+$"}, "response_format.json_schema.schema.pattern"],
+        [{type: "string", pattern: "^(?=a)a+$"}, "response_format.json_schema.schema.pattern"],
+        [{pattern: "^a+$"}, "response_format.json_schema.schema.pattern"],
+        [{type: "string", pattern: "^a+$", maxLength: 3}, "response_format.json_schema.schema.maxLength"],
+        [{type: "object", propertyNames: {pattern: "^a"}}, "response_format.json_schema.schema.propertyNames"],
         [{type: "object", properties: {n: {type: "integer", minimum: 0}}}, "response_format.json_schema.schema.properties.n.minimum"],
         [{type: "array", items: {type: "string"}, uniqueItems: true}, "response_format.json_schema.schema.uniqueItems"],
         [{allOf: [{type: "string"}]}, "response_format.json_schema.schema.allOf"],
@@ -73,6 +76,26 @@ describe("toConstrainedSchema", () => {
         expect(converted).toMatchObject({type: "object", properties: {n: {type: "integer"}}});
         expect(JSON.stringify(converted)).not.toMatch(/minimum|maximum/);
         expect(rejection({type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: 100})).toMatchObject({code: "unsupported_schema_keyword"});
+    });
+
+    it("keeps a string's pattern (over its format, as zod writes both), and ignores a pattern on other types", () => {
+        expect(toConstrainedSchema({type: "string", format: "uuid", pattern: "^[0-9a-f]{8}$", description: "id"}, "p"))
+            .toEqual({type: "string", pattern: "^[0-9a-f]{8}$", description: "id"});
+        expect(toConstrainedSchema({type: "integer", pattern: "^1"}, "p")).toEqual({type: "integer"});
+    });
+
+    it("reads draft-07 tuples (items as a list, additionalItems) as prefixItems", () => {
+        expect(toConstrainedSchema({type: "array", items: [{type: "string"}, {type: "number"}], additionalItems: false, minItems: 2}, "p"))
+            .toEqual({type: "array", prefixItems: [{type: "string"}, {type: "number"}], minItems: 2, maxItems: 2});
+        expect(toConstrainedSchema({type: "array", items: [{type: "string"}], additionalItems: {type: "number"}}, "p"))
+            .toEqual({type: "array", prefixItems: [{type: "string"}], items: {type: "number"}});
+    });
+
+    it("reads zod's records: propertyNames of type string says nothing, an enum of names lists the properties", () => {
+        expect(toConstrainedSchema({type: "object", propertyNames: {type: "string"}, additionalProperties: {type: "number"}}, "p"))
+            .toEqual({type: "object", properties: {}, additionalProperties: {type: "number"}});
+        expect(toConstrainedSchema({type: "object", propertyNames: {type: "string", enum: ["a", "b"]}, additionalProperties: {type: "number"}, required: ["a"]}, "p"))
+            .toEqual({type: "object", properties: {a: {type: "number"}, b: {type: "number"}}, additionalProperties: false});
     });
 
     it("rejects a required property that is not listed, and values that are not schemas", () => {

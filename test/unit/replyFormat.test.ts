@@ -64,7 +64,7 @@ describe("toReplyPlan", () => {
         [{tools: [weather, weather]}, "tools"],
         [{tools: [weather], response_format: {type: "json_object"}}, "response_format"],
         [{tools: [{type: "function", function: {name: "f", parameters: {type: "object", properties: {n: {type: "number", maximum: 3}}}}}]}, "tools[0].function.parameters.properties.n.maximum"],
-        [{response_format: {type: "json_schema", json_schema: {name: "n", schema: {type: "string", pattern: "x"}}}}, "response_format.json_schema.schema.pattern"]
+        [{response_format: {type: "json_schema", json_schema: {name: "n", schema: {type: "string", pattern: "\\bx"}}}}, "response_format.json_schema.schema.pattern"]
     ])("rejects %j with a 400 naming %s", (extra, param) => {
         expect(rejection(extra)).toMatchObject({status: 400, param});
     });

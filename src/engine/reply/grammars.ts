@@ -2,6 +2,7 @@ import {
     LlamaGrammar, LlamaGrammarEvaluationState, LlamaJsonSchemaGrammar, LlamaText, SpecialTokensText, TokenBias, type LlamaModel, type Token
 } from "node-llama-cpp";
 import type {JsonSchema} from "../types.js";
+import {markPatterns, withPatternRules} from "./patternGrammar.js";
 
 /** Grammars compiled per model are kept for reuse: agents send the same tools on every turn. */
 const maxCachedGrammars = 64;
@@ -11,10 +12,12 @@ const closers = ["\"", "}", "]"];
 
 /**
  * node-llama-cpp's number rules allow 16-digit exponents ("1e4444444444444444"), which every JSON
- * parser reads as Infinity: not an integer, and not what any schema meant. These keep numbers finite.
+ * parser reads as Infinity: not an integer, and not what any schema meant. These keep numbers
+ * finite, and integers within ±(2^53 − 1), which JavaScript clients read exactly (zod's `.int()`
+ * refuses the rest).
  */
 const numberRules: Array<[RegExp, string]> = [
-    [/^integer-number-rule ::= .*$/m, "integer-number-rule ::= \"-\"? (\"0\" | [1-9] [0-9]{0,15})"],
+    [/^integer-number-rule ::= .*$/m, `integer-number-rule ::= "-"? ("0" | [1-9] [0-9]{0,14} | ${decimalsAtMost(String(Number.MAX_SAFE_INTEGER))})`],
     [/^fractional-number-rule ::= .*$/m, "fractional-number-rule ::= \"-\"? (\"0\" | [1-9] [0-9]{0,15}) (\".\" [0-9]{1,16})? ([eE] [-+]? [0-9]{1,2})?"]
 ];
 
@@ -49,10 +52,11 @@ export class ReplyGrammars {
     public compileJson(schema: JsonSchema | null): LlamaGrammar {
         const resolved: JsonSchema = schema ?? {type: "object", additionalProperties: true};
         return this.compiled(`json:${JSON.stringify(resolved)}`, () => {
+            const {schema: marked, patterns} = markPatterns(resolved);
             const grammar = numberRules.reduce(
                 (text, [rule, replacement]) => text.replace(rule, replacement),
-                new LlamaJsonSchemaGrammar(this.model.llama, resolved as never).grammar);
-            return new LlamaGrammar(this.model.llama, {grammar});
+                new LlamaJsonSchemaGrammar(this.model.llama, marked as never).grammar);
+            return new LlamaGrammar(this.model.llama, {grammar: withPatternRules(grammar, patterns)});
         });
     }
 
@@ -157,4 +161,18 @@ function closingStrings(): string[] {
 
 function gbnfString(text: string): string {
     return `"${text.replace(/[\\"]/g, (char) => `\\${char}`).replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t")}"`;
+}
+
+/** GBNF for the decimal numbers of `bound`'s length up to `bound` (no leading zero): digit by digit. */
+export function decimalsAtMost(bound: string): string {
+    const alternatives = [gbnfString(bound)];
+    for (let index = 0; index < bound.length; index++) {
+        const digit = Number(bound[index]);
+        const lowest = index === 0 ? 1 : 0;
+        const rest = bound.length - index - 1;
+        if (digit > lowest)
+            alternatives.push([index === 0 ? "" : gbnfString(bound.slice(0, index)), `[${lowest}-${digit - 1}]`, rest > 0 ? `[0-9]{${rest}}` : ""]
+                .filter(Boolean).join(" "));
+    }
+    return `(${alternatives.join(" | ")})`;
 }

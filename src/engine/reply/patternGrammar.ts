@@ -1,0 +1,127 @@
+import {PatternError, PatternParser, type CharSet, type PatternNode} from "./patternParser.js";
+
+export {PatternError};
+
+/** Rules a pattern may expand to, so `(a{1,2000}){1,2000}` is refused rather than built. */
+const maxExpandedSize = 20_000;
+/** Any character of a JSON string, escapes included (an unanchored pattern's surroundings). */
+const anyJsonChar = String.raw`([^"\\\x7F\x00-\x1F] | "\\" ["\\/bfnrt] | "\\u" [0-9a-fA-F]{4})`;
+
+/**
+ * JSON Schema's `pattern` (an ECMA-262 regular expression) → a GBNF expression for the body of a
+ * JSON string whose decoded value the pattern matches, as llama.cpp's own json-schema-to-grammar
+ * does for llama-server. zod writes patterns for `.regex()`, `.uuid()`, `.email()` and `z.iso.*`.
+ *
+ * The regular part of the syntax is read: alternation, groups, classes, escapes, quantifiers,
+ * `^`/`$` at the ends. Lookarounds, backreferences and word boundaries are not regular and are
+ * refused with a PatternError saying so. Characters JSON must escape are written escaped; classes
+ * that exclude characters (`[^…]`, `.`) also exclude the ones JSON must escape, a stricter but
+ * still matching language.
+ */
+export function patternToGbnf(pattern: string): string {
+    const parser = new PatternParser(pattern);
+    const alternatives = parser.parseTopLevel();
+    const rendered = alternatives.map(({node, anchoredStart, anchoredEnd}) => {
+        if (expandedSize(node) > maxExpandedSize)
+            throw new PatternError(`it repeats too much to be turned into a grammar (more than ${maxExpandedSize} elements)`);
+        return [anchoredStart ? null : `${anyJsonChar}*`, render(node), anchoredEnd ? null : `${anyJsonChar}*`].filter(Boolean).join(" ");
+    });
+    return rendered.length === 1 ? `(${rendered[0]})` : `(${rendered.join(" | ")})`;
+}
+
+function expandedSize(node: PatternNode): number {
+    switch (node.kind) {
+        case "chars": return 1;
+        case "sequence": return node.items.reduce((sum, item) => sum + expandedSize(item), 0);
+        case "alternatives": return node.options.reduce((sum, option) => sum + expandedSize(option), 0);
+        case "repeat": return expandedSize(node.node) * Math.max(1, node.max ?? node.min + 1);
+    }
+}
+
+function render(node: PatternNode): string {
+    switch (node.kind) {
+        case "chars": return renderChars(node.set);
+        case "sequence": return node.items.length === 0 ? "\"\"" : node.items.map(render).join(" ");
+        case "alternatives": return `(${node.options.map(render).join(" | ")})`;
+        case "repeat": {
+            const inner = `(${render(node.node)})`;
+            return node.max == null ? `${inner}{${node.min},}` : `${inner}{${node.min},${node.max}}`;
+        }
+    }
+}
+
+/** Characters a JSON string holds only escaped (`"`, `\`, controls), and lone surrogates, which it cannot hold. */
+const mustEscape: Array<[number, number]> = [[0x00, 0x1f], [0x22, 0x22], [0x5c, 0x5c], [0x7f, 0x7f], [0xd800, 0xdfff]];
+const escapes: Record<number, string> = {0x22: "\\\"", 0x5c: "\\\\", 0x0a: "\\n", 0x09: "\\t", 0x0d: "\\r", 0x0c: "\\f", 0x08: "\\b"};
+
+function renderChars(set: CharSet): string {
+    const ranges = set.ranges.map(([low, high]): [number, number] => [low, high]);
+    if (set.negated)
+        return `[^${[...ranges, ...mustEscape].map(renderRange).join("")}]`;
+
+    const plain = subtract(ranges, mustEscape);
+    const escaped = [0x22, 0x5c, ...Array.from({length: 0x20}, (_, code) => code), 0x7f]
+        .filter((code) => ranges.some(([low, high]) => code >= low && code <= high))
+        .map((code) => gbnfLiteral(escapes[code] ?? `\\u${code.toString(16).padStart(4, "0")}`));
+    const parts = [...(plain.length > 0 ? [`[${plain.map(renderRange).join("")}]`] : []), ...escaped];
+    if (parts.length === 0)
+        throw new PatternError("a character class matches nothing");
+    return parts.length === 1 ? parts[0]! : `(${parts.join(" | ")})`;
+}
+
+function subtract(ranges: ReadonlyArray<[number, number]>, removed: ReadonlyArray<[number, number]>): Array<[number, number]> {
+    let result = [...ranges];
+    for (const [cutLow, cutHigh] of removed)
+        result = result.flatMap(([low, high]): Array<[number, number]> => {
+            if (cutHigh < low || cutLow > high)
+                return [[low, high]];
+            return [...(low < cutLow ? [[low, cutLow - 1] as [number, number]] : []), ...(high > cutHigh ? [[cutHigh + 1, high] as [number, number]] : [])];
+        });
+    return result;
+}
+
+function renderRange([low, high]: [number, number]): string {
+    return low === high ? gbnfChar(low) : `${gbnfChar(low)}-${gbnfChar(high)}`;
+}
+
+function gbnfChar(codePoint: number): string {
+    if (/[0-9A-Za-z]/.test(String.fromCodePoint(codePoint)))
+        return String.fromCodePoint(codePoint);
+    const hex = codePoint.toString(16).toUpperCase();
+    return codePoint < 0x100 ? `\\x${hex.padStart(2, "0")}` : codePoint < 0x10000 ? `\\u${hex.padStart(4, "0")}` : `\\U${hex.padStart(8, "0")}`;
+}
+
+function gbnfLiteral(text: string): string {
+    return `"${text.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
+}
+
+/**
+ * The schema with each pattern-constrained string replaced by a marker constant, for
+ * node-llama-cpp's schema grammar, which has no patterns; `withPatternRules` then swaps each
+ * marker's literal in that grammar for the pattern's rule.
+ */
+export function markPatterns(schema: unknown): {schema: unknown, patterns: string[]} {
+    const patterns: string[] = [];
+    const mark = (value: unknown): unknown => {
+        if (Array.isArray(value))
+            return value.map(mark);
+        if (value == null || typeof value !== "object")
+            return value;
+        const node = value as Record<string, unknown>;
+        if (node.type === "string" && typeof node.pattern === "string") {
+            const index = patterns.includes(node.pattern) ? patterns.indexOf(node.pattern) : patterns.push(node.pattern) - 1;
+            return {const: marker(index)};
+        }
+        return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, mark(item)]));
+    };
+    return {schema: mark(schema), patterns};
+}
+
+export function withPatternRules(grammar: string, patterns: readonly string[]): string {
+    return patterns.reduce((text, pattern, index) =>
+        `${text.replaceAll(`"\\"${marker(index)}\\""`, `"\\"" ${marker(index)} "\\""`)}\n${marker(index)} ::= ${patternToGbnf(pattern)}`, grammar);
+}
+
+function marker(index: number): string {
+    return `chatserve-pattern-${index}`;
+}

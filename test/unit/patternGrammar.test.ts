@@ -1,0 +1,80 @@
+import {describe, expect, it} from "vitest";
+import {decimalsAtMost} from "../../src/engine/reply/grammars.js";
+import {markPatterns, PatternError, patternToGbnf, withPatternRules} from "../../src/engine/reply/patternGrammar.js";
+
+// What each pattern means is checked end to end against llama.cpp's grammar engine
+// (test/e2e/toolCalling.test.ts: replies of random-weight models match zod's patterns).
+describe("patternToGbnf", () => {
+    it.each([
+        ["uuid", "^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000)$"],
+        ["email", "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"],
+        ["time", "^(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?$"],
+        ["named group, lazy quantifier, escapes", "^(?<year>\\d{4})-\\x41\\u0042\\u{1F600}.+?[^\\s\\]]\\/$"]
+    ])("reads the regular syntax zod and clients write (%s)", (_, pattern) => {
+        expect(() => patternToGbnf(pattern)).not.toThrow();
+    });
+
+    it("writes the characters JSON escapes escaped, and keeps them out of excluding classes", () => {
+        expect(patternToGbnf("^[\"a]$")).toBe(`(([a] | "\\\\\\""))`);
+        expect(patternToGbnf("^\\\\$")).toBe(`("\\\\\\\\")`);
+        expect(patternToGbnf("^[^a]$")).toBe("([^a\\x00-\\x1F\\x22\\x5C\\x7F\\uD800-\\uDFFF])");
+    });
+
+    it("lets an unanchored pattern match inside any string", () => {
+        const gbnf = patternToGbnf("ab");
+        expect(gbnf.startsWith("((")).toBe(true);
+        expect(gbnf).toContain("[a] [b]");
+        expect(gbnf.match(/\)\*/g)).toHaveLength(2);
+    });
+
+    it.each([
+        ["^(?=a)a$", /lookahead/],
+        ["^(?<!a)b$", /lookahead and lookbehind/],
+        ["^(a)\\1$", /backreferences/],
+        ["^\\bword$", /word boundaries/],
+        ["^a^b$", /start and end/],
+        ["^a$b", /only supported at the end/],
+        ["^(ab", /unterminated group/],
+        ["^[ab$", /unterminated character class/],
+        ["^[z-a]$", /out of order/],
+        ["^a{3,2}$", /out of order/],
+        ["^a{2001}$", /above 2000/],
+        ["^(a{1,200}){1,200}$", /repeats too much/],
+        ["^[]$", /matches nothing/],
+        ["^*a$", /unexpected/]
+    ])("refuses %s with a reason", (pattern, reason) => {
+        expect(() => patternToGbnf(pattern)).toThrow(PatternError);
+        expect(() => patternToGbnf(pattern)).toThrow(reason);
+    });
+});
+
+describe("markPatterns and withPatternRules", () => {
+    it("stands in a marker for each distinct pattern, then swaps the marker's literal for the pattern's rule", () => {
+        const {schema, patterns} = markPatterns({type: "object", properties: {
+            a: {type: "string", pattern: "^x$"}, b: {type: "array", items: {type: "string", pattern: "^x$"}}, c: {type: "string", pattern: "^y$"}
+        }});
+        expect(patterns).toEqual(["^x$", "^y$"]);
+        expect(schema).toEqual({type: "object", properties: {
+            a: {const: "chatserve-pattern-0"}, b: {type: "array", items: {const: "chatserve-pattern-0"}}, c: {const: "chatserve-pattern-1"}
+        }});
+        const grammar = withPatternRules(`root ::= "\\"chatserve-pattern-0\\"" "\\"chatserve-pattern-1\\""`, patterns);
+        expect(grammar).toBe([
+            `root ::= "\\"" chatserve-pattern-0 "\\"" "\\"" chatserve-pattern-1 "\\""`,
+            "chatserve-pattern-0 ::= ([x])",
+            "chatserve-pattern-1 ::= ([y])"
+        ].join("\n"));
+    });
+});
+
+describe("decimalsAtMost", () => {
+    // The rule's syntax is a subset of a JavaScript regular expression's once its literals are unquoted.
+    const asRegExp = (gbnf: string) => new RegExp(`^${gbnf.replace(/"(\d*)"/g, "$1").replace(/ /g, "")}$`);
+
+    it("allows exactly the numbers of the bound's length up to the bound: integers JavaScript reads exactly", () => {
+        const rule = asRegExp(decimalsAtMost(String(Number.MAX_SAFE_INTEGER)));
+        for (const allowed of ["9007199254740991", "9007199254740990", "9007199254739999", "8999999999999999", "1000000000000000"])
+            expect(rule.test(allowed), allowed).toBe(true);
+        for (const refused of ["9007199254740992", "9007199254741000", "9100000000000000", "0999999999999999", "900719925474099"])
+            expect(rule.test(refused), refused).toBe(false);
+    });
+});
