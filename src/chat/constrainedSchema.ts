@@ -14,12 +14,13 @@ import {BadRequestError} from "../errors.js";
 
 /** Validation keywords the grammar cannot express. */
 const unenforceable = new Set([
-    "patternProperties", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "patternProperties",
     "multipleOf", "uniqueItems", "contains", "minContains", "maxContains", "dependentRequired", "dependentSchemas",
     "dependencies", "if", "then", "else", "not", "allOf", "unevaluatedProperties", "unevaluatedItems",
     "contentEncoding", "contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"
 ]);
 const supportedFormats = new Set(["date-time", "date", "time"]);
+const numericBounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
 /** llama.cpp's grammar parser refuses larger repetition counts (MAX_REPETITION_THRESHOLD). */
 const maxRepetition = 2000;
 /** Keywords a schema with `anyOf` / `oneOf` must not also have: the grammar follows one branch alone. */
@@ -85,6 +86,8 @@ function convert(input: unknown, path: string, defNames: ReadonlySet<string>): J
 function convertTyped(schema: SchemaObject, type: unknown, path: string, defNames: ReadonlySet<string>, description: {description?: string}): JsonSchema {
     switch (type) {
         case "any":
+            for (const keyword of numericBounds.filter((bound) => bound in schema))
+                throw unsupported(path, keyword, `'${keyword}' needs 'type: "integer"' to be enforced by constrained decoding`);
             if (schema.pattern !== undefined)
                 throw unsupported(path, "pattern", "'pattern' needs 'type: \"string\"' to be enforced by constrained decoding");
             return anyJson;
@@ -123,7 +126,15 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
                 return {type: "string", format: schema.format as "date-time", ...description};
             }
             return {type: "string", ...numberKeyword(schema, "minLength", path), ...numberKeyword(schema, "maxLength", path), ...description};
-        case "number": case "integer": case "boolean": case "null":
+        case "integer":
+            return {type, ...integerBounds(schema, path), ...description};
+        case "number": {
+            const bound = numericBounds.find((keyword) => keyword in schema);
+            if (bound != null)
+                throw unsupported(path, bound, `'${bound}' can be enforced by constrained decoding on integers only, not on numbers`);
+            return {type, ...description};
+        }
+        case "boolean": case "null":
             return {type, ...description};
         default:
             throw invalid(`${path}.type`, `unknown type '${String(type)}'`);
@@ -149,6 +160,30 @@ function patternString(schema: SchemaObject, path: string, description: {descrip
     if (bound != null)
         throw unsupported(path, bound, `'${bound}' next to 'pattern' cannot be enforced by constrained decoding; express the length in the pattern`);
     return {type: "string", pattern: schema.pattern, ...description} as JsonSchema;
+}
+
+/**
+ * An integer's bounds as inclusive integers, which the grammar enforces (engine/reply/integerRange.ts):
+ * `exclusiveMinimum` as a number (draft 6 on) or a flag on `minimum` (draft 4), fractions rounded inwards.
+ */
+function integerBounds(schema: SchemaObject, path: string): {minimum?: number, maximum?: number} {
+    for (const keyword of numericBounds)
+        if (schema[keyword] !== undefined && typeof schema[keyword] !== "boolean" && !Number.isFinite(schema[keyword]))
+            throw invalid(`${path}.${keyword}`, `'${keyword}' must be a number`);
+    const {minimum, maximum, exclusiveMinimum, exclusiveMaximum} = schema as Record<string, number | boolean | undefined>;
+    const lows = [
+        typeof minimum === "number" ? (exclusiveMinimum === true ? Math.floor(minimum) + 1 : Math.ceil(minimum)) : null,
+        typeof exclusiveMinimum === "number" ? Math.floor(exclusiveMinimum) + 1 : null
+    ].filter((bound) => bound != null);
+    const highs = [
+        typeof maximum === "number" ? (exclusiveMaximum === true ? Math.ceil(maximum) - 1 : Math.floor(maximum)) : null,
+        typeof exclusiveMaximum === "number" ? Math.ceil(exclusiveMaximum) - 1 : null
+    ].filter((bound) => bound != null);
+    const low = lows.length === 0 ? undefined : Math.max(...lows, -Number.MAX_SAFE_INTEGER);
+    const high = highs.length === 0 ? undefined : Math.min(...highs, Number.MAX_SAFE_INTEGER);
+    if ((low ?? -Infinity) > (high ?? Infinity) || (low ?? 0) > Number.MAX_SAFE_INTEGER || (high ?? 0) < -Number.MAX_SAFE_INTEGER)
+        throw invalid(path, "its bounds leave no integer a JavaScript client can read exactly");
+    return {...(low === undefined ? {} : {minimum: low}), ...(high === undefined ? {} : {maximum: high})};
 }
 
 /** draft-07 tuples (`items` as a list, `additionalItems`), which the AI SDK sends for `z.tuple`, in today's words. */
@@ -228,8 +263,8 @@ function asObject(value: unknown, path: string): SchemaObject {
 
 /**
  * zod's `.int()` (and so the Vercel AI SDK's tools) writes minimum and maximum ±(2^53 − 1): they
- * say "a JavaScript-safe integer", not a range the reply could miss. They are dropped rather than
- * refused; a tighter bound is still refused.
+ * say "a JavaScript-safe integer", which every integer the grammar writes is. Dropped together, on
+ * numbers too; a tighter bound is enforced on integers and refused on numbers.
  */
 function withoutSafeIntegerBounds(schema: SchemaObject): SchemaObject {
     const {minimum, maximum, ...rest} = schema;

@@ -55,7 +55,8 @@ describe("toConstrainedSchema", () => {
         [{pattern: "^a+$"}, "response_format.json_schema.schema.pattern"],
         [{type: "string", pattern: "^a+$", maxLength: 3}, "response_format.json_schema.schema.maxLength"],
         [{type: "object", propertyNames: {pattern: "^a"}}, "response_format.json_schema.schema.propertyNames"],
-        [{type: "object", properties: {n: {type: "integer", minimum: 0}}}, "response_format.json_schema.schema.properties.n.minimum"],
+        [{type: "object", properties: {n: {type: "number", minimum: 0}}}, "response_format.json_schema.schema.properties.n.minimum"],
+        [{minimum: 0}, "response_format.json_schema.schema.minimum"],
         [{type: "array", items: {type: "string"}, uniqueItems: true}, "response_format.json_schema.schema.uniqueItems"],
         [{allOf: [{type: "string"}]}, "response_format.json_schema.schema.allOf"],
         [{type: "string", format: "email"}, "response_format.json_schema.schema.format"],
@@ -70,12 +71,19 @@ describe("toConstrainedSchema", () => {
         expect(error.message).toContain(param.split(".").at(-1)!);
     });
 
-    it("drops the ±(2^53 − 1) bounds zod's .int() writes, and still refuses a tighter one", () => {
+    it("drops the ±(2^53 − 1) bounds zod's .int() writes, and keeps tighter integer bounds as inclusive integers", () => {
         const safe = {type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER};
         const converted = toConstrainedSchema({type: "object", properties: {n: safe}, required: ["n"]}, "p");
         expect(converted).toMatchObject({type: "object", properties: {n: {type: "integer"}}});
         expect(JSON.stringify(converted)).not.toMatch(/minimum|maximum/);
-        expect(rejection({type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: 100})).toMatchObject({code: "unsupported_schema_keyword"});
+        expect(toConstrainedSchema({type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER}, "p"))
+            .toEqual({type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER});
+        expect(toConstrainedSchema({type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 10.5}, "p")).toEqual({type: "integer", minimum: 1, maximum: 10});
+        expect(toConstrainedSchema({type: "integer", minimum: 0.5, maximum: 3, exclusiveMaximum: true}, "p")).toEqual({type: "integer", minimum: 1, maximum: 2});
+        expect(toConstrainedSchema({type: "integer", minimum: -1e300, maximum: 5}, "p")).toEqual({type: "integer", minimum: -Number.MAX_SAFE_INTEGER, maximum: 5});
+        expect(rejection({type: "integer", minimum: 3, maximum: 2})).toMatchObject({code: "invalid_schema"});
+        expect(rejection({type: "integer", minimum: 2 ** 60})).toMatchObject({code: "invalid_schema"});
+        expect(rejection({type: "integer", minimum: "1"})).toMatchObject({param: "response_format.json_schema.schema.minimum", code: "invalid_schema"});
     });
 
     it("keeps a string's pattern (over its format, as zod writes both), and ignores a pattern on other types", () => {

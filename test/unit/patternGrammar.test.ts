@@ -1,6 +1,6 @@
 import {describe, expect, it} from "vitest";
 import {decimalsAtMost} from "../../src/engine/reply/grammars.js";
-import {markPatterns, PatternError, patternToGbnf, withPatternRules} from "../../src/engine/reply/patternGrammar.js";
+import {PatternError, patternToGbnf} from "../../src/engine/reply/patternGrammar.js";
 
 // What each pattern means is checked end to end against llama.cpp's grammar engine
 // (test/e2e/toolCalling.test.ts: replies of random-weight models match zod's patterns).
@@ -45,24 +45,6 @@ describe("patternToGbnf", () => {
     ])("refuses %s with a reason", (pattern, reason) => {
         expect(() => patternToGbnf(pattern)).toThrow(PatternError);
         expect(() => patternToGbnf(pattern)).toThrow(reason);
-    });
-});
-
-describe("markPatterns and withPatternRules", () => {
-    it("stands in a marker for each distinct pattern, then swaps the marker's literal for the pattern's rule", () => {
-        const {schema, patterns} = markPatterns({type: "object", properties: {
-            a: {type: "string", pattern: "^x$"}, b: {type: "array", items: {type: "string", pattern: "^x$"}}, c: {type: "string", pattern: "^y$"}
-        }});
-        expect(patterns).toEqual(["^x$", "^y$"]);
-        expect(schema).toEqual({type: "object", properties: {
-            a: {const: "chatserve-pattern-0"}, b: {type: "array", items: {const: "chatserve-pattern-0"}}, c: {const: "chatserve-pattern-1"}
-        }});
-        const grammar = withPatternRules(`root ::= "\\"chatserve-pattern-0\\"" "\\"chatserve-pattern-1\\""`, patterns);
-        expect(grammar).toBe([
-            `root ::= "\\"" chatserve-pattern-0 "\\"" "\\"" chatserve-pattern-1 "\\""`,
-            "chatserve-pattern-0 ::= ([x])",
-            "chatserve-pattern-1 ::= ([y])"
-        ].join("\n"));
     });
 });
 

@@ -2,7 +2,7 @@ import {
     LlamaGrammar, LlamaGrammarEvaluationState, LlamaJsonSchemaGrammar, LlamaText, SpecialTokensText, TokenBias, type LlamaModel, type Token
 } from "node-llama-cpp";
 import type {JsonSchema} from "../types.js";
-import {markPatterns, withPatternRules} from "./patternGrammar.js";
+import {markCustomRules, withCustomRules} from "./customRules.js";
 
 /** Grammars compiled per model are kept for reuse: agents send the same tools on every turn. */
 const maxCachedGrammars = 64;
@@ -52,11 +52,11 @@ export class ReplyGrammars {
     public compileJson(schema: JsonSchema | null): LlamaGrammar {
         const resolved: JsonSchema = schema ?? {type: "object", additionalProperties: true};
         return this.compiled(`json:${JSON.stringify(resolved)}`, () => {
-            const {schema: marked, patterns} = markPatterns(resolved);
+            const {schema: marked, rules} = markCustomRules(resolved);
             const grammar = numberRules.reduce(
                 (text, [rule, replacement]) => text.replace(rule, replacement),
                 new LlamaJsonSchemaGrammar(this.model.llama, marked as never).grammar);
-            return new LlamaGrammar(this.model.llama, {grammar: withPatternRules(grammar, patterns)});
+            return new LlamaGrammar(this.model.llama, {grammar: withCustomRules(grammar, rules)});
         });
     }
 

@@ -94,34 +94,3 @@ function gbnfChar(codePoint: number): string {
 function gbnfLiteral(text: string): string {
     return `"${text.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
 }
-
-/**
- * The schema with each pattern-constrained string replaced by a marker constant, for
- * node-llama-cpp's schema grammar, which has no patterns; `withPatternRules` then swaps each
- * marker's literal in that grammar for the pattern's rule.
- */
-export function markPatterns(schema: unknown): {schema: unknown, patterns: string[]} {
-    const patterns: string[] = [];
-    const mark = (value: unknown): unknown => {
-        if (Array.isArray(value))
-            return value.map(mark);
-        if (value == null || typeof value !== "object")
-            return value;
-        const node = value as Record<string, unknown>;
-        if (node.type === "string" && typeof node.pattern === "string") {
-            const index = patterns.includes(node.pattern) ? patterns.indexOf(node.pattern) : patterns.push(node.pattern) - 1;
-            return {const: marker(index)};
-        }
-        return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, mark(item)]));
-    };
-    return {schema: mark(schema), patterns};
-}
-
-export function withPatternRules(grammar: string, patterns: readonly string[]): string {
-    return patterns.reduce((text, pattern, index) =>
-        `${text.replaceAll(`"\\"${marker(index)}\\""`, `"\\"" ${marker(index)} "\\""`)}\n${marker(index)} ::= ${patternToGbnf(pattern)}`, grammar);
-}
-
-function marker(index: number): string {
-    return `chatserve-pattern-${index}`;
-}

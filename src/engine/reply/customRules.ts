@@ -1,0 +1,47 @@
+import {integerRangeGbnf} from "./integerRange.js";
+import {patternToGbnf} from "./patternGrammar.js";
+
+/**
+ * What node-llama-cpp's schema grammar builder cannot express, chatserve writes itself: a string's
+ * `pattern` and an integer's `minimum` / `maximum` (as constrainedSchema.ts leaves them: inclusive
+ * integers). Each such node is stood in for by a marker constant, and the marker's literal in the
+ * built grammar is then swapped for a rule of ours.
+ */
+type CustomRule = {gbnf: string, quoted: boolean};
+
+export function markCustomRules(schema: unknown): {schema: unknown, rules: CustomRule[]} {
+    const rules: CustomRule[] = [];
+    const markerFor = (rule: CustomRule) => {
+        const index = rules.findIndex((known) => known.gbnf === rule.gbnf && known.quoted === rule.quoted);
+        return {const: marker(index >= 0 ? index : rules.push(rule) - 1)};
+    };
+    const mark = (value: unknown): unknown => {
+        if (Array.isArray(value))
+            return value.map(mark);
+        if (value == null || typeof value !== "object")
+            return value;
+        const node = value as Record<string, unknown>;
+        if (node.type === "string" && typeof node.pattern === "string")
+            return markerFor({gbnf: patternToGbnf(node.pattern), quoted: true});
+        if (node.type === "integer" && (typeof node.minimum === "number" || typeof node.maximum === "number"))
+            return markerFor({gbnf: integerRangeGbnf(
+                typeof node.minimum === "number" ? node.minimum : -Number.MAX_SAFE_INTEGER,
+                typeof node.maximum === "number" ? node.maximum : Number.MAX_SAFE_INTEGER
+            ), quoted: false});
+        return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, mark(item)]));
+    };
+    return {schema: mark(schema), rules};
+}
+
+/** The grammar with each marker's literal (`"\"chatserve-rule-0\""`) replaced by its rule, quoted as a JSON string or bare. */
+export function withCustomRules(grammar: string, rules: readonly CustomRule[]): string {
+    return rules.reduce((text, {gbnf, quoted}, index) => {
+        const name = marker(index);
+        const use = quoted ? `"\\"" ${name} "\\""` : name;
+        return `${text.replaceAll(`"\\"${name}\\""`, use)}\n${name} ::= ${gbnf}`;
+    }, grammar);
+}
+
+function marker(index: number): string {
+    return `chatserve-rule-${index}`;
+}

@@ -1,0 +1,47 @@
+import {describe, expect, it} from "vitest";
+import {markCustomRules, withCustomRules} from "../../src/engine/reply/customRules.js";
+import {integerRangeGbnf} from "../../src/engine/reply/integerRange.js";
+
+describe("markCustomRules and withCustomRules", () => {
+    it("stands in a marker for each distinct pattern or integer range, then swaps the marker's literal for its rule", () => {
+        const {schema, rules} = markCustomRules({type: "object", properties: {
+            a: {type: "string", pattern: "^x$"},
+            b: {type: "array", items: {type: "string", pattern: "^x$"}},
+            c: {type: "integer", minimum: 1, maximum: 3},
+            d: {type: "integer"}
+        }});
+        expect(schema).toEqual({type: "object", properties: {
+            a: {const: "chatserve-rule-0"}, b: {type: "array", items: {const: "chatserve-rule-0"}}, c: {const: "chatserve-rule-1"}, d: {type: "integer"}
+        }});
+        expect(rules).toEqual([{gbnf: "([x])", quoted: true}, {gbnf: "[1-3]", quoted: false}]);
+        expect(withCustomRules(`root ::= "\\"chatserve-rule-0\\"" "," "\\"chatserve-rule-1\\""`, rules)).toBe([
+            `root ::= "\\"" chatserve-rule-0 "\\"" "," chatserve-rule-1`,
+            "chatserve-rule-0 ::= ([x])",
+            "chatserve-rule-1 ::= [1-3]"
+        ].join("\n"));
+    });
+});
+
+describe("integerRangeGbnf", () => {
+    // The rule's syntax is a subset of a JavaScript regular expression's once its literals are unquoted.
+    const asRegExp = (gbnf: string) => new RegExp(`^${gbnf.replace(/"([^"]*)"/g, "$1").replace(/ /g, "")}$`);
+
+    it.each([[1, 10], [0, 0], [-5, 5], [-100, -3], [13, 2021], [99, 100], [-1, 0], [305, 5099], [1, Number.MAX_SAFE_INTEGER], [-Number.MAX_SAFE_INTEGER, -7]])(
+        "allows exactly the integers in [%d, %d], spelled as JSON spells them", (low, high) => {
+            const rule = asRegExp(integerRangeGbnf(low, high));
+            const probes = new Set<number>();
+            for (const center of [low, high, 0, Math.floor(low / 2 + high / 2)])
+                for (let offset = -25; offset <= 25; offset++)
+                    if (Number.isSafeInteger(center + offset))
+                        probes.add(center + offset);
+            for (const value of probes)
+                expect(rule.test(String(value)), String(value)).toBe(value >= low && value <= high);
+            for (const spelling of ["-0", "00", "01", "+1", "1.0", ""])
+                expect(rule.test(spelling), spelling).toBe(false);
+        });
+
+    it("refuses an empty or unsafe range", () => {
+        expect(() => integerRangeGbnf(2, 1)).toThrow(RangeError);
+        expect(() => integerRangeGbnf(0, 2 ** 53)).toThrow(RangeError);
+    });
+});
