@@ -10,7 +10,7 @@ import type {EmbeddingList, EmbeddingRequest} from "../protocol/embeddingRequest
 export class EmbeddingService {
     public constructor(private readonly models: ModelSource) {}
 
-    public async embed(request: EmbeddingRequest): Promise<EmbeddingList> {
+    public async embed(request: EmbeddingRequest, signal: AbortSignal): Promise<EmbeddingList> {
         const model = await this.models.acquire(request.model, "embeddings");
         if (request.dimensions != null && request.dimensions !== model.embeddingDimensions)
             throw new BadRequestError(
@@ -18,7 +18,7 @@ export class EmbeddingService {
                 {param: "dimensions", code: "unsupported_dimensions"});
 
         const inputs = normalizeInput(request.input);
-        const {vectors, promptTokens} = await model.embed(inputs);
+        const {vectors, promptTokens} = await model.embed(inputs, signal);
         return {
             object: "list",
             data: vectors.map((vector, index) => ({

@@ -2,6 +2,7 @@ import {setImmediate as nextTurn} from "node:timers/promises";
 import type {LlamaEmbeddingContext, LlamaModel, Token} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
 import {refuseTextBeyondContext} from "./promptSizeGuard.js";
+import {SequencePool, type PooledSequence} from "./sequencePool.js";
 import type {EmbeddingResult} from "./types.js";
 
 /**
@@ -12,45 +13,72 @@ import type {EmbeddingResult} from "./types.js";
 export class LlamaEmbedder {
     private readonly vocabularySize: number;
 
-    public constructor(private readonly model: LlamaModel, private readonly context: LlamaEmbeddingContext, public readonly contextSize: number) {
+    /** One request embeds at a time: the context evaluates one input at a time anyway. */
+    private readonly slot: SequencePool<PooledSequence>;
+
+    public constructor(
+        private readonly model: LlamaModel, private readonly context: LlamaEmbeddingContext, public readonly contextSize: number, maxQueue: number
+    ) {
         this.vocabularySize = model.fileInfo.metadata.tokenizer.ggml.tokens.length;
+        this.slot = new SequencePool<PooledSequence>([{contextTokens: []}], maxQueue);
     }
 
     public get dimensions(): number {
         return this.model.embeddingVectorSize;
     }
 
-    public async embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult> {
+    /**
+     * Tokenizes and checks every input first, so a bad one is a 400 before any work, then takes the
+     * model's one embedding slot (requests wait in a FIFO queue up to --max-queue, then 503) and
+     * evaluates input by input, stopping as soon as the client has gone.
+     */
+    public async embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult> {
         const tokenLists: Token[][] = [];
-        for (const [index, input] of inputs.entries()) {
-            // One input per turn of the event loop (and a long one counted in slices first), so a
-            // batch of megabytes does not hold up other streams while it is tokenized.
-            if (typeof input === "string")
-                await refuseTextBeyondContext(this.model, [input], this.contextSize, {param: "input", what: `input[${index}]`});
-            if (index > 0)
-                await nextTurn();
-            const tokens = typeof input === "string" ? this.model.tokenize(input) : input as Token[];
-            if (tokens.length === 0)
-                throw new BadRequestError(`Invalid 'input[${index}]': an input must not be empty.`, {param: "input"});
-            // node-llama-cpp adds the model's begin and end tokens ([CLS], [SEP]) and needs one cell to spare.
-            const maximum = this.contextSize - 1 - (this.context.calculateInputLength(tokens) - tokens.length);
-            if (tokens.length > maximum)
-                throw new BadRequestError(
-                    `Invalid 'input[${index}]': it is ${tokens.length} tokens long, more than this model's maximum of ${maximum}. ` +
-                    "Split it into shorter inputs.", {param: "input", code: "context_length_exceeded"});
-            const invalid = tokens.find((token) => !Number.isInteger(token) || token < 0 || token >= this.vocabularySize);
-            if (invalid != null)
-                throw new BadRequestError(`Invalid 'input[${index}]': token id ${invalid} is not in this model's vocabulary.`, {param: "input"});
-            tokenLists.push(tokens);
-        }
+        for (const [index, input] of inputs.entries())
+            tokenLists.push(await this.tokensOf(input, index));
 
-        const vectors: number[][] = [];
-        for (const tokens of tokenLists)
-            vectors.push([...(await this.context.getEmbeddingFor(tokens)).vector]);
-        return {vectors, promptTokens: tokenLists.reduce((sum, tokens) => sum + tokens.length, 0)};
+        const slot = await this.slot.acquire([], signal);
+        try {
+            const vectors: number[][] = [];
+            for (const tokens of tokenLists) {
+                signal.throwIfAborted();
+                vectors.push([...(await this.context.getEmbeddingFor(tokens)).vector]);
+            }
+            return {vectors, promptTokens: tokenLists.reduce((sum, tokens) => sum + tokens.length, 0)};
+        } finally {
+            this.slot.release(slot);
+        }
+    }
+
+    /** Shutdown has begun: waiting requests, and any that would wait, fail with 503 at once. */
+    public stopQueueing(error: unknown): void {
+        this.slot.close(error);
+    }
+
+    private async tokensOf(input: string | readonly number[], index: number): Promise<Token[]> {
+        // One input per turn of the event loop (and a long one counted in slices first), so a
+        // batch of megabytes does not hold up other streams while it is tokenized.
+        if (typeof input === "string")
+            await refuseTextBeyondContext(this.model, [input], this.contextSize, {param: "input", what: `input[${index}]`});
+        if (index > 0)
+            await nextTurn();
+        const tokens = typeof input === "string" ? this.model.tokenize(input) : input as Token[];
+        if (tokens.length === 0)
+            throw new BadRequestError(`Invalid 'input[${index}]': an input must not be empty.`, {param: "input"});
+        // node-llama-cpp adds the model's begin and end tokens ([CLS], [SEP]) and needs one cell to spare.
+        const maximum = this.contextSize - 1 - (this.context.calculateInputLength(tokens) - tokens.length);
+        if (tokens.length > maximum)
+            throw new BadRequestError(
+                `Invalid 'input[${index}]': it is ${tokens.length} tokens long, more than this model's maximum of ${maximum}. ` +
+                "Split it into shorter inputs.", {param: "input", code: "context_length_exceeded"});
+        const invalid = tokens.find((token) => !Number.isInteger(token) || token < 0 || token >= this.vocabularySize);
+        if (invalid != null)
+            throw new BadRequestError(`Invalid 'input[${index}]': token id ${invalid} is not in this model's vocabulary.`, {param: "input"});
+        return tokens;
     }
 
     public async dispose(): Promise<void> {
+        await this.slot.whenIdle();
         await this.context.dispose();
     }
 }

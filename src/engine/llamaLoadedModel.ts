@@ -69,7 +69,7 @@ export class LlamaLoadedModel implements LoadedModel {
                 };
             }
             const embedder = options.embeds
-                ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize)
+                ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
                 : null;
             return new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools);
         } catch (error) {
@@ -112,10 +112,10 @@ export class LlamaLoadedModel implements LoadedModel {
         return prompt;
     }
 
-    public async embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult> {
+    public async embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult> {
         if (this.embedder == null)
             throw new Error("this model was not loaded for embeddings");
-        return this.embedder.embed(inputs);
+        return this.embedder.embed(inputs, signal);
     }
 
     public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease> {
@@ -137,6 +137,7 @@ export class LlamaLoadedModel implements LoadedModel {
 
     public stopQueueing(): void {
         this.generation?.pool.close(new ServiceShuttingDownError());
+        this.embedder?.stopQueueing(new ServiceShuttingDownError());
     }
 
     public async dispose(): Promise<void> {

@@ -111,8 +111,8 @@ export interface LoadedModel {
     prepareText(prompt: string): Promise<PreparedPrompt>,
     /** A fill-in-the-middle prompt; only when `supportsInfill`. */
     prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt>,
-    /** Strings or token-id arrays → one vector each. */
-    embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult>,
+    /** Strings or token-id arrays → one vector each; one request at a time per model, queued like sequences. */
+    embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult>,
     /** Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. */
     acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease>,
     /** Shutdown has begun: requests waiting for a sequence, and any that would wait, fail with 503 at once. */

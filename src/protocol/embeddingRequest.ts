@@ -1,14 +1,16 @@
 import {z} from "zod";
 
 /** OpenAI's `POST /v1/embeddings` body. The official SDK asks for base64 unless told otherwise. */
+/** OpenAI's limit on inputs per request. */
+const maxInputs = 2048;
 const tokenIds = z.array(z.number().int().min(0)).min(1, "a token array must not be empty");
 
 export const embeddingRequestSchema = z.object({
     input: z.union([
         z.string(),
-        z.array(z.string()).min(1, "input must not be an empty array"),
+        z.array(z.string()).min(1, "input must not be an empty array").max(maxInputs, `input may hold at most ${maxInputs} entries`),
         tokenIds,
-        z.array(tokenIds).min(1, "input must not be an empty array")
+        z.array(tokenIds).min(1, "input must not be an empty array").max(maxInputs, `input may hold at most ${maxInputs} entries`)
     ], {error: "input must be a string, an array of strings, an array of token ids, or an array of such arrays"}),
     model: z.string().min(1, "model is required"),
     dimensions: z.number().int().min(1).nullish(),

@@ -2,6 +2,7 @@ import {Router} from "express";
 import type {EmbeddingService} from "../../embeddings/embeddingService.js";
 import {embeddingRequestSchema} from "../../protocol/embeddingRequest.js";
 import {parseBody} from "../../protocol/parseBody.js";
+import {abortWhenClientLeaves} from "../clientAbort.js";
 
 /** `POST /v1/embeddings`. */
 export function embeddingsRoute(service: EmbeddingService): Router {
@@ -9,7 +10,7 @@ export function embeddingsRoute(service: EmbeddingService): Router {
     router.post("/v1/embeddings", async (req, res) => {
         const request = parseBody(embeddingRequestSchema, req.body);
         res.locals.model = request.model;
-        res.json(await service.embed(request));
+        res.json(await service.embed(request, abortWhenClientLeaves(res)));
     });
     return router;
 }

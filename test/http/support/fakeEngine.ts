@@ -71,7 +71,7 @@ export class FakeModel implements LoadedModel {
         return wordTokens(`${prefix} ${suffix}`);
     }
 
-    public async embed(inputs: ReadonlyArray<string | readonly number[]>): Promise<EmbeddingResult> {
+    public async embed(inputs: ReadonlyArray<string | readonly number[]>, _signal: AbortSignal): Promise<EmbeddingResult> {
         const lengths = inputs.map((input) => typeof input === "string" ? wordTokens(input).tokens.length : input.length);
         return {
             vectors: lengths.map((length) => [length, 0, 0, 0]),
