@@ -8,7 +8,7 @@ import {LlamaEmbedder} from "./llamaEmbedder.js";
 import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {generateOnSequence} from "./sequenceGeneration.js";
-import {historyTexts, refuseTextBeyondContext} from "./promptSizeGuard.js";
+import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {SequencePool} from "./sequencePool.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt} from "./textPrompt.js";
 import type {EmbeddingResult, GenerationOptions, JsonSchema, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition} from "./types.js";
@@ -91,7 +91,7 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public async prepareChat(history: ChatHistoryItem[], tools: readonly ToolDefinition[] = []): Promise<PreparedPrompt> {
-        await refuseTextBeyondContext(this.model, historyTexts(history), this.contextLength, {param: "messages"});
+        await refuseHistoryBeyondContext(this.model, history, this.contextLength);
         return renderChatPrompt(this.model, this.generating().chatWrapper, history, tools);
     }
 

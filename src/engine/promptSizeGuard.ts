@@ -45,6 +45,21 @@ export async function countTokensAtLeast(model: LlamaModel, texts: readonly stri
     return atLeast;
 }
 
+/**
+ * A conversation that cannot fit: more messages than the context has tokens (each message is at
+ * least one token of the template's markup; rendering 200,000 one-letter messages held the event
+ * loop for 16 s), or more text than it can hold.
+ */
+export async function refuseHistoryBeyondContext(model: LlamaModel, history: readonly ChatHistoryItem[], contextLength: number): Promise<void> {
+    const messages = history.reduce((count, item) =>
+        count + (item.type === "model" ? Math.max(1, item.response.filter((part) => typeof part !== "string").length) : 1), 0);
+    if (messages > contextLength)
+        throw new ContextLengthExceededError(
+            `This model's maximum context length is ${contextLength} tokens. However, your messages resulted in more than ` +
+            `${messages} tokens (${messages} messages of at least one token each). Please reduce the number of messages.`, "messages");
+    await refuseTextBeyondContext(model, historyTexts(history), contextLength, {param: "messages"});
+}
+
 /** The text a chat history carries, tool-call arguments and results included (their strings only: a lower bound). */
 export function historyTexts(history: readonly ChatHistoryItem[]): string[] {
     const texts: string[] = [];

@@ -1,7 +1,7 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import type {ChatHistoryItem, LlamaModel} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
-import {historyTexts, refuseTextBeyondContext} from "../../src/engine/promptSizeGuard.js";
+import {historyTexts, refuseHistoryBeyondContext, refuseTextBeyondContext} from "../../src/engine/promptSizeGuard.js";
 import {ContextLengthExceededError} from "../../src/errors.js";
 
 /** A tokenizer double: one token per word, and a record of every text it was given. */
@@ -77,6 +77,26 @@ describe("refuseTextBeyondContext", () => {
         counting = false;
         await others;
         expect(turns).toBeGreaterThan(3);
+    });
+});
+
+describe("refuseHistoryBeyondContext", () => {
+    it("refuses more messages than the context has tokens without tokenizing or rendering them", async () => {
+        const {model, calls} = wordModel();
+        const history: ChatHistoryItem[] = Array.from({length: 5}, (_, index) =>
+            index % 2 === 0 ? {type: "user", text: "a"} : {type: "model", response: ["a"]});
+        const error = await refuseHistoryBeyondContext(model, history, 4).catch((caught: unknown) => caught) as ContextLengthExceededError;
+        expect(error).toBeInstanceOf(ContextLengthExceededError);
+        expect(error.message).toContain("5 messages of at least one token each");
+        expect(calls).toEqual([]);
+        await expect(refuseHistoryBeyondContext(model, history, 5)).resolves.toBeUndefined();
+    });
+
+    it("counts each tool call of a model turn as a message, and still counts the text", async () => {
+        const {model} = wordModel();
+        const calls = Array.from({length: 3}, () => ({type: "functionCall" as const, name: "f", params: {}, result: "r"}));
+        await expect(refuseHistoryBeyondContext(model, [{type: "user", text: "go"}, {type: "model", response: calls}], 3)).rejects.toThrow("4 messages");
+        await expect(refuseHistoryBeyondContext(model, [{type: "user", text: words(20_000)}], 10_000)).rejects.toThrow("resulted in more than");
     });
 });
 
