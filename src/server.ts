@@ -49,8 +49,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
 
     const server = http.createServer(app);
-    // Long generations must not be cut by Node's default request timeout.
-    server.requestTimeout = 0;
+    // The time a client has to send its whole request: a stalled upload must not hold a socket for
+    // ever. It does not bound the response, so long generations are not cut (Node's default, explicit).
+    server.requestTimeout = 300_000;
     await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(config.port, config.host, () => resolve());
