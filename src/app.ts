@@ -22,7 +22,9 @@ export type AppDependencies = {
     registry: ModelRegistry,
     chat: ChatCompletionService,
     completions: CompletionService,
-    embeddings: EmbeddingService
+    embeddings: EmbeddingService,
+    /** Aborted with an ApiError when the server stops serving: running replies end with that error. */
+    stopping?: AbortSignal
 };
 
 /**
@@ -30,7 +32,7 @@ export type AppDependencies = {
  * (preflights end here) → health (no key) → API key → JSON body → routes → 404 → errors.
  * It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
-export function createApp({config, logger, registry, chat, completions, embeddings}: AppDependencies): express.Express {
+export function createApp({config, logger, registry, chat, completions, embeddings, stopping}: AppDependencies): express.Express {
     const app = express();
     app.disable("x-powered-by");
     app.set("etag", false);
@@ -41,9 +43,9 @@ export function createApp({config, logger, registry, chat, completions, embeddin
     app.use("/v1", requireApiKey(config.apiKeys));
     app.use(jsonBody(config.bodyLimit));
     app.use(modelsRoute(registry));
-    app.use(chatCompletionsRoute(chat, logger, {logPrompts: config.logPrompts}));
-    app.use(completionsRoute(completions, logger));
-    app.use(embeddingsRoute(embeddings));
+    app.use(chatCompletionsRoute(chat, logger, {logPrompts: config.logPrompts, stopping}));
+    app.use(completionsRoute(completions, logger, stopping));
+    app.use(embeddingsRoute(embeddings, stopping));
     app.use(notFound);
     app.use(errorHandler(logger));
     return app;

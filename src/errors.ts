@@ -85,8 +85,8 @@ export class ServerBusyError extends ApiError {
 }
 
 export class ServiceShuttingDownError extends ApiError {
-    public constructor() {
-        super(503, "The server is shutting down.", "server_error", "shutting_down");
+    public constructor(message = "The server is shutting down.") {
+        super(503, message, "server_error", "shutting_down");
     }
 }
 

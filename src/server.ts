@@ -1,3 +1,4 @@
+import {setMaxListeners} from "node:events";
 import http from "node:http";
 import type {AddressInfo} from "node:net";
 import type {Logger} from "pino";
@@ -6,6 +7,7 @@ import {ChatCompletionService} from "./chat/chatCompletionService.js";
 import {CompletionService} from "./completions/completionService.js";
 import type {Config} from "./config.js";
 import {EmbeddingService} from "./embeddings/embeddingService.js";
+import {ServiceShuttingDownError} from "./errors.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
 import {startLlamaRuntime, type Backend} from "./engine/llamaRuntime.js";
 import {ModelCatalogue} from "./models/modelCatalogue.js";
@@ -41,8 +43,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         embeds: descriptor.capabilities.includes("embeddings")
     }), config.ctxSize, logger);
     catalogue.watch(config.rescanIntervalMs, () => registry.releaseRemoved());
+    const stopping = new AbortController();
+    // Every running request listens for the end of the grace period.
+    setMaxListeners(0, stopping.signal);
     const app = createApp({
-        config, logger, registry,
+        config, logger, registry, stopping: stopping.signal,
         chat: new ChatCompletionService(registry),
         completions: new CompletionService(registry),
         embeddings: new EmbeddingService(registry)
@@ -65,7 +70,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         registry.stopQueueing();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        // At the end of the grace period, replies still running end with a 503 or an SSE error event
+        // (shutting_down) rather than a cut connection; a moment later every connection is closed.
+        const timer = setTimeout(() => {
+            stopping.abort(new ServiceShuttingDownError("The server is shutting down: this reply was cut short."));
+            setTimeout(() => server.closeAllConnections(), 1000).unref();
+        }, graceMs);
         await closed;
         clearTimeout(timer);
         await registry.dispose();

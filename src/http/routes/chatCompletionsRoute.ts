@@ -7,13 +7,13 @@ import {toApiError} from "../../errors.js";
 import {chatCompletionRequestSchema} from "../../protocol/chatCompletionRequest.js";
 import type {ChatCompletionChunk, ToolCall} from "../../protocol/chatCompletionResponse.js";
 import {parseBody} from "../../protocol/parseBody.js";
-import {abortWhenClientLeaves} from "../clientAbort.js";
+import {abortWhenClientLeaves, stopReason} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
 import {SseWriter} from "../sseWriter.js";
 import {recordUsage} from "../requestLog.js";
 
 /** `POST /v1/chat/completions`: validation and the model's work happen in the service; this file only writes. */
-export function chatCompletionsRoute(service: ChatCompletionService, logger: Logger, options: {logPrompts: boolean}): Router {
+export function chatCompletionsRoute(service: ChatCompletionService, logger: Logger, options: {logPrompts: boolean, stopping?: AbortSignal}): Router {
     const router = Router();
     router.post("/v1/chat/completions", async (req, res) => {
         const request = parseBody(chatCompletionRequestSchema, req.body);
@@ -21,13 +21,13 @@ export function chatCompletionsRoute(service: ChatCompletionService, logger: Log
         // Prompts are the user's data: logged only when the operator asked with --log-prompts.
         if (options.logPrompts)
             logger.info({event: "prompt", reqId: res.locals.requestId, model: request.model, messages: request.messages});
-        const signal = abortWhenClientLeaves(res);
+        const signal = abortWhenClientLeaves(res, options.stopping);
         const generation = await service.start(request, signal);
         try {
             if (request.stream === true)
-                await streamReply(res, generation, request.stream_options?.include_usage === true, logger);
+                await streamReply(res, generation, request.stream_options?.include_usage === true, signal, logger);
             else
-                await sendReply(res, generation);
+                await sendReply(res, generation, signal);
         } finally {
             generation.release();
         }
@@ -35,7 +35,7 @@ export function chatCompletionsRoute(service: ChatCompletionService, logger: Log
     return router;
 }
 
-async function sendReply(res: Response, generation: ChatGeneration): Promise<void> {
+async function sendReply(res: Response, generation: ChatGeneration, signal: AbortSignal): Promise<void> {
     let content = "";
     const toolCalls: ToolCall[] = [];
     const result = await consumeGeneration(generation.events, {
@@ -43,13 +43,17 @@ async function sendReply(res: Response, generation: ChatGeneration): Promise<voi
         toolCall: (index, name) => toolCalls[index] = newToolCall(name),
         toolArguments: (index, text) => toolCalls[index]!.function.arguments += text
     });
-    if (result.finishReason === "abort")
+    if (result.finishReason === "abort") {
+        const reason = stopReason(signal);
+        if (reason != null)
+            throw reason;
         return;
+    }
     recordUsage(res, result);
     res.json(chatCompletion(generation.identity, {content, toolCalls}, result));
 }
 
-async function streamReply(res: Response, generation: ChatGeneration, includeUsage: boolean, logger: Logger): Promise<void> {
+async function streamReply(res: Response, generation: ChatGeneration, includeUsage: boolean, signal: AbortSignal, logger: Logger): Promise<void> {
     const sse = new SseWriter(res);
     const {identity} = generation;
     sse.open();
@@ -63,7 +67,7 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
             toolArguments: (index, text) => send({tool_calls: [{index, function: {arguments: text}}]}),
             keepAlive: (comment) => sse.comment(comment)
         });
-        finishStream(sse, res, generation, result, includeUsage);
+        finishStream(sse, res, generation, result, includeUsage, signal);
     } catch (error) {
         const apiError = toApiError(error);
         if (apiError.status >= 500)
@@ -72,9 +76,13 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
     }
 }
 
-function finishStream(sse: SseWriter, res: Response, generation: ChatGeneration, result: GenerationResult, includeUsage: boolean): void {
-    if (result.finishReason === "abort")
+function finishStream(sse: SseWriter, res: Response, generation: ChatGeneration, result: GenerationResult, includeUsage: boolean, signal: AbortSignal): void {
+    if (result.finishReason === "abort") {
+        const reason = stopReason(signal);
+        if (reason != null)
+            sse.fail(reason.toBody());
         return;
+    }
     recordUsage(res, result);
     sse.send(chatCompletionChunk(generation.identity, {}, toFinishReason(result.finishReason), includeUsage));
     if (includeUsage)

@@ -7,18 +7,18 @@ import type {GenerationResult} from "../../engine/types.js";
 import {toApiError} from "../../errors.js";
 import {completionRequestSchema} from "../../protocol/completionRequest.js";
 import {parseBody} from "../../protocol/parseBody.js";
-import {abortWhenClientLeaves} from "../clientAbort.js";
+import {abortWhenClientLeaves, stopReason} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
 import {recordUsage} from "../requestLog.js";
 import {SseWriter} from "../sseWriter.js";
 
 /** `POST /v1/completions` (legacy text completions and fill-in-the-middle). Prompts of an array run one after another. */
-export function completionsRoute(service: CompletionService, logger: Logger): Router {
+export function completionsRoute(service: CompletionService, logger: Logger, stopping?: AbortSignal): Router {
     const router = Router();
     router.post("/v1/completions", async (req, res) => {
         const request = parseBody(completionRequestSchema, req.body);
         res.locals.model = request.model;
-        const signal = abortWhenClientLeaves(res);
+        const signal = abortWhenClientLeaves(res, stopping);
         const run = await service.start(request, signal);
         try {
             if (request.stream === true)
@@ -37,8 +37,12 @@ async function sendCompletions(res: Response, run: CompletionRun, signal: AbortS
     for (const job of run.jobs) {
         let text = run.echo ? job.promptText : "";
         const result = await consumeGeneration(run.lease.generate(job.prompt, job.options, signal), {text: (piece) => text += piece});
-        if (result.finishReason === "abort")
+        if (result.finishReason === "abort") {
+            const reason = stopReason(signal);
+            if (reason != null)
+                throw reason;
             return;
+        }
         choices.push({text, result});
     }
     recordUsage(res, sum(choices.map((choice) => choice.result)));
@@ -58,8 +62,12 @@ async function streamCompletions(res: Response, run: CompletionRun, includeUsage
                     text: (text) => sse.send(textCompletionChunk(run.identity, job.index, text, null, includeUsage)),
                     keepAlive: (comment) => sse.comment(comment)
                 });
-            if (result.finishReason === "abort")
+            if (result.finishReason === "abort") {
+                const reason = stopReason(signal);
+                if (reason != null)
+                    sse.fail(reason.toBody());
                 return;
+            }
             sse.send(textCompletionChunk(run.identity, job.index, "", toFinishReason(result.finishReason), includeUsage));
             results.push(result);
         }

@@ -5,12 +5,12 @@ import {parseBody} from "../../protocol/parseBody.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
 
 /** `POST /v1/embeddings`. */
-export function embeddingsRoute(service: EmbeddingService): Router {
+export function embeddingsRoute(service: EmbeddingService, stopping?: AbortSignal): Router {
     const router = Router();
     router.post("/v1/embeddings", async (req, res) => {
         const request = parseBody(embeddingRequestSchema, req.body);
         res.locals.model = request.model;
-        res.json(await service.embed(request, abortWhenClientLeaves(res)));
+        res.json(await service.embed(request, abortWhenClientLeaves(res, stopping)));
     });
     return router;
 }
