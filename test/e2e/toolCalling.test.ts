@@ -247,7 +247,7 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
         it("answers unenforceable schemas and impossible tool choices with 400s naming the field", async () => {
             const badSchema = client.chat.completions.create({
                 model: "m", messages: question,
-                response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "object", properties: {n: {type: "integer", minimum: 1}}}}}
+                response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "object", properties: {n: {type: "number", minimum: 1}}}}}
             });
             await expect(badSchema).rejects.toMatchObject({status: 400, param: "response_format.json_schema.schema.properties.n.minimum"});
             await expect(client.chat.completions.create({...base, tool_choice: {type: "function", function: {name: "missing"}}}))
