@@ -1,6 +1,7 @@
 import type {JsonSchema} from "../engine/types.js";
 import {PatternError, patternToGbnf} from "../engine/reply/patternGrammar.js";
-import {BadRequestError} from "../errors.js";
+import {fromClientDialects} from "./schemaDialects.js";
+import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
 
 /**
  * A client's JSON Schema → the schema the grammar is built from, or a 400 naming the first keyword
@@ -9,7 +10,9 @@ import {BadRequestError} from "../errors.js";
  *
  * Rewrites what the grammar builder does not read but can enforce the same way: `anyOf` (as
  * `oneOf`: the output matches one branch), type lists, `nullable`, `definitions`, and schemas
- * without `type` (inferred from their keywords; none at all means any JSON value).
+ * without `type` (inferred from their keywords; none at all means any JSON value). Strings'
+ * `pattern` and integers' bounds pass through to rules of chatserve's own (engine/reply/customRules.ts);
+ * other dialects (draft-07 tuples, zod's records) are read first by schemaDialects.ts.
  */
 
 /** Validation keywords the grammar cannot express. */
@@ -29,8 +32,6 @@ const anyJson: JsonSchema = {
     oneOf: [{type: ["string", "number", "boolean", "null"]}, {type: "object", additionalProperties: true}, {type: "array"}]
 };
 
-type SchemaObject = Record<string, unknown>;
-
 export function toConstrainedSchema(schema: unknown, param: string): JsonSchema {
     if (!isObject(schema))
         throw invalid(param, "a schema must be a JSON object");
@@ -47,7 +48,7 @@ function convert(input: unknown, path: string, defNames: ReadonlySet<string>): J
         return anyJson;
     if (!isObject(input))
         throw invalid(path, "a schema must be a JSON object or true");
-    const schema = withDraft7Tuple(withPropertyNamesResolved(withoutSafeIntegerBounds(input), path));
+    const schema = fromClientDialects(input, path);
     for (const keyword of Object.keys(schema))
         if (unenforceable.has(keyword))
             throw unsupported(path, keyword, `the keyword '${keyword}' cannot be enforced by constrained decoding. Remove it, or validate it yourself after the reply`);
@@ -186,35 +187,6 @@ function integerBounds(schema: SchemaObject, path: string): {minimum?: number, m
     return {...(low === undefined ? {} : {minimum: low}), ...(high === undefined ? {} : {maximum: high})};
 }
 
-/** draft-07 tuples (`items` as a list, `additionalItems`), which the AI SDK sends for `z.tuple`, in today's words. */
-function withDraft7Tuple(schema: SchemaObject): SchemaObject {
-    if (!Array.isArray(schema.items))
-        return schema;
-    const {items, additionalItems, ...rest} = schema;
-    return {...rest, prefixItems: items, ...(additionalItems === false ? {maxItems: items.length} : additionalItems === undefined ? {} : {items: additionalItems})};
-}
-
-/**
- * `propertyNames` as zod's `z.record` writes it: `{type: "string"}` says nothing (every key is a
- * string) and is dropped; an `enum` of names becomes those properties, each with the record's value
- * schema. Anything else is refused.
- */
-function withPropertyNamesResolved(schema: SchemaObject, path: string): SchemaObject {
-    const {propertyNames, ...rest} = schema;
-    if (propertyNames === undefined)
-        return schema;
-    const names = isObject(propertyNames) ? propertyNames : propertyNames === true ? {} : null;
-    const {type, enum: listed, ...other} = names ?? {};
-    if (names == null || (type !== undefined && type !== "string") || Object.keys(other).length > 0 ||
-        (listed !== undefined && !(Array.isArray(listed) && listed.every((name) => typeof name === "string"))))
-        throw unsupported(path, "propertyNames", "only 'propertyNames' of type string, or an enum of names, can be enforced by constrained decoding");
-    if (listed === undefined)
-        return rest;
-    const value = rest.additionalProperties === undefined || rest.additionalProperties === false ? true : rest.additionalProperties;
-    const properties = Object.fromEntries((listed as string[]).map((name) => [name, value]));
-    return {...rest, properties: {...properties, ...asObject(rest.properties, `${path}.properties`)}, additionalProperties: false};
-}
-
 function inferType(schema: SchemaObject): string {
     if ("properties" in schema || "additionalProperties" in schema || "required" in schema)
         return "object";
@@ -251,38 +223,4 @@ function atLeast(schema: SchemaObject, keyword: string, minimum: number, path: s
     const value = schema[keyword];
     if (typeof value === "number" && value < minimum)
         throw unsupported(path, keyword, `'${keyword}' below ${minimum} cannot be enforced: the grammar writes every listed entry`);
-}
-
-function asObject(value: unknown, path: string): SchemaObject {
-    if (value === undefined)
-        return {};
-    if (!isObject(value))
-        throw invalid(path, "must be a JSON object");
-    return value;
-}
-
-/**
- * zod's `.int()` (and so the Vercel AI SDK's tools) writes minimum and maximum ±(2^53 − 1): they
- * say "a JavaScript-safe integer", which every integer the grammar writes is. Dropped together, on
- * numbers too; a tighter bound is enforced on integers and refused on numbers.
- */
-function withoutSafeIntegerBounds(schema: SchemaObject): SchemaObject {
-    const {minimum, maximum, ...rest} = schema;
-    const lowest = minimum === undefined || (typeof minimum === "number" && minimum <= Number.MIN_SAFE_INTEGER);
-    const highest = maximum === undefined || (typeof maximum === "number" && maximum >= Number.MAX_SAFE_INTEGER);
-    return lowest && highest && (minimum !== undefined || maximum !== undefined) ? rest : schema;
-}
-
-function isObject(value: unknown): value is SchemaObject {
-    return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A schema that is valid JSON Schema but asks for what the grammar cannot enforce; `param` names the keyword. */
-function unsupported(path: string, keyword: string | null, reason: string): BadRequestError {
-    return new BadRequestError(`Invalid schema at '${path}': ${reason}.`,
-        {param: keyword == null ? path : `${path}.${keyword}`, code: "unsupported_schema_keyword"});
-}
-
-function invalid(path: string, reason: string): BadRequestError {
-    return new BadRequestError(`Invalid schema at '${path}': ${reason}.`, {param: path, code: "invalid_schema"});
 }

@@ -1,0 +1,50 @@
+import {asObject, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
+
+/**
+ * What clients write that means something the converter (constrainedSchema.ts) reads in another
+ * form: zod's safe-integer bounds, draft-07 tuples, zod's record `propertyNames`.
+ */
+export function fromClientDialects(schema: SchemaObject, path: string): SchemaObject {
+    return withDraft7Tuple(withPropertyNamesResolved(withoutSafeIntegerBounds(schema), path));
+}
+
+/**
+ * zod's `.int()` (and so the Vercel AI SDK's tools) writes minimum and maximum ±(2^53 − 1): they
+ * say "a JavaScript-safe integer", which every integer the grammar writes is. Dropped together, on
+ * numbers too; a tighter bound is enforced on integers and refused on numbers.
+ */
+function withoutSafeIntegerBounds(schema: SchemaObject): SchemaObject {
+    const {minimum, maximum, ...rest} = schema;
+    const lowest = minimum === undefined || (typeof minimum === "number" && minimum <= Number.MIN_SAFE_INTEGER);
+    const highest = maximum === undefined || (typeof maximum === "number" && maximum >= Number.MAX_SAFE_INTEGER);
+    return lowest && highest && (minimum !== undefined || maximum !== undefined) ? rest : schema;
+}
+
+/** draft-07 tuples (`items` as a list, `additionalItems`), which the AI SDK sends for `z.tuple`, in today's words. */
+function withDraft7Tuple(schema: SchemaObject): SchemaObject {
+    if (!Array.isArray(schema.items))
+        return schema;
+    const {items, additionalItems, ...rest} = schema;
+    return {...rest, prefixItems: items, ...(additionalItems === false ? {maxItems: items.length} : additionalItems === undefined ? {} : {items: additionalItems})};
+}
+
+/**
+ * `propertyNames` as zod's `z.record` writes it: `{type: "string"}` says nothing (every key is a
+ * string) and is dropped; an `enum` of names becomes those properties, each with the record's value
+ * schema. Anything else is refused.
+ */
+function withPropertyNamesResolved(schema: SchemaObject, path: string): SchemaObject {
+    const {propertyNames, ...rest} = schema;
+    if (propertyNames === undefined)
+        return schema;
+    const names = isObject(propertyNames) ? propertyNames : propertyNames === true ? {} : null;
+    const {type, enum: listed, ...other} = names ?? {};
+    if (names == null || (type !== undefined && type !== "string") || Object.keys(other).length > 0 ||
+        (listed !== undefined && !(Array.isArray(listed) && listed.every((name) => typeof name === "string"))))
+        throw unsupported(path, "propertyNames", "only 'propertyNames' of type string, or an enum of names, can be enforced by constrained decoding");
+    if (listed === undefined)
+        return rest;
+    const value = rest.additionalProperties === undefined || rest.additionalProperties === false ? true : rest.additionalProperties;
+    const properties = Object.fromEntries((listed as string[]).map((name) => [name, value]));
+    return {...rest, properties: {...properties, ...asObject(rest.properties, `${path}.properties`)}, additionalProperties: false};
+}
