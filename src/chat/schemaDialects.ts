@@ -2,10 +2,10 @@ import {asObject, isObject, unsupported, type SchemaObject} from "./schemaErrors
 
 /**
  * What clients write that means something the converter (constrainedSchema.ts) reads in another
- * form: zod's safe-integer bounds, draft-07 tuples, zod's record `propertyNames`.
+ * form: draft 4's exclusive flags, zod's safe-integer bounds, draft-07 tuples, zod's record `propertyNames`.
  */
 export function fromClientDialects(schema: SchemaObject, path: string): SchemaObject {
-    return withDraft7Tuple(withPropertyNamesResolved(withoutSafeIntegerBounds(schema), path));
+    return withDraft7Tuple(withPropertyNamesResolved(withoutSafeIntegerBounds(withDraft4FlagsRead(schema)), path));
 }
 
 /**
@@ -15,9 +15,18 @@ export function fromClientDialects(schema: SchemaObject, path: string): SchemaOb
  */
 function withoutSafeIntegerBounds(schema: SchemaObject): SchemaObject {
     const {minimum, maximum, ...rest} = schema;
-    const lowest = minimum === undefined || (typeof minimum === "number" && minimum <= Number.MIN_SAFE_INTEGER);
-    const highest = maximum === undefined || (typeof maximum === "number" && maximum >= Number.MAX_SAFE_INTEGER);
+    const lowest = minimum === undefined || (typeof minimum === "number" && minimum <= Number.MIN_SAFE_INTEGER && schema.exclusiveMinimum !== true);
+    const highest = maximum === undefined || (typeof maximum === "number" && maximum >= Number.MAX_SAFE_INTEGER && schema.exclusiveMaximum !== true);
     return lowest && highest && (minimum !== undefined || maximum !== undefined) ? rest : schema;
+}
+
+/** Draft 4's `exclusiveMinimum` / `exclusiveMaximum` flags: `false`, or a flag without its bound, says nothing and goes. */
+function withDraft4FlagsRead(schema: SchemaObject): SchemaObject {
+    const result = {...schema};
+    for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const)
+        if (typeof result[flag] === "boolean" && (result[flag] === false || result[bound] === undefined))
+            delete result[flag];
+    return result;
 }
 
 /** draft-07 tuples (`items` as a list, `additionalItems`), which the AI SDK sends for `z.tuple`, in today's words. */

@@ -81,6 +81,9 @@ describe("toConstrainedSchema", () => {
         expect(toConstrainedSchema({type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 10.5}, "p")).toEqual({type: "integer", minimum: 1, maximum: 10});
         expect(toConstrainedSchema({type: "integer", minimum: 0.5, maximum: 3, exclusiveMaximum: true}, "p")).toEqual({type: "integer", minimum: 1, maximum: 2});
         expect(toConstrainedSchema({type: "integer", minimum: -1e300, maximum: 5}, "p")).toEqual({type: "integer", minimum: -Number.MAX_SAFE_INTEGER, maximum: 5});
+        const draft4 = {type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, exclusiveMinimum: true, exclusiveMaximum: true};
+        expect(toConstrainedSchema(draft4, "p")).toEqual({type: "integer", minimum: Number.MIN_SAFE_INTEGER + 1, maximum: Number.MAX_SAFE_INTEGER - 1});
+        expect(toConstrainedSchema({type: "number", exclusiveMinimum: false, exclusiveMaximum: true}, "p")).toEqual({type: "number"});
         expect(rejection({type: "integer", minimum: 3, maximum: 2})).toMatchObject({code: "invalid_schema"});
         expect(rejection({type: "integer", minimum: 2 ** 60})).toMatchObject({code: "invalid_schema"});
         expect(rejection({type: "integer", minimum: "1"})).toMatchObject({param: "response_format.json_schema.schema.minimum", code: "invalid_schema"});

@@ -10,15 +10,20 @@ describe("markCustomRules and withCustomRules", () => {
             c: {type: "integer", minimum: 1, maximum: 3},
             d: {type: "integer"}
         }});
-        expect(schema).toEqual({type: "object", properties: {
-            a: {const: "chatserve-rule-0"}, b: {type: "array", items: {const: "chatserve-rule-0"}}, c: {const: "chatserve-rule-1"}, d: {type: "integer"}
-        }});
-        expect(rules).toEqual([{gbnf: "([x])", quoted: true}, {gbnf: "[1-3]", quoted: false}]);
-        expect(withCustomRules(`root ::= "\\"chatserve-rule-0\\"" "," "\\"chatserve-rule-1\\""`, rules)).toBe([
-            `root ::= "\\"" chatserve-rule-0 "\\"" "," chatserve-rule-1`,
-            "chatserve-rule-0 ::= ([x])",
-            "chatserve-rule-1 ::= [1-3]"
+        const [first, second] = rules.map((rule) => rule.name);
+        expect(first).toMatch(/^chatserve-rule-[0-9a-f]{16}-0$/);
+        expect(schema).toEqual({type: "object", properties: {a: {const: first}, b: {type: "array", items: {const: first}}, c: {const: second}, d: {type: "integer"}}});
+        expect(rules).toEqual([{name: first, gbnf: "([x])", quoted: true}, {name: second, gbnf: "[1-3]", quoted: false}]);
+        expect(withCustomRules(`root ::= "\\"${first}\\"" "," "\\"${second}\\""`, rules)).toBe([
+            `root ::= "\\"" ${first} "\\"" "," ${second}`,
+            `${first} ::= ([x])`,
+            `${second} ::= [1-3]`
         ].join("\n"));
+    });
+
+    it("makes markers no client can write: a fresh nonce for every schema", () => {
+        const schema = {type: "object", properties: {a: {type: "string", pattern: "^x$"}}};
+        expect(markCustomRules(schema).rules[0]!.name).not.toBe(markCustomRules(schema).rules[0]!.name);
     });
 });
 

@@ -9,7 +9,9 @@ describe("patternToGbnf", () => {
         ["uuid", "^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000)$"],
         ["email", "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$"],
         ["time", "^(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?$"],
-        ["named group, lazy quantifier, escapes", "^(?<year>\\d{4})-\\x41\\u0042\\u{1F600}.+?[^\\s\\]]\\/$"]
+        ["named group, lazy quantifier, escapes", "^(?<year>\\d{4})-\\x41\\u0042\\uD83D\\uDE00.+?[^\\s\\]]\\/$"],
+        ["a character beyond U+FFFF spelled out, in a repeated group", "^(😀)+$"],
+        ["an optional part repeated a few times", "^(a?){3}$"]
     ])("reads the regular syntax zod and clients write (%s)", (_, pattern) => {
         expect(() => patternToGbnf(pattern)).not.toThrow();
     });
@@ -17,7 +19,14 @@ describe("patternToGbnf", () => {
     it("writes the characters JSON escapes escaped, and keeps them out of excluding classes", () => {
         expect(patternToGbnf("^[\"a]$")).toBe(`(([a] | "\\\\\\""))`);
         expect(patternToGbnf("^\\\\$")).toBe(`("\\\\\\\\")`);
-        expect(patternToGbnf("^[^a]$")).toBe("([^a\\x00-\\x1F\\x22\\x5C\\x7F\\uD800-\\uDFFF])");
+        expect(patternToGbnf("^[^a]$")).toBe("([^a\\x00-\\x1F\\x22\\x5C\\x7F\\uD800-\\uDFFF\\U00010000-\\U0010FFFF])");
+    });
+
+    it("never writes a character beyond U+FFFF where a regular expression with and without the u flag would count it differently", () => {
+        // `.{1,3}`: "😀😀" is 2 characters to one reading and 4 to the other.
+        expect(patternToGbnf("^.{1,3}$")).toContain("\\U00010000-\\U0010FFFF]");
+        expect(patternToGbnf("^[\\S]$")).not.toMatch(/\\U0010FFFF/);
+        expect(patternToGbnf("^\\uD83D\\uDE00$")).toBe("([\\U0001F600])");
     });
 
     it("lets an unanchored pattern match inside any string", () => {
@@ -41,6 +50,15 @@ describe("patternToGbnf", () => {
         ["^a{2001}$", /above 2000/],
         ["^(a{1,200}){1,200}$", /repeats too much/],
         ["^[]$", /matches nothing/],
+        ["^[^\\S\\D]$", /matches nothing/],
+        ["^[^\\w\\W]$", /matches nothing/],
+        ["^😀+$", /beyond U\+FFFF/],
+        ["^[😀a]$", /beyond U\+FFFF/],
+        ["^[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]$", /beyond U\+FFFF/],
+        ["^\\u{22}$", /u flag/],
+        ["^(?:)*$", /empty string/],
+        ["^(a?)+$", /empty string/],
+        ["^(\\w*){2000}$", /empty string/],
         ["^*a$", /unexpected/]
     ])("refuses %s with a reason", (pattern, reason) => {
         expect(() => patternToGbnf(pattern)).toThrow(PatternError);

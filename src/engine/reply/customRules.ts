@@ -1,3 +1,4 @@
+import {randomBytes} from "node:crypto";
 import {integerRangeGbnf} from "./integerRange.js";
 import {patternToGbnf} from "./patternGrammar.js";
 
@@ -7,13 +8,15 @@ import {patternToGbnf} from "./patternGrammar.js";
  * integers). Each such node is stood in for by a marker constant, and the marker's literal in the
  * built grammar is then swapped for a rule of ours.
  */
-type CustomRule = {gbnf: string, quoted: boolean};
+type CustomRule = {name: string, gbnf: string, quoted: boolean};
 
 export function markCustomRules(schema: unknown): {schema: unknown, rules: CustomRule[]} {
     const rules: CustomRule[] = [];
-    const markerFor = (rule: CustomRule) => {
+    // A fresh nonce per schema: no const, enum value or property name a client writes can equal a marker.
+    const nonce = randomBytes(8).toString("hex");
+    const markerFor = (rule: Omit<CustomRule, "name">) => {
         const index = rules.findIndex((known) => known.gbnf === rule.gbnf && known.quoted === rule.quoted);
-        return {const: marker(index >= 0 ? index : rules.push(rule) - 1)};
+        return {const: marker(nonce, index >= 0 ? index : rules.push({...rule, name: marker(nonce, rules.length)}) - 1)};
     };
     const mark = (value: unknown): unknown => {
         if (Array.isArray(value))
@@ -33,15 +36,14 @@ export function markCustomRules(schema: unknown): {schema: unknown, rules: Custo
     return {schema: mark(schema), rules};
 }
 
-/** The grammar with each marker's literal (`"\"chatserve-rule-0\""`) replaced by its rule, quoted as a JSON string or bare. */
+/** The grammar with each marker's literal (`"\"chatserve-rule-…-0\""`) replaced by its rule, quoted as a JSON string or bare. */
 export function withCustomRules(grammar: string, rules: readonly CustomRule[]): string {
-    return rules.reduce((text, {gbnf, quoted}, index) => {
-        const name = marker(index);
+    return rules.reduce((text, {name, gbnf, quoted}) => {
         const use = quoted ? `"\\"" ${name} "\\""` : name;
         return `${text.replaceAll(`"\\"${name}\\""`, use)}\n${name} ::= ${gbnf}`;
     }, grammar);
 }
 
-function marker(index: number): string {
-    return `chatserve-rule-${index}`;
+function marker(nonce: string, index: number): string {
+    return `chatserve-rule-${nonce}-${index}`;
 }

@@ -24,6 +24,7 @@ export function patternToGbnf(pattern: string): string {
     const rendered = alternatives.map(({node, anchoredStart, anchoredEnd}) => {
         if (expandedSize(node) > maxExpandedSize)
             throw new PatternError(`it repeats too much to be turned into a grammar (more than ${maxExpandedSize} elements)`);
+        refuseRepeatedEmpty(node);
         return [anchoredStart ? null : `${anyJsonChar}*`, render(node), anchoredEnd ? null : `${anyJsonChar}*`].filter(Boolean).join(" ");
     });
     return rendered.length === 1 ? `(${rendered[0]})` : `(${rendered.join(" | ")})`;
@@ -35,6 +36,26 @@ function expandedSize(node: PatternNode): number {
         case "sequence": return node.items.reduce((sum, item) => sum + expandedSize(item), 0);
         case "alternatives": return node.options.reduce((sum, option) => sum + expandedSize(option), 0);
         case "repeat": return expandedSize(node.node) * Math.max(1, node.max ?? node.min + 1);
+    }
+}
+
+/**
+ * A part that can match nothing, repeated without bound (`(?:)*`, `(a?)+`), is a left recursion
+ * to llama.cpp's grammar parser, and repeated many times it outgrows the parser's limits.
+ */
+function refuseRepeatedEmpty(node: PatternNode): void {
+    if (node.kind === "repeat" && canBeEmpty(node.node) && (node.max == null || node.max > 100))
+        throw new PatternError("a part that can match the empty string is repeated without bound (or more than 100 times)");
+    const children = node.kind === "sequence" ? node.items : node.kind === "alternatives" ? node.options : node.kind === "repeat" ? [node.node] : [];
+    children.forEach(refuseRepeatedEmpty);
+}
+
+function canBeEmpty(node: PatternNode): boolean {
+    switch (node.kind) {
+        case "chars": return false;
+        case "sequence": return node.items.every(canBeEmpty);
+        case "alternatives": return node.options.some(canBeEmpty);
+        case "repeat": return node.min === 0 || canBeEmpty(node.node);
     }
 }
 
@@ -52,14 +73,24 @@ function render(node: PatternNode): string {
 
 /** Characters a JSON string holds only escaped (`"`, `\`, controls), and lone surrogates, which it cannot hold. */
 const mustEscape: Array<[number, number]> = [[0x00, 0x1f], [0x22, 0x22], [0x5c, 0x5c], [0x7f, 0x7f], [0xd800, 0xdfff]];
+/**
+ * Beyond U+FFFF: two UTF-16 units to a regular expression without the u flag, one with it. A class,
+ * `.` or `\S` never yields them (a character either reading counts alike); a pattern can spell one out.
+ */
+const astral: Array<[number, number]> = [[0x10000, 0x10ffff]];
 const escapes: Record<number, string> = {0x22: "\\\"", 0x5c: "\\\\", 0x0a: "\\n", 0x09: "\\t", 0x0d: "\\r", 0x0c: "\\f", 0x08: "\\b"};
 
 function renderChars(set: CharSet): string {
     const ranges = set.ranges.map(([low, high]): [number, number] => [low, high]);
-    if (set.negated)
-        return `[^${[...ranges, ...mustEscape].map(renderRange).join("")}]`;
+    if (set.negated) {
+        const excluded = [...ranges, ...mustEscape, ...astral];
+        if (subtract([[0, 0x10ffff]], excluded).length === 0)
+            throw new PatternError("a character class matches nothing");
+        return `[^${excluded.map(renderRange).join("")}]`;
+    }
 
-    const plain = subtract(ranges, mustEscape);
+    const spelledOut = ranges.length === 1 && ranges[0]![0] === ranges[0]![1];
+    const plain = subtract(ranges, spelledOut ? mustEscape : [...mustEscape, ...astral]);
     const escaped = [0x22, 0x5c, ...Array.from({length: 0x20}, (_, code) => code), 0x7f]
         .filter((code) => ranges.some(([low, high]) => code >= low && code <= high))
         .map((code) => gbnfLiteral(escapes[code] ?? `\\u${code.toString(16).padStart(4, "0")}`));

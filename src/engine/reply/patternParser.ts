@@ -58,6 +58,8 @@ export class PatternParser {
         const bounds = this.parseQuantifier();
         if (bounds == null)
             return node;
+        if (node.kind === "chars" && isAstral(node.set))
+            throw new PatternError(ambiguousAstral);
         this.eat("?"); // lazy: the same language
         const [min, max] = bounds;
         if (min > maxRepetition || (max ?? 0) > maxRepetition)
@@ -143,7 +145,10 @@ export class PatternParser {
 
     private classAtom(): CharSet {
         const char = this.next();
-        return char === "\\" ? this.parseEscape(true) : single(this.codePointRead());
+        const set = char === "\\" ? this.parseEscape(true) : single(this.codePointRead());
+        if (!set.negated && set.ranges.some(([low, high]) => high >= 0xd800 && low <= 0xdfff || high > 0xffff) && set.ranges.length === 1)
+            throw new PatternError(ambiguousAstral);
+        return set;
     }
 
     private parseEscape(inClass: boolean): CharSet {
@@ -166,7 +171,17 @@ export class PatternParser {
             case "v": return single(0x0b);
             case "0": return single(0);
             case "x": return single(this.hex(/^[0-9a-fA-F]{2}/));
-            case "u": return single(this.eat("{") ? this.hexUntilBrace() : this.hex(/^[0-9a-fA-F]{4}/));
+            case "u": {
+                if (this.peek() === "{")
+                    throw new PatternError("'\\u{…}' means a code point with the u flag and 'u' repeated without it; write \\uXXXX or the character");
+                const unit = this.hex(/^[0-9a-fA-F]{4}/);
+                // An escaped surrogate pair (\uD83D\uDE00) is one character either way.
+                const low = !inClass && unit >= 0xd800 && unit <= 0xdbff ? /^\\u(d[c-f][0-9a-f]{2})/i.exec(this.pattern.slice(this.position)) : null;
+                if (low == null)
+                    return single(unit);
+                this.position += low[0].length;
+                return single(0x10000 + ((unit - 0xd800) << 10) + (parseInt(low[1]!, 16) - 0xdc00));
+            }
             case "b":
                 if (inClass)
                     return single(0x08);
@@ -188,12 +203,6 @@ export class PatternParser {
         return parseInt(digits, 16);
     }
 
-    private hexUntilBrace(): number {
-        const value = this.hex(/^[0-9a-fA-F]{1,6}/);
-        if (!this.eat("}") || value > 0x10ffff)
-            throw new PatternError("a malformed \\u{…} escape");
-        return value;
-    }
 
     /** The code point whose first unit `next()` just read, taking its low surrogate too. */
     private codePointRead(): number {
@@ -223,6 +232,17 @@ export class PatternParser {
     private atEnd(): boolean {
         return this.position >= this.pattern.length;
     }
+}
+
+/**
+ * Characters beyond U+FFFF are two UTF-16 units to a regular expression without the u flag (zod's,
+ * most validators') and one with it (ajv's): where the two readings differ, the pattern is refused,
+ * and the grammar writes such characters only where a pattern spells them out.
+ */
+const ambiguousAstral = "a class or quantifier over characters beyond U+FFFF means different things with and without the u flag";
+
+function isAstral(set: CharSet): boolean {
+    return !set.negated && set.ranges.length === 1 && set.ranges[0]![0] > 0xffff;
 }
 
 function single(codePoint: number): CharSet {
