@@ -15,15 +15,20 @@ import {ContextLengthExceededError} from "../errors.js";
  * whitespace where it can be, and is allowed `slackPerSlice` tokens for what a cut can add (a
  * token split in two, the leading space SentencePiece vocabularies add). Special-token text counts
  * as one token, its least. Prompts near the limit pass on to the exact count of the whole prompt.
+ *
+ * Only text of more than `charactersPerTokenAtMost` characters per context token is counted first:
+ * anything shorter may well fit, and counting it would tokenize a prompt that fits twice (an IDE
+ * plugin's 60,000-character system prompt, on every turn).
  */
 const sliceLength = 32_768;
 const slackPerSlice = 8;
+const charactersPerTokenAtMost = 16;
 
 /** `what` names the text in the message ("messages", "input[2]"); `param` is the error's field. */
 export async function refuseTextBeyondContext(
     model: LlamaModel, texts: readonly string[], contextLength: number, {param, what = param}: {param: string, what?: string}
 ): Promise<void> {
-    if (texts.reduce((sum, text) => sum + text.length, 0) <= sliceLength)
+    if (texts.reduce((sum, text) => sum + text.length, 0) <= Math.max(sliceLength, contextLength * charactersPerTokenAtMost))
         return;
     const atLeast = await countTokensAtLeast(model, texts, contextLength);
     if (atLeast > contextLength)

@@ -1,7 +1,7 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import type {ChatHistoryItem, LlamaModel} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
-import {historyTexts, refuseHistoryBeyondContext, refuseTextBeyondContext} from "../../src/engine/promptSizeGuard.js";
+import {countTokensAtLeast, historyTexts, refuseHistoryBeyondContext, refuseTextBeyondContext} from "../../src/engine/promptSizeGuard.js";
 import {ContextLengthExceededError} from "../../src/errors.js";
 
 /** A tokenizer double: one token per word, and a record of every text it was given. */
@@ -17,9 +17,10 @@ function wordModel() {
 const words = (count: number) => Array.from({length: count}, (_, index) => `word${index % 97}`).join(" ");
 
 describe("refuseTextBeyondContext", () => {
-    it("leaves text of up to one slice (32 Ki characters) to the exact count, without tokenizing it", async () => {
+    it("leaves text that may fit (up to one slice, or 16 characters per context token) to the exact count, without tokenizing it", async () => {
         const {model, calls} = wordModel();
         await refuseTextBeyondContext(model, ["a ".repeat(8_000), "b ".repeat(8_000)], 10, {param: "messages"});
+        await refuseTextBeyondContext(model, ["a ".repeat(40_000)], 5_000, {param: "messages"});
         expect(calls).toEqual([]);
     });
 
@@ -35,7 +36,7 @@ describe("refuseTextBeyondContext", () => {
 
     it("counts across texts and names the input it was given", async () => {
         const {model} = wordModel();
-        const error = await refuseTextBeyondContext(model, [words(6_000), words(6_000)], 10_000, {param: "input", what: "input[3]"})
+        const error = await refuseTextBeyondContext(model, [words(6_000), words(6_000)], 5_000, {param: "input", what: "input[3]"})
             .catch((caught: unknown) => caught) as ContextLengthExceededError;
         expect(error.toBody().error).toMatchObject({param: "input", code: "context_length_exceeded"});
         expect(error.message).toContain("your input[3] resulted in more than");
@@ -49,7 +50,7 @@ describe("refuseTextBeyondContext", () => {
     it("cuts slices before whitespace, never inside a surrogate pair, and loses no character", async () => {
         const {model, calls} = wordModel();
         const text = words(30_000);
-        await refuseTextBeyondContext(model, [text], 1e9, {param: "prompt"});
+        await countTokensAtLeast(model, [text], Infinity);
         expect(calls.length).toBeGreaterThan(3);
         expect(calls.join("")).toBe(text);
         for (const slice of calls.slice(1))
@@ -57,7 +58,7 @@ describe("refuseTextBeyondContext", () => {
 
         const emoji = wordModel();
         const noSpaces = "😀".repeat(40_000);
-        await refuseTextBeyondContext(emoji.model, [noSpaces], 1e9, {param: "prompt"});
+        await countTokensAtLeast(emoji.model, [noSpaces], Infinity);
         expect(emoji.calls.join("")).toBe(noSpaces);
         for (const slice of emoji.calls)
             expect(slice).not.toMatch(/^[\udc00-\udfff]|[\ud800-\udbff]$/);
@@ -73,7 +74,7 @@ describe("refuseTextBeyondContext", () => {
                 await nextTurn();
             }
         })();
-        await refuseTextBeyondContext(model, [words(50_000)], 1e9, {param: "prompt"});
+        await countTokensAtLeast(model, [words(50_000)], Infinity);
         counting = false;
         await others;
         expect(turns).toBeGreaterThan(3);
@@ -96,7 +97,7 @@ describe("refuseHistoryBeyondContext", () => {
         const {model} = wordModel();
         const calls = Array.from({length: 3}, () => ({type: "functionCall" as const, name: "f", params: {}, result: "r"}));
         await expect(refuseHistoryBeyondContext(model, [{type: "user", text: "go"}, {type: "model", response: calls}], 3)).rejects.toThrow("4 messages");
-        await expect(refuseHistoryBeyondContext(model, [{type: "user", text: words(20_000)}], 10_000)).rejects.toThrow("resulted in more than");
+        await expect(refuseHistoryBeyondContext(model, [{type: "user", text: words(20_000)}], 5_000)).rejects.toThrow("resulted in more than");
     });
 });
 
