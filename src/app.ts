@@ -44,7 +44,7 @@ export function createApp({config, logger, registry, chat, completions, embeddin
     app.use(jsonBody(config.bodyLimit));
     app.use(modelsRoute(registry));
     app.use(chatCompletionsRoute(chat, logger, {logPrompts: config.logPrompts, stopping}));
-    app.use(completionsRoute(completions, logger, stopping));
+    app.use(completionsRoute(completions, logger, {logPrompts: config.logPrompts, stopping}));
     app.use(embeddingsRoute(embeddings, stopping));
     app.use(notFound);
     app.use(errorHandler(logger));

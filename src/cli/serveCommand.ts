@@ -28,7 +28,7 @@ export function serveCommand(program: Command): Command {
         .addOption(new Option("--max-queue <n>", "requests that may wait for a free sequence before 503").default(64).argParser(integer(0)))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
         .addOption(new Option("--log-level <level>", "log level").choices(logLevels).default("info"))
-        .addOption(new Option("--log-prompts", "log each request's messages (off by default: prompts are private)").default(false))
+        .addOption(new Option("--log-prompts", "log each request's messages or prompt (off by default: prompts are private)").default(false))
         .action(async (_command: string | undefined, options: ServeOptions) => {
             await serve(resolveConfig({
                 modelsDir: options.models,

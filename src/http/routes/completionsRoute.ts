@@ -13,12 +13,15 @@ import {recordUsage} from "../requestLog.js";
 import {SseWriter} from "../sseWriter.js";
 
 /** `POST /v1/completions` (legacy text completions and fill-in-the-middle). Prompts of an array run one after another. */
-export function completionsRoute(service: CompletionService, logger: Logger, stopping?: AbortSignal): Router {
+export function completionsRoute(service: CompletionService, logger: Logger, options: {logPrompts: boolean, stopping?: AbortSignal}): Router {
     const router = Router();
     router.post("/v1/completions", async (req, res) => {
         const request = parseBody(completionRequestSchema, req.body);
         res.locals.model = request.model;
-        const signal = abortWhenClientLeaves(res, stopping);
+        // Prompts (an IDE's code, too) are the user's data: logged only when the operator asked with --log-prompts.
+        if (options.logPrompts)
+            logger.info({event: "prompt", reqId: res.locals.requestId, model: request.model, prompt: request.prompt, suffix: request.suffix});
+        const signal = abortWhenClientLeaves(res, options.stopping);
         const run = await service.start(request, signal);
         try {
             if (request.stream === true)

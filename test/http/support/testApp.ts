@@ -18,9 +18,13 @@ export type TestApp = {
     loads(): number
 };
 
-export function createTestApp(options: {apiKeys?: string[], corsOrigins?: string[], bodyLimit?: string} = {}): TestApp {
-    const config = resolveConfig(options);
-    const logger = createLogger("silent");
+export function createTestApp(
+    options: {apiKeys?: string[], corsOrigins?: string[], bodyLimit?: string, logPrompts?: boolean, logLines?: string[]} = {}
+): TestApp {
+    const {logLines, ...settings} = options;
+    const config = resolveConfig(settings);
+    // With `logLines`, the log's JSON lines are kept there; otherwise nothing is logged.
+    const logger = logLines == null ? createLogger("silent") : createLogger("info", {write: (line: string) => logLines.push(line)});
     const catalogue = new StaticCatalogue(testDescriptors());
     const model = new FakeModel();
     let loads = 0;
