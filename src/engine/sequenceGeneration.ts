@@ -80,8 +80,9 @@ export async function* generateOnSequence(
             if (finish != null)
                 return result(finish, generated.length);
             if (generated.length + forced.length >= options.maxTokens) {
+                // Forced markup counts as the reply's, as everywhere: cut at max_tokens, the reply spent it all.
                 yield* shaper.cut(detokenizer.flush());
-                return result("length", generated.length);
+                return result("length", options.maxTokens);
             }
             generated.push(...forced);
             detokenizer.skip(forced);

@@ -51,8 +51,11 @@ describe("ToolCallReply", () => {
         expect(opened).toEqual({events: [], forced: grammars.tokenize("\n{\"name\": \"")});
         expect(shaper.grammar()).toEqual({grammar: "literal", choices: ["get_weather", "get_time"], suffix: "\", \"arguments\": ", optional: false});
 
-        expect(shaper.push("get_weather", plenty)).toEqual({events: []});
-        expect(shaper.push("\", \"arguments\": ", plenty)).toEqual({events: [{type: "toolCall", index: 0, name: "get_weather"}]});
+        // Both names start "get_": sampled on; "w" leaves one, whose rest and params prefix are forced.
+        expect(shaper.push("get_", plenty)).toEqual({events: []});
+        expect(shaper.push("w", plenty)).toEqual({
+            events: [{type: "toolCall", index: 0, name: "get_weather"}], forced: grammars.tokenize("eather\", \"arguments\": ")
+        });
         expect(shaper.grammar()).toEqual({grammar: "json", schema: weather.parameters});
 
         expect(shaper.push("{\"city\": ", plenty)).toEqual({events: [{type: "toolArguments", index: 0, text: "{\"city\": "}]});
@@ -62,6 +65,16 @@ describe("ToolCallReply", () => {
         expect(shaper.grammar()).toEqual({grammar: "literal", choices: ["\n<tool_call>"], suffix: "", optional: true});
 
         expect(shaper.end("")).toEqual({events: [], finish: "toolCalls"});
+    });
+
+    it("forces whatever is left of the one name and params prefix the model's text can still become", () => {
+        const opened = () => {
+            const shaper = reply("required");
+            expect(shaper.grammar()).toMatchObject({grammar: "literal"});
+            return shaper;
+        };
+        expect(opened().push("get_time\", ", plenty)).toEqual({events: [{type: "toolCall", index: 0, name: "get_time"}], forced: grammars.tokenize("\"arguments\": ")});
+        expect(opened().push("get_time\", \"arguments\": ", plenty)).toEqual({events: [{type: "toolCall", index: 0, name: "get_time"}]});
     });
 
     it("auto: plain text ends at a stop sequence or at the end of generation with finish stop", () => {

@@ -143,15 +143,22 @@ export class ToolCallReply implements ReplyShaper {
         return lead;
     }
 
+    /**
+     * The call's name, under a grammar that allows only the tools' names followed by the template's
+     * params prefix. Once one tool alone fits what the model wrote, the rest of its name and the
+     * prefix are forced rather than sampled token by token (each a decode step, and a budget a
+     * small max_tokens could spend before the call had a name).
+     */
     private pushName(text: string): ShaperStep {
         this.written += text;
-        const {paramsPrefix} = this.syntax;
-        const name = this.written.endsWith(paramsPrefix) ? this.written.slice(0, -paramsPrefix.length) : null;
-        const tool = this.format.tools.find((candidate) => candidate.name === name);
-        if (tool == null)
+        const opening = (tool: ToolDefinition) => tool.name + this.syntax.paramsPrefix;
+        const candidates = this.format.tools.filter((tool) => opening(tool).startsWith(this.written));
+        if (candidates.length !== 1)
             return {events: []};
+        const [tool] = candidates as [ToolDefinition];
+        const rest = opening(tool).slice(this.written.length);
         this.phase = "arguments";
-        return {events: [this.startArguments(tool)]};
+        return {events: [this.startArguments(tool)], ...(rest === "" ? {} : {forced: this.grammars.tokenize(rest)})};
     }
 
     private pushArguments(text: string, remainingTokens = 0): ShaperStep {
