@@ -1,5 +1,6 @@
 import type {Response} from "express";
 import {ApiError} from "../errors.js";
+import type {SseWriter} from "./sseWriter.js";
 
 /**
  * An AbortSignal that fires when the client goes away before the response is complete, or when
@@ -19,7 +20,15 @@ export function abortWhenClientLeaves(res: Response, stopping?: AbortSignal): Ab
     return controller.signal;
 }
 
-/** Why a generation stopped early if someone is still listening (the server is stopping); null when the client left. */
-export function stopReason(signal: AbortSignal): ApiError | null {
-    return signal.reason instanceof ApiError ? signal.reason : null;
+/**
+ * For a generation that ended aborted: when the server stopped it, the client is still there to
+ * read why, so the error is thrown (a reply not sent yet) or sent as the stream's error event.
+ * Nothing when the client itself left.
+ */
+export function passOnStop(signal: AbortSignal, stream?: SseWriter): void {
+    if (!(signal.reason instanceof ApiError))
+        return;
+    if (stream == null)
+        throw signal.reason;
+    stream.fail(signal.reason.toBody());
 }

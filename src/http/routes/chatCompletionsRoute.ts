@@ -7,7 +7,7 @@ import {toApiError} from "../../errors.js";
 import {chatCompletionRequestSchema} from "../../protocol/chatCompletionRequest.js";
 import type {ChatCompletionChunk, ToolCall} from "../../protocol/chatCompletionResponse.js";
 import {parseBody} from "../../protocol/parseBody.js";
-import {abortWhenClientLeaves, stopReason} from "../clientAbort.js";
+import {abortWhenClientLeaves, passOnStop} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
 import {SseWriter} from "../sseWriter.js";
 import {recordUsage} from "../requestLog.js";
@@ -43,12 +43,8 @@ async function sendReply(res: Response, generation: ChatGeneration, signal: Abor
         toolCall: (index, name) => toolCalls[index] = newToolCall(name),
         toolArguments: (index, text) => toolCalls[index]!.function.arguments += text
     });
-    if (result.finishReason === "abort") {
-        const reason = stopReason(signal);
-        if (reason != null)
-            throw reason;
-        return;
-    }
+    if (result.finishReason === "abort")
+        return passOnStop(signal);
     recordUsage(res, result);
     res.json(chatCompletion(generation.identity, {content, toolCalls}, result));
 }
@@ -77,12 +73,8 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
 }
 
 function finishStream(sse: SseWriter, res: Response, generation: ChatGeneration, result: GenerationResult, includeUsage: boolean, signal: AbortSignal): void {
-    if (result.finishReason === "abort") {
-        const reason = stopReason(signal);
-        if (reason != null)
-            sse.fail(reason.toBody());
-        return;
-    }
+    if (result.finishReason === "abort")
+        return passOnStop(signal, sse);
     recordUsage(res, result);
     sse.send(chatCompletionChunk(generation.identity, {}, toFinishReason(result.finishReason), includeUsage));
     if (includeUsage)

@@ -7,7 +7,7 @@ import type {GenerationResult} from "../../engine/types.js";
 import {toApiError} from "../../errors.js";
 import {completionRequestSchema} from "../../protocol/completionRequest.js";
 import {parseBody} from "../../protocol/parseBody.js";
-import {abortWhenClientLeaves, stopReason} from "../clientAbort.js";
+import {abortWhenClientLeaves, passOnStop} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
 import {recordUsage} from "../requestLog.js";
 import {SseWriter} from "../sseWriter.js";
@@ -40,12 +40,8 @@ async function sendCompletions(res: Response, run: CompletionRun, signal: AbortS
     for (const job of run.jobs) {
         let text = run.echo ? job.promptText : "";
         const result = await consumeGeneration(run.lease.generate(job.prompt, job.options, signal), {text: (piece) => text += piece});
-        if (result.finishReason === "abort") {
-            const reason = stopReason(signal);
-            if (reason != null)
-                throw reason;
-            return;
-        }
+        if (result.finishReason === "abort")
+            return passOnStop(signal);
         choices.push({text, result});
     }
     recordUsage(res, sum(choices.map((choice) => choice.result)));
@@ -65,12 +61,8 @@ async function streamCompletions(res: Response, run: CompletionRun, includeUsage
                     text: (text) => sse.send(textCompletionChunk(run.identity, job.index, text, null, includeUsage)),
                     keepAlive: (comment) => sse.comment(comment)
                 });
-            if (result.finishReason === "abort") {
-                const reason = stopReason(signal);
-                if (reason != null)
-                    sse.fail(reason.toBody());
-                return;
-            }
+            if (result.finishReason === "abort")
+                return passOnStop(signal, sse);
             sse.send(textCompletionChunk(run.identity, job.index, "", toFinishReason(result.finishReason), includeUsage));
             results.push(result);
         }
