@@ -6,7 +6,6 @@
  */
 export class PatternError extends Error {}
 
-
 export type CharSet = {negated: boolean, ranges: Array<[number, number]>};
 export type PatternNode =
     | {kind: "chars", set: CharSet}
@@ -146,7 +145,9 @@ export class PatternParser {
     private classAtom(): CharSet {
         const char = this.next();
         const set = char === "\\" ? this.parseEscape(true) : single(this.codePointRead());
-        if (!set.negated && set.ranges.some(([low, high]) => high >= 0xd800 && low <= 0xdfff || high > 0xffff) && set.ranges.length === 1)
+        // A character beyond U+FFFF, or half of one, in a class: one unit or two, by the flag.
+        const [low, high] = set.ranges[0]!;
+        if (!set.negated && set.ranges.length === 1 && (high > 0xffff || (high >= 0xd800 && low <= 0xdfff)))
             throw new PatternError(ambiguousAstral);
         return set;
     }
@@ -202,7 +203,6 @@ export class PatternParser {
         this.position += digits.length;
         return parseInt(digits, 16);
     }
-
 
     /** The code point whose first unit `next()` just read, taking its low surrogate too. */
     private codePointRead(): number {
