@@ -45,6 +45,14 @@ describe("integerRangeGbnf", () => {
                 expect(rule.test(spelling), spelling).toBe(false);
         });
 
+    it("as the rule for every integer, allows exactly those JavaScript reads exactly: ±(2^53 − 1)", () => {
+        const rule = asRegExp(integerRangeGbnf(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+        for (const allowed of ["9007199254740991", "-9007199254740991", "9007199254739999", "8999999999999999", "1000000000000000", "0", "-1"])
+            expect(rule.test(allowed), allowed).toBe(true);
+        for (const refused of ["9007199254740992", "-9007199254740992", "9007199254741000", "9100000000000000", "10000000000000000", "0999"])
+            expect(rule.test(refused), refused).toBe(false);
+    });
+
     it("refuses an empty or unsafe range", () => {
         expect(() => integerRangeGbnf(2, 1)).toThrow(RangeError);
         expect(() => integerRangeGbnf(0, 2 ** 53)).toThrow(RangeError);

@@ -1,5 +1,4 @@
 import {describe, expect, it} from "vitest";
-import {decimalsAtMost} from "../../src/engine/reply/grammars.js";
 import {PatternError, patternToGbnf} from "../../src/engine/reply/patternGrammar.js";
 
 // What each pattern means is checked end to end against llama.cpp's grammar engine
@@ -63,18 +62,5 @@ describe("patternToGbnf", () => {
     ])("refuses %s with a reason", (pattern, reason) => {
         expect(() => patternToGbnf(pattern)).toThrow(PatternError);
         expect(() => patternToGbnf(pattern)).toThrow(reason);
-    });
-});
-
-describe("decimalsAtMost", () => {
-    // The rule's syntax is a subset of a JavaScript regular expression's once its literals are unquoted.
-    const asRegExp = (gbnf: string) => new RegExp(`^${gbnf.replace(/"(\d*)"/g, "$1").replace(/ /g, "")}$`);
-
-    it("allows exactly the numbers of the bound's length up to the bound: integers JavaScript reads exactly", () => {
-        const rule = asRegExp(decimalsAtMost(String(Number.MAX_SAFE_INTEGER)));
-        for (const allowed of ["9007199254740991", "9007199254740990", "9007199254739999", "8999999999999999", "1000000000000000"])
-            expect(rule.test(allowed), allowed).toBe(true);
-        for (const refused of ["9007199254740992", "9007199254741000", "9100000000000000", "0999999999999999", "900719925474099"])
-            expect(rule.test(refused), refused).toBe(false);
     });
 });

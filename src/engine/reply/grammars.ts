@@ -3,6 +3,7 @@ import {
 } from "node-llama-cpp";
 import type {JsonSchema} from "../types.js";
 import {markCustomRules, withCustomRules} from "./customRules.js";
+import {integerRangeGbnf} from "./integerRange.js";
 
 /** Grammars compiled per model are kept for reuse: agents send the same tools on every turn. */
 const maxCachedGrammars = 64;
@@ -17,7 +18,7 @@ const closers = ["\"", "}", "]"];
  * refuses the rest).
  */
 const numberRules: Array<[RegExp, string]> = [
-    [/^integer-number-rule ::= .*$/m, `integer-number-rule ::= "-"? ("0" | [1-9] [0-9]{0,14} | ${decimalsAtMost(String(Number.MAX_SAFE_INTEGER))})`],
+    [/^integer-number-rule ::= .*$/m, `integer-number-rule ::= ${integerRangeGbnf(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)}`],
     [/^fractional-number-rule ::= .*$/m, "fractional-number-rule ::= \"-\"? (\"0\" | [1-9] [0-9]{0,15}) (\".\" [0-9]{1,16})? ([eE] [-+]? [0-9]{1,2})?"]
 ];
 
@@ -163,16 +164,3 @@ function gbnfString(text: string): string {
     return `"${text.replace(/[\\"]/g, (char) => `\\${char}`).replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t")}"`;
 }
 
-/** GBNF for the decimal numbers of `bound`'s length up to `bound` (no leading zero): digit by digit. */
-export function decimalsAtMost(bound: string): string {
-    const alternatives = [gbnfString(bound)];
-    for (let index = 0; index < bound.length; index++) {
-        const digit = Number(bound[index]);
-        const lowest = index === 0 ? 1 : 0;
-        const rest = bound.length - index - 1;
-        if (digit > lowest)
-            alternatives.push([index === 0 ? "" : gbnfString(bound.slice(0, index)), `[${lowest}-${digit - 1}]`, rest > 0 ? `[0-9]{${rest}}` : ""]
-                .filter(Boolean).join(" "));
-    }
-    return `(${alternatives.join(" | ")})`;
-}
