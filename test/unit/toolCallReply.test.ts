@@ -138,8 +138,8 @@ describe("ToolCallReply", () => {
         const shaper = reply("required");
         shaper.push("get_time\", \"arguments\": ", plenty);
         expect(shaper.push("{}", plenty).forced).toEqual(grammars.tokenize("}\n</tool_call>"));
-        expect(shaper.push("\n<tool", plenty)).toEqual({events: []});
-        expect(shaper.push("_call>", plenty)).toEqual({events: [], forced: grammars.tokenize("\n{\"name\": \"")});
+        // Begun, the next call's opening is forced whole.
+        expect(shaper.push("\n", plenty)).toEqual({events: [], forced: [...grammars.tokenize("<tool_call>"), ...grammars.tokenize("\n{\"name\": \"")]});
         expect(shaper.push("get_weather\", \"arguments\": ", plenty).events).toEqual([{type: "toolCall", index: 1, name: "get_weather"}]);
         expect(shaper.push("{\"city\":\"x\"}", plenty).events).toEqual([{type: "toolArguments", index: 1, text: "{\"city\":\"x\"}"}]);
     });

@@ -98,12 +98,14 @@ export class ToolCallReply implements ReplyShaper {
                 return this.pushName(text);
             case "arguments":
                 return this.pushArguments(text, remainingTokens);
-            case "next":
+            case "next": {
+                // The grammar allows ending here, or the whole opening of another call: once the model
+                // has begun the opening, the rest of it is forced.
                 this.written += text;
-                if (this.written !== this.nextCallOpening)
-                    return {events: []};
+                const rest = this.nextCallOpening.slice(this.written.length);
                 this.phase = this.startName();
-                return {events: [], forced: this.afterTrigger};
+                return {events: [], forced: [...(rest === "" ? [] : this.grammars.tokenize(rest)), ...this.afterTrigger]};
+            }
         }
     }
 
