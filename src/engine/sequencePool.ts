@@ -16,6 +16,8 @@ type Waiter<S> = {prompt: readonly number[], resolve: (sequence: S) => void, rej
 export class SequencePool<S extends PooledSequence> {
     private readonly free: S[];
     private readonly waiters: Waiter<S>[] = [];
+    /** Each leased sequence's request signal: one aborted is about to come back. */
+    private readonly holders = new Map<S, AbortSignal>();
     private readonly size: number;
     private idleListeners: Array<() => void> = [];
     /** Set once the pool takes no more waiters (shutdown): why they are refused. */
@@ -33,10 +35,12 @@ export class SequencePool<S extends PooledSequence> {
     public acquire(prompt: readonly number[], signal: AbortSignal): Promise<S> {
         signal.throwIfAborted();
         if (this.free.length > 0)
-            return Promise.resolve(this.takeBestFor(prompt));
+            return Promise.resolve(this.lease(this.takeBestFor(prompt), signal));
         if (this.closedWith != null)
             return Promise.reject(this.closedWith);
-        if (this.waiters.length >= this.maxQueue)
+        // A sequence whose client has gone is as good as free: its generation stops at the next step
+        // (a few ms). Counted busy, an IDE's next keystroke right after cancelling one got a 503.
+        if (this.waiters.length >= this.maxQueue + this.returning())
             return Promise.reject(new ServerBusyError(1));
 
         return new Promise<S>((resolve, reject) => {
@@ -50,7 +54,7 @@ export class SequencePool<S extends PooledSequence> {
                 prompt,
                 resolve: (sequence) => {
                     signal.removeEventListener("abort", onAbort);
-                    resolve(sequence);
+                    resolve(this.lease(sequence, signal));
                 },
                 reject: (error) => {
                     signal.removeEventListener("abort", onAbort);
@@ -63,6 +67,7 @@ export class SequencePool<S extends PooledSequence> {
     }
 
     public release(sequence: S): void {
+        this.holders.delete(sequence);
         this.free.push(sequence);
         const waiter = this.waiters.shift();
         if (waiter != null)
@@ -83,6 +88,20 @@ export class SequencePool<S extends PooledSequence> {
         this.closedWith ??= error;
         for (const waiter of this.waiters.splice(0))
             waiter.reject(error);
+    }
+
+    private lease(sequence: S, signal: AbortSignal): S {
+        this.holders.set(sequence, signal);
+        return sequence;
+    }
+
+    /** Leased sequences whose request was aborted: they come back within a decode step. */
+    private returning(): number {
+        let count = 0;
+        for (const signal of this.holders.values())
+            if (signal.aborted)
+                count++;
+        return count;
     }
 
     private takeBestFor(prompt: readonly number[]): S {

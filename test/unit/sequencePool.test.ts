@@ -64,6 +64,20 @@ describe("SequencePool", () => {
         await expect(pool.acquire([], never())).rejects.toBeInstanceOf(ServerBusyError);
     });
 
+    it("counts a sequence whose request was aborted as coming back: the next request waits for it instead of a 503", async () => {
+        const pool = new SequencePool([seq("a")], 0);
+        const cancelled = new AbortController();
+        const sequence = await pool.acquire([], cancelled.signal);
+        await expect(pool.acquire([], never())).rejects.toBeInstanceOf(ServerBusyError);
+
+        cancelled.abort();
+        const next = pool.acquire([], never());
+        await expect(pool.acquire([], never())).rejects.toBeInstanceOf(ServerBusyError);
+        pool.release(sequence);
+        await expect(next).resolves.toBe(sequence);
+        await expect(pool.acquire([], never())).rejects.toBeInstanceOf(ServerBusyError);
+    });
+
     it("removes an aborted waiter from the queue at once, rejecting with the abort reason", async () => {
         const a = seq("a");
         const pool = new SequencePool([a], 4);
