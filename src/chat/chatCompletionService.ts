@@ -33,6 +33,8 @@ export type ModelSource = {acquire(id: string, capability: ModelCapability): Pro
 /** A generation that holds a sequence: iterate `events`, then `release()` in a finally. */
 export type ChatGeneration = {
     identity: ReplyIdentity,
+    /** `tool_choice` "required" or named: the reply is calls from its first token, so its content is null. */
+    opensWithCall: boolean,
     events: AsyncGenerator<GenerationEvent, GenerationResult>,
     release(): void
 };
@@ -58,6 +60,7 @@ export class ChatCompletionService {
         const lease = await model.acquireSequence(prompt, signal);
         return {
             identity: newReplyIdentity(request.model),
+            opensWithCall: format.type === "toolCalls" && format.choice !== "auto" && format.choice !== "none",
             events: lease.generate(prompt, options, signal),
             release: () => lease.release()
         };

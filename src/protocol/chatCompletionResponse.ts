@@ -40,7 +40,7 @@ export type ChatCompletionChunk = {
     system_fingerprint: string,
     choices: Array<{
         index: number,
-        delta: {role?: "assistant", content?: string, tool_calls?: ToolCallDelta[]},
+        delta: {role?: "assistant", content?: string | null, tool_calls?: ToolCallDelta[]},
         logprobs: null,
         finish_reason: FinishReason | null
     }>,

@@ -66,6 +66,14 @@ describe("tool calls over HTTP", () => {
         expect(deltas.slice(0, -1).every((choice) => choice.finish_reason === null)).toBe(true);
     });
 
+    it("streamed with tool_choice required: the first chunk announces the role with content null, as OpenAI's", async () => {
+        const t = createTestApp();
+        t.model.script = {pieces: twoCalls.slice(1, 4), finish: "toolCalls"};
+        const res = await request(t.app).post("/v1/chat/completions")
+            .send(chatRequest({tools: [weather], tool_choice: "required", stream: true})).buffer(true).expect(200);
+        expect(JSON.parse(dataEvents(res.text)[0]!).choices[0].delta).toEqual({role: "assistant", content: null});
+    });
+
     it("passes a JSON response_format to the engine", async () => {
         const t = createTestApp();
         t.model.script = {pieces: ["{\"a\":", " 1}"]};

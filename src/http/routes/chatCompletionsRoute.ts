@@ -53,8 +53,9 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
     const sse = new SseWriter(res);
     const {identity} = generation;
     sse.open();
-    // OpenAI's first chunk announces the role with empty content.
-    sse.send(chatCompletionChunk(identity, {role: "assistant", content: ""}, null, includeUsage));
+    // OpenAI's first chunk announces the role, with empty content, or none for a reply of calls
+    // (the Vercel AI SDK otherwise emits an empty text part before them).
+    sse.send(chatCompletionChunk(identity, {role: "assistant", content: generation.opensWithCall ? null : ""}, null, includeUsage));
     try {
         const send = (delta: ChatCompletionChunk["choices"][number]["delta"]) => sse.send(chatCompletionChunk(identity, delta, null, includeUsage));
         const result = await consumeGeneration(generation.events, {
