@@ -38,8 +38,13 @@ export function newToolCall(name: string): ToolCall {
     return {id: `call_${randomBytes(12).toString("hex")}`, type: "function", function: {name, arguments: ""}};
 }
 
-/** A non-streamed reply: with tool calls and no text before them, `content` is null as in OpenAI's replies. */
-export function chatCompletion(identity: ReplyIdentity, reply: {content: string, toolCalls: ToolCall[]}, result: GenerationResult): ChatCompletion {
+/**
+ * A non-streamed reply: with tool calls and no text before them, `content` is null as in OpenAI's
+ * replies. A reasoning model's thought is `reasoning_content`, as llama-server and DeepSeek's API send it.
+ */
+export function chatCompletion(
+    identity: ReplyIdentity, reply: {content: string, reasoning?: string, toolCalls: ToolCall[]}, result: GenerationResult
+): ChatCompletion {
     const hasCalls = reply.toolCalls.length > 0;
     return {
         ...identity,
@@ -50,6 +55,7 @@ export function chatCompletion(identity: ReplyIdentity, reply: {content: string,
             message: {
                 role: "assistant",
                 content: hasCalls && reply.content === "" ? null : reply.content,
+                ...(reply.reasoning == null || reply.reasoning === "" ? {} : {reasoning_content: reply.reasoning}),
                 refusal: null,
                 ...(hasCalls ? {tool_calls: reply.toolCalls} : {})
             },

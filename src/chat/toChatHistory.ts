@@ -31,6 +31,9 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                 const previous = history.at(-1);
                 const continues = afterToolResult && previous?.type === "model";
                 const response: ChatModelResponse["response"] = continues ? previous.response : [];
+                // The template decides whether an earlier thought is shown to the model again (most drop it).
+                if (message.reasoning_content != null && message.reasoning_content !== "")
+                    response.push({type: "segment", segmentType: "thought", text: message.reasoning_content, ended: true});
                 if (message.content != null)
                     response.push(contentText(message.content, index));
                 message.tool_calls?.forEach((call, callIndex) => {

@@ -1,5 +1,5 @@
 import {LlamaText, type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel, type Token} from "node-llama-cpp";
-import type {PreparedPrompt, ToolCallSyntax, ToolDefinition} from "./types.js";
+import type {PreparedPrompt, ThoughtMarkers, ToolCallSyntax, ToolDefinition} from "./types.js";
 
 /**
  * Renders a conversation with the model's own chat template (node-llama-cpp's wrapper for it:
@@ -15,9 +15,8 @@ export function renderChatPrompt(
 ): PreparedPrompt {
     // An empty model turn at the end asks the template for the assistant's opening; a client that
     // ends with its own assistant text gets that text continued instead.
-    const chatHistory: ChatHistoryItem[] = history.at(-1)?.type === "model"
-        ? [...history]
-        : [...history, {type: "model", response: []}];
+    const continuesReply = history.at(-1)?.type === "model";
+    const chatHistory: ChatHistoryItem[] = continuesReply ? [...history] : [...history, {type: "model", response: []}];
 
     const availableFunctions: ChatModelFunctions | undefined = tools.length === 0
         ? undefined
@@ -35,11 +34,38 @@ export function renderChatPrompt(
             stopTokens.push(tokens[0]!);
     }
 
+    const thought = thoughtMarkers(model, chatWrapper, contextText, !continuesReply);
     return {
         tokens: contextText.tokenize(model.tokenizer),
         stopTokens,
         stopStrings,
-        ...(tools.length > 0 ? {toolSyntax: toolCallSyntax(chatWrapper)} : {})
+        ...(tools.length > 0 ? {toolSyntax: toolCallSyntax(chatWrapper)} : {}),
+        ...(thought == null ? {} : {thought})
+    };
+}
+
+/**
+ * The thought markers of a reasoning model's template (node-llama-cpp reads them from the
+ * template or the vocabulary: `<think>`, `[THINK]` …), as text. Markers that are special tokens
+ * detokenize to nothing, so a reply could never be split on them: those are left alone.
+ *
+ * Templates that open the thought in the assistant's opening (Qwen3's as node-llama-cpp reads it,
+ * DeepSeek R1's newer ones) are rendered without it; node-llama-cpp's own chat writes it before
+ * the model's first token, and so does chatserve, as the reply's forced opening.
+ */
+function thoughtMarkers(model: LlamaModel, chatWrapper: ChatWrapper, prompt: LlamaText, newReply: boolean): ThoughtMarkers | undefined {
+    const {prefix, suffix, openOnResponseStart} = chatWrapper.settings.segments?.thought ?? {};
+    if (!LlamaText.isLlamaText(prefix) || !LlamaText.isLlamaText(suffix))
+        return undefined;
+    const open = readableText(model, prefix);
+    const close = readableText(model, suffix);
+    if (open == null || close == null)
+        return undefined;
+    return {
+        open,
+        close,
+        opened: prompt.toString().trimEnd().endsWith(open),
+        opening: newReply && openOnResponseStart === true ? prefix.tokenize(model.tokenizer, "trimLeadingSpace") : []
     };
 }
 
@@ -55,4 +81,11 @@ function toolCallSyntax(chatWrapper: ChatWrapper): ToolCallSyntax {
 
 function isPlainText(text: LlamaText): boolean {
     return text.values.every((value) => typeof value === "string");
+}
+
+/** A marker's text, trimmed, if a reply spells it out (its tokens are not special ones, which detokenize to nothing). */
+function readableText(model: LlamaModel, marker: LlamaText): string | undefined {
+    const text = marker.toString().trim();
+    const spelled = model.detokenize(marker.tokenize(model.tokenizer, "trimLeadingSpace"), false).trim();
+    return text !== "" && spelled === text ? text : undefined;
 }

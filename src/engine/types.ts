@@ -53,7 +53,19 @@ export type PreparedPrompt = {
     /** Text markers that end the reply in templates without an end token ("### Human"). */
     stopStrings: string[],
     /** How this template writes a tool call; set when the prompt was rendered with tools. */
-    toolSyntax?: ToolCallSyntax
+    toolSyntax?: ToolCallSyntax,
+    /** How a reasoning model's template marks its thought; set for templates that have one. */
+    thought?: ThoughtMarkers
+};
+
+/** The text around a reasoning model's thought (`<think>` … `</think>`), trimmed. */
+export type ThoughtMarkers = {
+    open: string,
+    close: string,
+    /** The rendered prompt ends with `open`: the reply begins inside the thought. */
+    opened: boolean,
+    /** `open` as tokens, when the reply must begin with it (the template opens every reply's thought); else none. */
+    opening: Token[]
 };
 
 /** The text around a tool call, from the chat template (`<tool_call>{"name": "` … `", "arguments": ` … `}</tool_call>`). */
@@ -70,6 +82,8 @@ export type ToolCallSyntax = {
 
 export type GenerationEvent =
     | {type: "text", text: string}
+    /** A reasoning model's thought, apart from its answer. */
+    | {type: "reasoning", text: string}
     /** Prompt processing advanced; lets the HTTP layer keep an idle stream alive. */
     | {type: "progress", evaluatedTokens: number, totalTokens: number}
     /** A tool call begins (its arguments follow as `toolArguments` pieces). */

@@ -3,6 +3,8 @@ import type {GenerationEvent, GenerationResult} from "../engine/types.js";
 /** Where each kind of generation event goes (an SSE chunk, or a reply being assembled). */
 export type GenerationHandlers = {
     text(text: string): void,
+    /** A reasoning model's thought (only chat prompts have one). */
+    reasoning?(text: string): void,
     toolCall?(index: number, name: string): void,
     toolArguments?(index: number, text: string): void,
     /** Prompt processing advanced: a comment keeps idle connections and proxies open. */
@@ -32,6 +34,9 @@ function handle(event: GenerationEvent, handlers: GenerationHandlers): void {
     switch (event.type) {
         case "text":
             handlers.text(event.text);
+            break;
+        case "reasoning":
+            handlers.reasoning?.(event.text);
             break;
         case "toolCall":
             handlers.toolCall?.(event.index, event.name);

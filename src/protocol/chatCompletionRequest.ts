@@ -30,6 +30,8 @@ export const chatMessageSchema = z.discriminatedUnion("role", [
     z.object({
         role: z.literal("assistant"),
         content: content.nullish(),
+        /** A reasoning model's thought, as chatserve (and llama-server) sent it. */
+        reasoning_content: z.string().nullish(),
         name: z.string().optional(),
         refusal: z.string().nullish(),
         tool_calls: z.array(toolCall).nullish()

@@ -25,7 +25,7 @@ export type ChatCompletion = {
     system_fingerprint: string,
     choices: Array<{
         index: number,
-        message: {role: "assistant", content: string | null, refusal: null, tool_calls?: ToolCall[]},
+        message: {role: "assistant", content: string | null, reasoning_content?: string, refusal: null, tool_calls?: ToolCall[]},
         logprobs: null,
         finish_reason: FinishReason
     }>,
@@ -40,7 +40,7 @@ export type ChatCompletionChunk = {
     system_fingerprint: string,
     choices: Array<{
         index: number,
-        delta: {role?: "assistant", content?: string | null, tool_calls?: ToolCallDelta[]},
+        delta: {role?: "assistant", content?: string | null, reasoning_content?: string, tool_calls?: ToolCallDelta[]},
         logprobs: null,
         finish_reason: FinishReason | null
     }>,

@@ -37,16 +37,18 @@ export function chatCompletionsRoute(service: ChatCompletionService, logger: Log
 
 async function sendReply(res: Response, generation: ChatGeneration, signal: AbortSignal): Promise<void> {
     let content = "";
+    let reasoning = "";
     const toolCalls: ToolCall[] = [];
     const result = await consumeGeneration(generation.events, {
         text: (text) => content += text,
+        reasoning: (text) => reasoning += text,
         toolCall: (index, name) => toolCalls[index] = newToolCall(name),
         toolArguments: (index, text) => toolCalls[index]!.function.arguments += text
     });
     if (result.finishReason === "abort")
         return passOnStop(signal);
     recordUsage(res, result);
-    res.json(chatCompletion(generation.identity, {content, toolCalls}, result));
+    res.json(chatCompletion(generation.identity, {content, reasoning, toolCalls}, result));
 }
 
 async function streamReply(res: Response, generation: ChatGeneration, includeUsage: boolean, signal: AbortSignal, logger: Logger): Promise<void> {
@@ -60,6 +62,7 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
         const send = (delta: ChatCompletionChunk["choices"][number]["delta"]) => sse.send(chatCompletionChunk(identity, delta, null, includeUsage));
         const result = await consumeGeneration(generation.events, {
             text: (text) => send({content: text}),
+            reasoning: (text) => send({reasoning_content: text}),
             toolCall: (index, name) => send({tool_calls: [{index, ...newToolCall(name)}]}),
             toolArguments: (index, text) => send({tool_calls: [{index, function: {arguments: text}}]}),
             keepAlive: (comment) => sse.comment(comment)

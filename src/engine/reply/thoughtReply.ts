@@ -1,0 +1,134 @@
+import type {LlamaGrammarEvaluationState, Token, TokenBias} from "node-llama-cpp";
+import type {GenerationEvent, ThoughtMarkers} from "../types.js";
+import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
+
+type Phase = "start" | "thinking" | "answerStart" | "answer";
+
+/**
+ * A reasoning model's thought (`<think>…</think>` at the start of its reply, the opening marker
+ * forced when the template opens every reply's thought) as `reasoning` events,
+ * the rest handed to the reply's own shaper as if the reply began after the thought: what
+ * llama-server sends as `reasoning_content`. Whitespace around the thought and before the answer
+ * is the template's layout, not the model's words, so it is dropped.
+ *
+ * Only replies with no forced opening are wrapped (text, tool calls the model may choose), and
+ * those have no grammar until the model writes a call, so the grammar and bias are the inner
+ * shaper's throughout. Stop sequences apply to the answer only: a client's `stop: ["\n\n"]` must not
+ * end a reply in the middle of its thinking.
+ */
+export class ThoughtReply implements ReplyShaper {
+    /** The thought's opening marker, when the template has every reply begin with it. */
+    public readonly opening: {tokens: Token[], events: GenerationEvent[]};
+    private phase: Phase;
+    /** Text not handed on yet: a possible start of the opening marker, or of the closing one, or trailing whitespace. */
+    private held = "";
+    /** Whether the thought has had a word yet: whitespace before it is layout. */
+    private thoughtStarted = false;
+
+    public constructor(private readonly inner: ReplyShaper, private readonly markers: ThoughtMarkers) {
+        this.opening = {tokens: markers.opening, events: []};
+        this.phase = markers.opened || markers.opening.length > 0 ? "thinking" : "start";
+    }
+
+    public grammar(): LlamaGrammarEvaluationState | undefined {
+        return this.inner.grammar();
+    }
+
+    public tokenBias(remainingTokens: number): TokenBias | undefined {
+        return this.inner.tokenBias(remainingTokens);
+    }
+
+    public push(text: string, remainingTokens: number): ShaperStep {
+        this.held += text;
+        const events: GenerationEvent[] = [];
+        if (this.phase === "start")
+            this.readStart();
+        if (this.phase === "thinking")
+            events.push(...this.readThought());
+        if (this.phase === "answerStart") {
+            this.held = this.held.trimStart();
+            if (this.held !== "")
+                this.phase = "answer";
+        }
+        if (this.phase !== "answer")
+            return {events};
+        const rest = this.held;
+        this.held = "";
+        const step = this.inner.push(rest, remainingTokens);
+        return {...step, events: [...events, ...step.events]};
+    }
+
+    public end(rest: string): ShaperStep {
+        const events = this.settle(rest);
+        const step = this.inner.end(this.takeAnswer());
+        return {...step, events: [...events, ...step.events]};
+    }
+
+    public cut(rest: string): GenerationEvent[] {
+        const events = this.settle(rest);
+        return [...events, ...this.inner.cut(this.takeAnswer())];
+    }
+
+    /** The reply's first characters: the thought's opening marker (after any whitespace), or the answer. */
+    private readStart(): void {
+        const lead = this.held.trimStart();
+        if (lead.startsWith(this.markers.open)) {
+            this.held = lead.slice(this.markers.open.length);
+            this.phase = "thinking";
+        } else if (!this.markers.open.startsWith(lead))
+            this.phase = "answer";
+    }
+
+    /** Thought text up to the closing marker; a possible start of the marker, and trailing whitespace, stay held. */
+    private readThought(): GenerationEvent[] {
+        const close = this.held.indexOf(this.markers.close);
+        if (close >= 0) {
+            const thought = this.held.slice(0, close);
+            this.held = this.held.slice(close + this.markers.close.length);
+            this.phase = "answerStart";
+            return reasoning(this.unheldThought(thought.trimEnd()));
+        }
+        const beforeMarker = this.held.slice(0, this.held.length - partialSuffixLength(this.held, this.markers.close));
+        const ready = beforeMarker.trimEnd();
+        this.held = this.held.slice(ready.length);
+        return reasoning(this.unheldThought(ready));
+    }
+
+    /** Leading whitespace of the thought is layout: dropped until its first word. */
+    private unheldThought(text: string): string {
+        if (!this.thoughtStarted)
+            text = text.trimStart();
+        this.thoughtStarted ||= text !== "";
+        return text;
+    }
+
+    /** The reply ended: a thought never closed keeps what was held back, as thought. */
+    private settle(rest: string): GenerationEvent[] {
+        this.held += rest;
+        if (this.phase === "start")
+            this.phase = "answer";
+        if (this.phase !== "thinking")
+            return [];
+        const thought = this.unheldThought(this.held.trimEnd());
+        this.held = "";
+        return reasoning(thought);
+    }
+
+    private takeAnswer(): string {
+        const answer = this.phase === "answerStart" ? this.held.trimStart() : this.phase === "answer" ? this.held : "";
+        this.held = "";
+        return answer;
+    }
+}
+
+function reasoning(text: string): GenerationEvent[] {
+    return text === "" ? [] : [{type: "reasoning", text}];
+}
+
+/** The length of the longest end of `text` that begins `marker` (a marker split across tokens). */
+function partialSuffixLength(text: string, marker: string): number {
+    for (let length = Math.min(text.length, marker.length - 1); length > 0; length--)
+        if (marker.startsWith(text.slice(text.length - length)))
+            return length;
+    return 0;
+}
