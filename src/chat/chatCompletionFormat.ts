@@ -17,7 +17,8 @@ export function toUsage(result: GenerationResult): Usage {
         prompt_tokens: result.promptTokens,
         completion_tokens: result.completionTokens,
         total_tokens: result.promptTokens + result.completionTokens,
-        prompt_tokens_details: {cached_tokens: result.cachedTokens}
+        prompt_tokens_details: {cached_tokens: result.cachedTokens},
+        ...(result.reasoningTokens == null ? {} : {completion_tokens_details: {reasoning_tokens: result.reasoningTokens}})
     };
 }
 

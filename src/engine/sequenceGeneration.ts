@@ -40,10 +40,12 @@ export async function* generateOnSequence(
     // Keep at most all but the last prompt token: the sampler needs logits from a fresh evaluation.
     await sequence.adaptStateToTokens(prompt.tokens.slice(0, -1), false);
     const cachedTokens = sequence.nextTokenIndex;
-    const result = (finishReason: FinishReason, completionTokens: number): GenerationResult =>
-        ({finishReason, promptTokens, cachedTokens, completionTokens});
-
     const shaper = createReplyShaper(prompt, options, grammars);
+    const result = (finishReason: FinishReason, completionTokens: number): GenerationResult => ({
+        finishReason, promptTokens, cachedTokens, completionTokens,
+        ...(shaper.reasoningTokens == null ? {} : {reasoningTokens: Math.min(shaper.reasoningTokens, completionTokens)})
+    });
+
     // A forced opening (a tool call's) that does not fit the budget is not evaluated at all (it could
     // overflow the context), nor is the prompt: the reply is that opening cut at max_tokens.
     if (shaper.opening.tokens.length >= options.maxTokens)

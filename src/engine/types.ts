@@ -97,7 +97,9 @@ export type GenerationResult = {
     promptTokens: number,
     /** Prompt tokens whose evaluation was reused from the sequence's cache. */
     cachedTokens: number,
-    completionTokens: number
+    completionTokens: number,
+    /** Of the completion tokens, those of a reasoning model's thought; set when the reply could have one. */
+    reasoningTokens?: number
 };
 
 /** Exclusive use of one sequence of a loaded model, until `release()`. */

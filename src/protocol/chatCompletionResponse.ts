@@ -14,7 +14,9 @@ export type Usage = {
     prompt_tokens: number,
     completion_tokens: number,
     total_tokens: number,
-    prompt_tokens_details: {cached_tokens: number}
+    prompt_tokens_details: {cached_tokens: number},
+    /** For a reasoning model: how many of the completion tokens were its thought. */
+    completion_tokens_details?: {reasoning_tokens: number}
 };
 
 export type ChatCompletion = {

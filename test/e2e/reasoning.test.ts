@@ -32,6 +32,8 @@ describe("reasoning models", () => {
         // The forced `<think>\n` (`<think>`, `▁`, `\n` in this vocabulary) and every scripted token but the end of turn are the reply's.
         const forcedOpening = 3;
         expect(reply.usage!.completion_tokens).toBe(forcedOpening + THINKING_SCRIPT.length - 1);
+        // The opening, " think", " first" and "</think>".
+        expect(reply.usage!.completion_tokens_details).toEqual({reasoning_tokens: forcedOpening + 3});
     });
 
     it("streams the thought as reasoning_content deltas before the answer's content deltas", async () => {
@@ -65,6 +67,7 @@ describe("reasoning models", () => {
         expect(message.reasoning_content).toBe("think");
         expect(message.content).toBe("");
         expect(reply.usage!.completion_tokens).toBe(4);
+        expect(reply.usage!.completion_tokens_details).toEqual({reasoning_tokens: 4});
     });
 
     it("applies stop sequences to the answer, not the thought", async () => {

@@ -40,11 +40,12 @@ describe("ThoughtReply", () => {
     });
 
     it("keeps whitespace inside the thought and the answer, dropping only the layout around them", () => {
-        expect(shape(chars("  <think>\n\na\n\nb \n</think>\n\nx\n  y"))).toEqual({reasoning: "a\n\nb", text: "x\n  y", finish: "stop"});
+        expect(shape(chars("<think>\n\na\n\nb \n</think>\n\nx\n  y"))).toEqual({reasoning: "a\n\nb", text: "x\n  y", finish: "stop"});
     });
 
     it("leaves a reply that does not open with the marker as it is, a marker later in it included", () => {
         expect(shape(chars("  Hi <think>x</think>"))).toEqual({reasoning: "", text: "  Hi <think>x</think>", finish: "stop"});
+        expect(shape(chars("\n<think>x</think>"))).toEqual({reasoning: "", text: "\n<think>x</think>", finish: "stop"});
         expect(shape(chars("<thinking aloud"))).toEqual({reasoning: "", text: "<thinking aloud", finish: "stop"});
         expect(shape(chars("<th"))).toEqual({reasoning: "", text: "<th", finish: "stop"});
     });
@@ -64,8 +65,20 @@ describe("ThoughtReply", () => {
         expect(shape(chars("<think>cut here"), {ending: "cut"})).toEqual({reasoning: "cut here", text: "", finish: undefined});
     });
 
-    it("applies stop sequences to the answer only", () => {
+    it("counts the thought's tokens, markers included, for usage", () => {
+        const count = (pieces: string[], markers = think) => {
+            const reply = new ThoughtReply(new TextReply([]), markers);
+            pieces.forEach((piece) => reply.push(piece, 100));
+            return reply.reasoningTokens;
+        };
+        expect(count(["<th", "ink>", "a", " b", "</think>", "Hi", " there"])).toBe(5);
+        expect(count(["a</think>", "Hi"], {...think, opening: [1, 2] as Token[]})).toBe(3);
+        expect(count(["<", "p>"])).toBe(0);
+    });
+
+    it("applies stop sequences to the answer only, and to a reply that opens with one", () => {
         expect(shape(chars("<think>a\n\nb</think>x\n\ny"), {stops: ["\n\n"]})).toEqual({reasoning: "a\n\nb", text: "x", finish: "stop"});
+        expect(shape(chars("\n\n\nmore"), {stops: ["\n\n\n"]})).toEqual({reasoning: "", text: "", finish: "stop"});
     });
 
     it("streams the thought as it comes, holding back only what could be the closing marker or trailing whitespace", () => {

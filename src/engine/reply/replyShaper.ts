@@ -28,6 +28,8 @@ export interface ReplyShaper {
     end(rest: string): ShaperStep;
     /** The token budget ran out: whatever is still held back. */
     cut(rest: string): GenerationEvent[];
+    /** Tokens of the reply that were a reasoning model's thought, for shapers that split one off. */
+    readonly reasoningTokens?: number;
 }
 
 export function textEvents(text: string): GenerationEvent[] {

@@ -5,7 +5,7 @@ import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
 type Phase = "start" | "thinking" | "answerStart" | "answer";
 
 /**
- * A reasoning model's thought (`<think>…</think>` at the start of its reply, the opening marker
+ * A reasoning model's thought (`<think>…</think>` opening its reply, the opening marker
  * forced when the template opens every reply's thought) as `reasoning` events,
  * the rest handed to the reply's own shaper as if the reply began after the thought: what
  * llama-server sends as `reasoning_content`. Whitespace around the thought and before the answer
@@ -24,10 +24,15 @@ export class ThoughtReply implements ReplyShaper {
     private held = "";
     /** Whether the thought has had a word yet: whitespace before it is layout. */
     private thoughtStarted = false;
+    /** The thought's tokens, its markers included (usage's `reasoning_tokens`). */
+    public reasoningTokens: number;
+    /** Tokens held at the start that may yet be the opening marker. */
+    private startTokens = 0;
 
     public constructor(private readonly inner: ReplyShaper, private readonly markers: ThoughtMarkers) {
         this.opening = {tokens: markers.opening, events: []};
         this.phase = markers.opened || markers.opening.length > 0 ? "thinking" : "start";
+        this.reasoningTokens = markers.opening.length;
     }
 
     public grammar(): LlamaGrammarEvaluationState | undefined {
@@ -41,8 +46,12 @@ export class ThoughtReply implements ReplyShaper {
     public push(text: string, remainingTokens: number): ShaperStep {
         this.held += text;
         const events: GenerationEvent[] = [];
-        if (this.phase === "start")
-            this.readStart();
+        if (this.phase === "start") {
+            this.startTokens++;
+            if (this.readStart())
+                this.reasoningTokens += this.startTokens;
+        } else if (this.phase === "thinking")
+            this.reasoningTokens++;
         if (this.phase === "thinking")
             events.push(...this.readThought());
         if (this.phase === "answerStart") {
@@ -69,14 +78,20 @@ export class ThoughtReply implements ReplyShaper {
         return [...events, ...this.inner.cut(this.takeAnswer())];
     }
 
-    /** The reply's first characters: the thought's opening marker (after any whitespace), or the answer. */
-    private readStart(): void {
-        const lead = this.held.trimStart();
-        if (lead.startsWith(this.markers.open)) {
-            this.held = lead.slice(this.markers.open.length);
+    /**
+     * The reply's first characters: the thought's opening marker, or the answer. Only the start of a
+     * marker is held: reasoning models write it first, and a reply of whitespace held back would
+     * miss a stop sequence of whitespace. Returns whether the thought opened.
+     */
+    private readStart(): boolean {
+        if (this.held.startsWith(this.markers.open)) {
+            this.held = this.held.slice(this.markers.open.length);
             this.phase = "thinking";
-        } else if (!this.markers.open.startsWith(lead))
+            return true;
+        }
+        if (!this.markers.open.startsWith(this.held))
             this.phase = "answer";
+        return false;
     }
 
     /** Thought text up to the closing marker; a possible start of the marker, and trailing whitespace, stay held. */
