@@ -56,7 +56,11 @@ export class ChatCompletionService {
         const format = plan.format.type === "toolCalls" && !model.supportsTools ? {type: "text"} as const : plan.format;
         compileGrammars(model, format);
         const prompt = await model.prepareChat(history, format.type === "toolCalls" ? format.tools : []);
-        const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
+        const options = {
+            ...toGenerationOptions(request, prompt.tokens.length, model.contextLength),
+            format,
+            thinking: request.chat_template_kwargs?.enable_thinking ?? true
+        };
         const lease = await model.acquireSequence(prompt, signal);
         return {
             identity: newReplyIdentity(request.model),

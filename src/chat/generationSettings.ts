@@ -49,7 +49,8 @@ export function toGenerationOptions(
             presencePenalty: request.presence_penalty ?? 0,
             frequencyPenalty: request.frequency_penalty ?? 0
         },
-        format: {type: "text"}
+        format: {type: "text"},
+        thinking: true
     };
 }
 

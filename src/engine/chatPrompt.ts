@@ -45,9 +45,11 @@ export function renderChatPrompt(
 }
 
 /**
- * The thought markers of a reasoning model's template (node-llama-cpp reads them from the
- * template or the vocabulary: `<think>`, `[THINK]` …), as text. Markers that are special tokens
- * detokenize to nothing, so a reply could never be split on them: those are left alone.
+ * The thought markers of a reasoning model (node-llama-cpp reads them from the template or the
+ * vocabulary: `<think>`, `[THINK]` …), as text. Reasoning models have each marker as one token of
+ * their vocabulary; a template that merely declares them (node-llama-cpp's Qwen wrapper does for
+ * Qwen2.5 too) is not a reasoning model's. Markers that are special tokens detokenize to nothing,
+ * so a reply could never be split on them: those are left alone.
  *
  * Templates that open the thought in the assistant's opening (Qwen3's as node-llama-cpp reads it,
  * DeepSeek R1's newer ones) are rendered without it; node-llama-cpp's own chat writes it before
@@ -57,15 +59,17 @@ function thoughtMarkers(model: LlamaModel, chatWrapper: ChatWrapper, prompt: Lla
     const {prefix, suffix, openOnResponseStart} = chatWrapper.settings.segments?.thought ?? {};
     if (!LlamaText.isLlamaText(prefix) || !LlamaText.isLlamaText(suffix))
         return undefined;
-    const open = readableText(model, prefix);
-    const close = readableText(model, suffix);
+    const open = thoughtToken(model, prefix);
+    const close = thoughtToken(model, suffix);
     if (open == null || close == null)
         return undefined;
+    const tokens = (text: LlamaText) => newReply ? text.tokenize(model.tokenizer, "trimLeadingSpace") : [];
     return {
         open,
         close,
         opened: prompt.toString().trimEnd().endsWith(open),
-        opening: newReply && openOnResponseStart === true ? prefix.tokenize(model.tokenizer, "trimLeadingSpace") : []
+        opening: openOnResponseStart === true ? tokens(prefix) : [],
+        emptyThought: tokens(LlamaText([prefix, suffix]))
     };
 }
 
@@ -83,9 +87,9 @@ function isPlainText(text: LlamaText): boolean {
     return text.values.every((value) => typeof value === "string");
 }
 
-/** A marker's text, trimmed, if a reply spells it out (its tokens are not special ones, which detokenize to nothing). */
-function readableText(model: LlamaModel, marker: LlamaText): string | undefined {
+/** A marker's text, trimmed, when the vocabulary has it as one token that a reply spells out. */
+function thoughtToken(model: LlamaModel, marker: LlamaText): string | undefined {
     const text = marker.toString().trim();
-    const spelled = model.detokenize(marker.tokenize(model.tokenizer, "trimLeadingSpace"), false).trim();
-    return text !== "" && spelled === text ? text : undefined;
+    const tokens = model.tokenize(text, true);
+    return tokens.length === 1 && model.detokenize(tokens, false) === text ? text : undefined;
 }

@@ -42,7 +42,9 @@ export type GenerationOptions = {
     /** Client stop sequences; never part of the output (they apply to free text only). */
     stop: readonly string[],
     sampling: SamplingOptions,
-    format: ReplyFormat
+    format: ReplyFormat,
+    /** Whether a reasoning model may think before it answers (`chat_template_kwargs.enable_thinking`). */
+    thinking: boolean
 };
 
 /** A rendered, tokenized prompt plus the template's own end markers. */
@@ -65,7 +67,9 @@ export type ThoughtMarkers = {
     /** The rendered prompt ends with `open`: the reply begins inside the thought. */
     opened: boolean,
     /** `open` as tokens, when the reply must begin with it (the template opens every reply's thought); else none. */
-    opening: Token[]
+    opening: Token[],
+    /** An empty thought as the template writes it (`<think>\n\n</think>`): a reply that must not think begins with it. None when continuing a reply. */
+    emptyThought: Token[]
 };
 
 /** The text around a tool call, from the chat template (`<tool_call>{"name": "` … `", "arguments": ` … `}</tool_call>`). */

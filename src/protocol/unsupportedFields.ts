@@ -29,6 +29,9 @@ export function rejectUnsupportedFields(request: ChatCompletionRequest): void {
         reject("function_call", "the deprecated 'function_call' field (send 'tool_choice' instead)");
     if (request.modalities?.includes("audio") || request.audio != null)
         reject("modalities", "audio output");
+    for (const variable of Object.keys(request.chat_template_kwargs ?? {}))
+        if (variable !== "enable_thinking")
+            reject(`chat_template_kwargs.${variable}`, "passing that variable to the chat template");
     if (request.stream_options != null && request.stream !== true)
         throw new BadRequestError("stream_options is only allowed when stream is true.", {param: "stream_options"});
 }

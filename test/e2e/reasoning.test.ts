@@ -87,6 +87,19 @@ describe("reasoning models", () => {
         expect(shown.usage!.prompt_tokens).toBeGreaterThan(plain.usage!.prompt_tokens + 3);
     });
 
+    it("with chat_template_kwargs.enable_thinking false, opens the reply with an empty thought", async () => {
+        const reply = await client.chat.completions.create({
+            model, messages: [question], max_tokens: 40, chat_template_kwargs: {enable_thinking: false}
+        } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+        const message = reply.choices[0]!.message as typeof reply.choices[0]["message"] & WithReasoning;
+        expect(message.reasoning_content).toBeUndefined();
+        // The scripted model answers whatever follows a line break the same way, so its answer
+        // after the empty thought spells a thought's words and marker: they are the answer now.
+        expect(message.content).toBe("think first</think> Hello");
+        // `<think>\n` and `\n</think>\n\n` in this vocabulary: <think>, ▁, \n, \n, </think>, ▁, \n, \n.
+        expect(reply.usage!.completion_tokens_details).toEqual({reasoning_tokens: 8});
+    });
+
     it("leaves a reply alone when the thought markers are special tokens, which a reply never spells out", async () => {
         // No opening is forced and nothing is split: the markers' text is not in the reply to split on.
         const reply = await client.chat.completions.create({model: "special-markers", messages: [question], max_tokens: 40});

@@ -48,16 +48,19 @@ describe("POST /v1/chat/completions (not streamed)", () => {
         const t = createTestApp();
         await request(t.app).post("/v1/chat/completions").send(chatRequest()).expect(200);
         await request(t.app).post("/v1/chat/completions")
-            .send(chatRequest({max_completion_tokens: 10, max_tokens: 20, temperature: 0, top_p: 0.5, seed: 7, stop: "END"})).expect(200);
+            .send(chatRequest({
+                max_completion_tokens: 10, max_tokens: 20, temperature: 0, top_p: 0.5, seed: 7, stop: "END", chat_template_kwargs: {enable_thinking: false}
+            })).expect(200);
 
         const [defaults, chosen] = t.model.generations.map((generation) => generation.options);
         expect(defaults).toEqual({
             maxTokens: CONTEXT_LENGTH - 2,
             stop: [],
             sampling: {temperature: 1, topP: 1, seed: expect.any(Number), presencePenalty: 0, frequencyPenalty: 0},
-            format: {type: "text"}
+            format: {type: "text"},
+            thinking: true
         });
-        expect(chosen).toMatchObject({maxTokens: 10, stop: ["END"], sampling: {temperature: 0, topP: 0.5, seed: 7}});
+        expect(chosen).toMatchObject({maxTokens: 10, stop: ["END"], sampling: {temperature: 0, topP: 0.5, seed: 7}, thinking: false});
     });
 
     it("accepts nulls and unknown fields the way real clients send them", async () => {

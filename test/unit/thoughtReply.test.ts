@@ -4,7 +4,7 @@ import {TextReply} from "../../src/engine/reply/textReply.js";
 import {ThoughtReply} from "../../src/engine/reply/thoughtReply.js";
 import type {GenerationEvent, ThoughtMarkers} from "../../src/engine/types.js";
 
-const think: ThoughtMarkers = {open: "<think>", close: "</think>", opened: false, opening: []};
+const think: ThoughtMarkers = {open: "<think>", close: "</think>", opened: false, opening: [], emptyThought: []};
 
 /** Feeds `pieces` as tokens, then ends the reply (or cuts it at the budget); returns the reasoning and the answer. */
 function shape(pieces: string[], {markers = think, stops = [] as string[], ending = "end" as "end" | "cut"} = {}) {
@@ -58,6 +58,18 @@ describe("ThoughtReply", () => {
         const markers = {...think, opening: [7, 8] as Token[]};
         expect(new ThoughtReply(new TextReply([]), markers).opening).toEqual({tokens: [7, 8], events: []});
         expect(shape(chars("plan\n</think>\n\nanswer"), {markers})).toEqual({reasoning: "plan", text: "answer", finish: "stop"});
+    });
+
+    it("opens a reply that must not think with an empty thought, and counts its markers as the thought's", () => {
+        const markers = {...think, opening: [7] as Token[], emptyThought: [7, 8] as Token[]};
+        const reply = new ThoughtReply(new TextReply([]), markers, false);
+        expect(reply.opening.tokens).toEqual([7, 8]);
+        expect(reply.push("\n\nHi", 10).events).toEqual([{type: "text", text: "Hi"}]);
+        expect(reply.reasoningTokens).toBe(2);
+        // A thought the prompt itself opened is the model's to close.
+        const opened = new ThoughtReply(new TextReply([]), {...markers, opened: true, opening: []}, false);
+        expect(opened.opening.tokens).toEqual([]);
+        expect(opened.push("a</think>b", 10).events).toEqual([{type: "reasoning", text: "a"}, {type: "text", text: "b"}]);
     });
 
     it("keeps a thought that never closed, including a held partial marker, when the reply ends or is cut", () => {

@@ -24,7 +24,8 @@ describe("rejectUnsupportedFields", () => {
         [{logit_bias: {"50256": -100}}, "logit_bias"],
         [{functions: [{name: "f"}]}, "functions"],
         [{function_call: {name: "f"}}, "function_call"],
-        [{modalities: ["text", "audio"]}, "modalities"]
+        [{modalities: ["text", "audio"]}, "modalities"],
+        [{chat_template_kwargs: {enable_thinking: false, custom_instructions: "x"}}, "chat_template_kwargs.custom_instructions"]
     ])("rejects %j with a 400 naming %s", (extra, param) => {
         const error = rejection(extra);
         expect(error).toMatchObject({status: 400, param, code: "unsupported_parameter"});
@@ -39,6 +40,7 @@ describe("rejectUnsupportedFields", () => {
 
     it.each([
         {n: 1}, {n: null}, {logprobs: false}, {top_logprobs: 0}, {logit_bias: {}}, {response_format: {type: "text"}},
+        {chat_template_kwargs: {enable_thinking: false}}, {chat_template_kwargs: {}},
         {tools: []}, {tool_choice: "none"}, {tool_choice: "auto"}, {functions: []}, {function_call: "auto"},
         {modalities: ["text"]}, {}
     ])("accepts values that ask for the default behaviour: %j", (extra) => {

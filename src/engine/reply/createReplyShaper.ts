@@ -14,7 +14,7 @@ import {ToolCallReply} from "./toolCallReply.js";
 export function createReplyShaper(prompt: PreparedPrompt, options: GenerationOptions, grammars: ReplyGrammars): ReplyShaper {
     const shaper = formatShaper(prompt, options, grammars);
     const free = options.format.type !== "json" && shaper.opening.tokens.length === 0;
-    return prompt.thought != null && free ? new ThoughtReply(shaper, prompt.thought) : shaper;
+    return prompt.thought != null && free ? new ThoughtReply(shaper, prompt.thought, options.thinking) : shaper;
 }
 
 function formatShaper(prompt: PreparedPrompt, options: GenerationOptions, grammars: ReplyGrammars): ReplyShaper {

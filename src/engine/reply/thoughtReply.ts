@@ -17,7 +17,7 @@ type Phase = "start" | "thinking" | "answerStart" | "answer";
  * end a reply in the middle of its thinking.
  */
 export class ThoughtReply implements ReplyShaper {
-    /** The thought's opening marker, when the template has every reply begin with it. */
+    /** The thought's opening marker, when the template has every reply begin with it; an empty thought when the model must not think. */
     public readonly opening: {tokens: Token[], events: GenerationEvent[]};
     private phase: Phase;
     /** Text not handed on yet: a possible start of the opening marker, or of the closing one, or trailing whitespace. */
@@ -29,10 +29,17 @@ export class ThoughtReply implements ReplyShaper {
     /** Tokens held at the start that may yet be the opening marker. */
     private startTokens = 0;
 
-    public constructor(private readonly inner: ReplyShaper, private readonly markers: ThoughtMarkers) {
-        this.opening = {tokens: markers.opening, events: []};
-        this.phase = markers.opened || markers.opening.length > 0 ? "thinking" : "start";
-        this.reasoningTokens = markers.opening.length;
+    public constructor(private readonly inner: ReplyShaper, private readonly markers: ThoughtMarkers, thinking = true) {
+        // Not thinking: the reply opens with an empty thought, as Qwen3's template writes it with
+        // enable_thinking false (one the prompt opened already is left to the model to close).
+        const thinks = thinking || markers.opened;
+        const opening = thinks ? markers.opening : markers.emptyThought;
+        this.opening = {tokens: opening, events: []};
+        if (opening.length > 0)
+            this.phase = thinks ? "thinking" : "answerStart";
+        else
+            this.phase = markers.opened ? "thinking" : "start";
+        this.reasoningTokens = opening.length;
     }
 
     public grammar(): LlamaGrammarEvaluationState | undefined {
