@@ -1,3 +1,4 @@
+import {beginsFreely} from "../engine/reply/createReplyShaper.js";
 import type {GenerationEvent, GenerationResult, JsonSchema, LoadedModel, ReplyFormat} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
 import type {ModelCapability} from "../protocol/models.js";
@@ -55,16 +56,15 @@ export class ChatCompletionService {
         // With tool_choice "auto" or "none", a model whose template cannot render tools simply answers in text.
         const format = plan.format.type === "toolCalls" && !model.supportsTools ? {type: "text"} as const : plan.format;
         compileGrammars(model, format);
-        const prompt = await model.prepareChat(history, format.type === "toolCalls" ? format.tools : []);
-        const options = {
-            ...toGenerationOptions(request, prompt.tokens.length, model.contextLength),
-            format,
-            thinking: request.chat_template_kwargs?.enable_thinking ?? true
-        };
+        // A reasoning model thinks unless told not to (Qwen3's variable, or DeepSeek V3.1's), or unless its reply is constrained from the start.
+        const kwargs = request.chat_template_kwargs;
+        const thinking = beginsFreely(format) && (kwargs?.enable_thinking ?? kwargs?.thinking ?? true);
+        const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking});
+        const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
         const lease = await model.acquireSequence(prompt, signal);
         return {
             identity: newReplyIdentity(request.model),
-            opensWithCall: format.type === "toolCalls" && format.choice !== "auto" && format.choice !== "none",
+            opensWithCall: format.type === "toolCalls" && !beginsFreely(format),
             events: lease.generate(prompt, options, signal),
             release: () => lease.release()
         };

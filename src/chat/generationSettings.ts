@@ -49,8 +49,7 @@ export function toGenerationOptions(
             presencePenalty: request.presence_penalty ?? 0,
             frequencyPenalty: request.frequency_penalty ?? 0
         },
-        format: {type: "text"},
-        thinking: true
+        format: {type: "text"}
     };
 }
 

@@ -90,9 +90,9 @@ export class LlamaLoadedModel implements LoadedModel {
         return this.model.embeddingVectorSize;
     }
 
-    public async prepareChat(history: ChatHistoryItem[], tools: readonly ToolDefinition[] = []): Promise<PreparedPrompt> {
+    public async prepareChat(history: ChatHistoryItem[], options: {tools?: readonly ToolDefinition[], thinking?: boolean} = {}): Promise<PreparedPrompt> {
         await refuseHistoryBeyondContext(this.model, history, this.contextLength);
-        return renderChatPrompt(this.model, this.generating().chatWrapper, history, tools);
+        return renderChatPrompt(this.model, this.generating().chatWrapper, history, options);
     }
 
     public compileSchema(schema: JsonSchema | null): void {

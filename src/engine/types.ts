@@ -42,9 +42,7 @@ export type GenerationOptions = {
     /** Client stop sequences; never part of the output (they apply to free text only). */
     stop: readonly string[],
     sampling: SamplingOptions,
-    format: ReplyFormat,
-    /** Whether a reasoning model may think before it answers (`chat_template_kwargs.enable_thinking`). */
-    thinking: boolean
+    format: ReplyFormat
 };
 
 /** A rendered, tokenized prompt plus the template's own end markers. */
@@ -64,12 +62,8 @@ export type PreparedPrompt = {
 export type ThoughtMarkers = {
     open: string,
     close: string,
-    /** The rendered prompt ends with `open`: the reply begins inside the thought. */
-    opened: boolean,
-    /** `open` as tokens, when the reply must begin with it (the template opens every reply's thought); else none. */
-    opening: Token[],
-    /** An empty thought as the template writes it (`<think>\n\n</think>`): a reply that must not think begins with it. None when continuing a reply. */
-    emptyThought: Token[]
+    /** The prompt ends inside an open thought: the reply begins as thought. */
+    opened: boolean
 };
 
 /** The text around a tool call, from the chat template (`<tool_call>{"name": "` … `", "arguments": ` … `}</tool_call>`). */
@@ -123,8 +117,11 @@ export interface LoadedModel {
     readonly embeddingDimensions: number,
     /** Whether the chat template renders tools (and so the model can be asked to call them). */
     readonly supportsTools: boolean,
-    /** Renders the conversation; with `tools`, the template documents them and the prompt says how calls look. */
-    prepareChat(history: ChatHistoryItem[], tools?: readonly ToolDefinition[]): Promise<PreparedPrompt>,
+    /**
+     * Renders the conversation; with `tools`, the template documents them and the prompt says how calls look.
+     * With `thinking` false (default true), a reasoning model's reply begins after an empty thought.
+     */
+    prepareChat(history: ChatHistoryItem[], options?: {tools?: readonly ToolDefinition[], thinking?: boolean}): Promise<PreparedPrompt>,
     /** Builds (and caches) the grammar for a JSON schema (null: any object); throws when llama.cpp cannot parse it. */
     compileSchema(schema: JsonSchema | null): void,
     /** A raw prompt, no template (legacy completions). */

@@ -96,8 +96,8 @@ export const chatCompletionRequestSchema = z.object({
     tools: z.array(functionTool).max(128).nullish(),
     tool_choice: toolChoice.nullish(),
     top_logprobs: z.number().int().min(0).max(20).nullish(),
-    // llama-server's and vLLM's way to pass variables to the chat template; chatserve reads `enable_thinking`.
-    chat_template_kwargs: z.object({enable_thinking: z.boolean().nullish()}).catchall(z.unknown()).nullish(),
+    // llama-server's and vLLM's way to pass variables to the chat template; chatserve reads whether to think.
+    chat_template_kwargs: z.object({enable_thinking: z.boolean().nullish(), thinking: z.boolean().nullish()}).catchall(z.unknown()).nullish(),
     // Deprecated spellings of tools/tool_choice, still sent by older clients.
     functions: z.array(z.unknown()).nullish(),
     function_call: z.unknown().optional(),

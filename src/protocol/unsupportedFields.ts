@@ -30,7 +30,7 @@ export function rejectUnsupportedFields(request: ChatCompletionRequest): void {
     if (request.modalities?.includes("audio") || request.audio != null)
         reject("modalities", "audio output");
     for (const variable of Object.keys(request.chat_template_kwargs ?? {}))
-        if (variable !== "enable_thinking")
+        if (variable !== "enable_thinking" && variable !== "thinking")
             reject(`chat_template_kwargs.${variable}`, "passing that variable to the chat template");
     if (request.stream_options != null && request.stream !== true)
         throw new BadRequestError("stream_options is only allowed when stream is true.", {param: "stream_options"});

@@ -29,11 +29,9 @@ describe("reasoning models", () => {
         expect(message.reasoning_content).toBe(THINKING_REPLY.reasoning);
         expect(message.content).toBe(THINKING_REPLY.content);
         expect(reply.choices[0]!.finish_reason).toBe("stop");
-        // The forced `<think>\n` (`<think>`, `▁`, `\n` in this vocabulary) and every scripted token but the end of turn are the reply's.
-        const forcedOpening = 3;
-        expect(reply.usage!.completion_tokens).toBe(forcedOpening + THINKING_SCRIPT.length - 1);
-        // The opening, " think", " first" and "</think>".
-        expect(reply.usage!.completion_tokens_details).toEqual({reasoning_tokens: forcedOpening + 3});
+        // Every scripted token but the end of turn; " think", " first" and "</think>" are the thought.
+        expect(reply.usage!.completion_tokens).toBe(THINKING_SCRIPT.length - 1);
+        expect(reply.usage!.completion_tokens_details).toEqual({reasoning_tokens: 3});
     });
 
     it("streams the thought as reasoning_content deltas before the answer's content deltas", async () => {
@@ -60,14 +58,12 @@ describe("reasoning models", () => {
     });
 
     it("cuts a reply at max_tokens inside its thought with an empty answer", async () => {
-        // The three tokens of the forced `<think>\n`, then " think".
-        const reply = await client.chat.completions.create({model, messages: [question], max_tokens: 4});
+        const reply = await client.chat.completions.create({model, messages: [question], max_tokens: 1});
         const message = reply.choices[0]!.message as typeof reply.choices[0]["message"] & WithReasoning;
         expect(reply.choices[0]!.finish_reason).toBe("length");
         expect(message.reasoning_content).toBe("think");
         expect(message.content).toBe("");
-        expect(reply.usage!.completion_tokens).toBe(4);
-        expect(reply.usage!.completion_tokens_details).toEqual({reasoning_tokens: 4});
+        expect(reply.usage!.completion_tokens_details).toEqual({reasoning_tokens: 1});
     });
 
     it("applies stop sequences to the answer, not the thought", async () => {
@@ -87,17 +83,29 @@ describe("reasoning models", () => {
         expect(shown.usage!.prompt_tokens).toBeGreaterThan(plain.usage!.prompt_tokens + 3);
     });
 
-    it("with chat_template_kwargs.enable_thinking false, opens the reply with an empty thought", async () => {
-        const reply = await client.chat.completions.create({
-            model, messages: [question], max_tokens: 40, chat_template_kwargs: {enable_thinking: false}
-        } as OpenAI.ChatCompletionCreateParamsNonStreaming);
-        const message = reply.choices[0]!.message as typeof reply.choices[0]["message"] & WithReasoning;
+    it("with chat_template_kwargs.enable_thinking false, ends the prompt with an empty thought", async () => {
+        const ask = (kwargs: object) => client.chat.completions.create(
+            {model, messages: [question], max_tokens: 40, chat_template_kwargs: kwargs} as OpenAI.ChatCompletionCreateParamsNonStreaming);
+        const [off, on] = [await ask({enable_thinking: false}), await ask({enable_thinking: true})];
+        const message = off.choices[0]!.message as typeof off.choices[0]["message"] & WithReasoning;
         expect(message.reasoning_content).toBeUndefined();
         // The scripted model answers whatever follows a line break the same way, so its answer
         // after the empty thought spells a thought's words and marker: they are the answer now.
-        expect(message.content).toBe("think first</think> Hello");
-        // `<think>\n` and `\n</think>\n\n` in this vocabulary: <think>, ▁, \n, \n, </think>, ▁, \n, \n.
-        expect(reply.usage!.completion_tokens_details).toEqual({reasoning_tokens: 8});
+        expect(message.content).toBe(" think first</think> Hello");
+        expect(off.usage!.completion_tokens_details).toEqual({reasoning_tokens: 0});
+        // `\n</think>\n\n` closes the `<think>\n` the prompt ends with when the model thinks.
+        expect(off.usage!.prompt_tokens).toBeGreaterThan(on.usage!.prompt_tokens);
+    });
+
+    it("opens the thought of the turn after a tool's result too, as the template's new assistant turn", async () => {
+        const messages = [
+            question,
+            {role: "assistant", content: null, tool_calls: [{id: "call_1", type: "function", function: {name: "lookup", arguments: "{}"}}]},
+            {role: "tool", tool_call_id: "call_1", content: "42"}
+        ] as OpenAI.ChatCompletionMessageParam[];
+        const reply = await client.chat.completions.create({model, messages, max_tokens: 40});
+        const message = reply.choices[0]!.message as typeof reply.choices[0]["message"] & WithReasoning;
+        expect({reasoning: message.reasoning_content, content: message.content}).toEqual(THINKING_REPLY);
     });
 
     it("leaves a reply alone when the thought markers are special tokens, which a reply never spells out", async () => {

@@ -48,19 +48,29 @@ describe("POST /v1/chat/completions (not streamed)", () => {
         const t = createTestApp();
         await request(t.app).post("/v1/chat/completions").send(chatRequest()).expect(200);
         await request(t.app).post("/v1/chat/completions")
-            .send(chatRequest({
-                max_completion_tokens: 10, max_tokens: 20, temperature: 0, top_p: 0.5, seed: 7, stop: "END", chat_template_kwargs: {enable_thinking: false}
-            })).expect(200);
+            .send(chatRequest({max_completion_tokens: 10, max_tokens: 20, temperature: 0, top_p: 0.5, seed: 7, stop: "END"})).expect(200);
 
         const [defaults, chosen] = t.model.generations.map((generation) => generation.options);
         expect(defaults).toEqual({
             maxTokens: CONTEXT_LENGTH - 2,
             stop: [],
             sampling: {temperature: 1, topP: 1, seed: expect.any(Number), presencePenalty: 0, frequencyPenalty: 0},
-            format: {type: "text"},
-            thinking: true
+            format: {type: "text"}
         });
-        expect(chosen).toMatchObject({maxTokens: 10, stop: ["END"], sampling: {temperature: 0, topP: 0.5, seed: 7}, thinking: false});
+        expect(chosen).toMatchObject({maxTokens: 10, stop: ["END"], sampling: {temperature: 0, topP: 0.5, seed: 7}});
+    });
+
+    it("lets a reasoning model think unless chat_template_kwargs says not to, or the reply is constrained from its start", async () => {
+        const t = createTestApp();
+        const thinking = async (extra: Record<string, unknown>) => {
+            await request(t.app).post("/v1/chat/completions").send(chatRequest(extra)).expect(200);
+            return t.model.renderedThinking;
+        };
+        expect(await thinking({})).toBe(true);
+        expect(await thinking({chat_template_kwargs: {enable_thinking: true}})).toBe(true);
+        expect(await thinking({chat_template_kwargs: {enable_thinking: false}})).toBe(false);
+        expect(await thinking({chat_template_kwargs: {thinking: false}})).toBe(false);
+        expect(await thinking({response_format: {type: "json_object"}})).toBe(false);
     });
 
     it("accepts nulls and unknown fields the way real clients send them", async () => {

@@ -16,8 +16,7 @@ describe("toGenerationOptions", () => {
             maxTokens: 90,
             stop: [],
             sampling: {temperature: 1, topP: 1, seed: expect.any(Number), presencePenalty: 0, frequencyPenalty: 0},
-            format: {type: "text"},
-            thinking: true
+            format: {type: "text"}
         });
     });
 

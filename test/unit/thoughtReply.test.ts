@@ -1,10 +1,9 @@
-import type {Token} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
 import {TextReply} from "../../src/engine/reply/textReply.js";
 import {ThoughtReply} from "../../src/engine/reply/thoughtReply.js";
 import type {GenerationEvent, ThoughtMarkers} from "../../src/engine/types.js";
 
-const think: ThoughtMarkers = {open: "<think>", close: "</think>", opened: false, opening: [], emptyThought: []};
+const think: ThoughtMarkers = {open: "<think>", close: "</think>", opened: false};
 
 /** Feeds `pieces` as tokens, then ends the reply (or cuts it at the budget); returns the reasoning and the answer. */
 function shape(pieces: string[], {markers = think, stops = [] as string[], ending = "end" as "end" | "cut"} = {}) {
@@ -47,34 +46,20 @@ describe("ThoughtReply", () => {
         expect(shape(chars("  Hi <think>x</think>"))).toEqual({reasoning: "", text: "  Hi <think>x</think>", finish: "stop"});
         expect(shape(chars("\n<think>x</think>"))).toEqual({reasoning: "", text: "\n<think>x</think>", finish: "stop"});
         expect(shape(chars("<thinking aloud"))).toEqual({reasoning: "", text: "<thinking aloud", finish: "stop"});
-        expect(shape(chars("<th"))).toEqual({reasoning: "", text: "<th", finish: "stop"});
     });
 
     it("starts inside the thought when the template opened it", () => {
         expect(shape(chars("\nplan</think>answer"), {markers: {...think, opened: true}})).toEqual({reasoning: "plan", text: "answer", finish: "stop"});
     });
 
-    it("opens the reply with the marker's tokens when the template has every reply begin with it", () => {
-        const markers = {...think, opening: [7, 8] as Token[]};
-        expect(new ThoughtReply(new TextReply([]), markers).opening).toEqual({tokens: [7, 8], events: []});
-        expect(shape(chars("plan\n</think>\n\nanswer"), {markers})).toEqual({reasoning: "plan", text: "answer", finish: "stop"});
-    });
-
-    it("opens a reply that must not think with an empty thought, and counts its markers as the thought's", () => {
-        const markers = {...think, opening: [7] as Token[], emptyThought: [7, 8] as Token[]};
-        const reply = new ThoughtReply(new TextReply([]), markers, false);
-        expect(reply.opening.tokens).toEqual([7, 8]);
-        expect(reply.push("\n\nHi", 10).events).toEqual([{type: "text", text: "Hi"}]);
-        expect(reply.reasoningTokens).toBe(2);
-        // A thought the prompt itself opened is the model's to close.
-        const opened = new ThoughtReply(new TextReply([]), {...markers, opened: true, opening: []}, false);
-        expect(opened.opening.tokens).toEqual([]);
-        expect(opened.push("a</think>b", 10).events).toEqual([{type: "reasoning", text: "a"}, {type: "text", text: "b"}]);
-    });
-
     it("keeps a thought that never closed, including a held partial marker, when the reply ends or is cut", () => {
         expect(shape(chars("<think>still going </th"))).toEqual({reasoning: "still going </th", text: "", finish: "stop"});
         expect(shape(chars("<think>cut here"), {ending: "cut"})).toEqual({reasoning: "cut here", text: "", finish: undefined});
+    });
+
+    it("drops the start of an opening marker that the budget cut short: it is not the answer", () => {
+        expect(shape(["<th"], {ending: "cut"})).toEqual({reasoning: "", text: "", finish: undefined});
+        expect(shape(["<"])).toEqual({reasoning: "", text: "", finish: "stop"});
     });
 
     it("counts the thought's tokens, markers included, for usage", () => {
@@ -84,7 +69,7 @@ describe("ThoughtReply", () => {
             return reply.reasoningTokens;
         };
         expect(count(["<th", "ink>", "a", " b", "</think>", "Hi", " there"])).toBe(5);
-        expect(count(["a</think>", "Hi"], {...think, opening: [1, 2] as Token[]})).toBe(3);
+        expect(count(["a", " b</think>", "Hi"], {...think, opened: true})).toBe(2);
         expect(count(["<", "p>"])).toBe(0);
     });
 

@@ -1,4 +1,4 @@
-import type {GenerationOptions, PreparedPrompt} from "../types.js";
+import type {GenerationOptions, PreparedPrompt, ReplyFormat} from "../types.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {JsonReply} from "./jsonReply.js";
 import type {ReplyShaper} from "./replyShaper.js";
@@ -6,15 +6,18 @@ import {TextReply} from "./textReply.js";
 import {ThoughtReply} from "./thoughtReply.js";
 import {ToolCallReply} from "./toolCallReply.js";
 
-/**
- * The shaper for the format a request asked for. A reasoning model's thought is split off replies
- * the model begins freely; a JSON reply or a forced call is constrained from its first token, so
- * the model cannot think first.
- */
+/** The shaper for the format a request asked for; a reasoning model's thought is split off replies it begins freely. */
 export function createReplyShaper(prompt: PreparedPrompt, options: GenerationOptions, grammars: ReplyGrammars): ReplyShaper {
     const shaper = formatShaper(prompt, options, grammars);
-    const free = options.format.type !== "json" && shaper.opening.tokens.length === 0;
-    return prompt.thought != null && free ? new ThoughtReply(shaper, prompt.thought, options.thinking) : shaper;
+    return prompt.thought != null && beginsFreely(options.format) ? new ThoughtReply(shaper, prompt.thought) : shaper;
+}
+
+/**
+ * Whether the model begins its reply as it likes. A JSON reply and a required or named call are
+ * constrained from their first token, so only these replies can begin with a thought.
+ */
+export function beginsFreely(format: ReplyFormat): boolean {
+    return format.type === "text" || (format.type === "toolCalls" && (format.choice === "auto" || format.choice === "none"));
 }
 
 function formatShaper(prompt: PreparedPrompt, options: GenerationOptions, grammars: ReplyGrammars): ReplyShaper {

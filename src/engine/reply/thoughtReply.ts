@@ -5,19 +5,18 @@ import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
 type Phase = "start" | "thinking" | "answerStart" | "answer";
 
 /**
- * A reasoning model's thought (`<think>…</think>` opening its reply, the opening marker
- * forced when the template opens every reply's thought) as `reasoning` events,
+ * A reasoning model's thought (`<think>…</think>` opening its reply, or all it writes before
+ * `</think>` when the prompt opened the thought) as `reasoning` events,
  * the rest handed to the reply's own shaper as if the reply began after the thought: what
  * llama-server sends as `reasoning_content`. Whitespace around the thought and before the answer
  * is the template's layout, not the model's words, so it is dropped.
  *
- * Only replies with no forced opening are wrapped (text, tool calls the model may choose), and
- * those have no grammar until the model writes a call, so the grammar and bias are the inner
- * shaper's throughout. Stop sequences apply to the answer only: a client's `stop: ["\n\n"]` must not
+ * Only replies the model begins freely are wrapped (text, tool calls it may choose: see
+ * `beginsFreely`), and those have no grammar until the model writes a call, so the grammar and
+ * bias are the inner shaper's throughout. Stop sequences apply to the answer only: a client's `stop: ["\n\n"]` must not
  * end a reply in the middle of its thinking.
  */
 export class ThoughtReply implements ReplyShaper {
-    /** The thought's opening marker, when the template has every reply begin with it; an empty thought when the model must not think. */
     public readonly opening: {tokens: Token[], events: GenerationEvent[]};
     private phase: Phase;
     /** Text not handed on yet: a possible start of the opening marker, or of the closing one, or trailing whitespace. */
@@ -25,21 +24,17 @@ export class ThoughtReply implements ReplyShaper {
     /** Whether the thought has had a word yet: whitespace before it is layout. */
     private thoughtStarted = false;
     /** The thought's tokens, its markers included (usage's `reasoning_tokens`). */
-    public reasoningTokens: number;
+    private thoughtTokens = 0;
     /** Tokens held at the start that may yet be the opening marker. */
     private startTokens = 0;
 
-    public constructor(private readonly inner: ReplyShaper, private readonly markers: ThoughtMarkers, thinking = true) {
-        // Not thinking: the reply opens with an empty thought, as Qwen3's template writes it with
-        // enable_thinking false (one the prompt opened already is left to the model to close).
-        const thinks = thinking || markers.opened;
-        const opening = thinks ? markers.opening : markers.emptyThought;
-        this.opening = {tokens: opening, events: []};
-        if (opening.length > 0)
-            this.phase = thinks ? "thinking" : "answerStart";
-        else
-            this.phase = markers.opened ? "thinking" : "start";
-        this.reasoningTokens = opening.length;
+    public constructor(private readonly inner: ReplyShaper, private readonly markers: ThoughtMarkers) {
+        this.opening = inner.opening;
+        this.phase = markers.opened ? "thinking" : "start";
+    }
+
+    public get reasoningTokens(): number {
+        return this.thoughtTokens;
     }
 
     public grammar(): LlamaGrammarEvaluationState | undefined {
@@ -56,9 +51,9 @@ export class ThoughtReply implements ReplyShaper {
         if (this.phase === "start") {
             this.startTokens++;
             if (this.readStart())
-                this.reasoningTokens += this.startTokens;
+                this.thoughtTokens += this.startTokens;
         } else if (this.phase === "thinking")
-            this.reasoningTokens++;
+            this.thoughtTokens++;
         if (this.phase === "thinking")
             events.push(...this.readThought());
         if (this.phase === "answerStart") {
@@ -127,8 +122,12 @@ export class ThoughtReply implements ReplyShaper {
     /** The reply ended: a thought never closed keeps what was held back, as thought. */
     private settle(rest: string): GenerationEvent[] {
         this.held += rest;
-        if (this.phase === "start")
+        if (this.phase === "start") {
+            // Cut inside the opening marker: its start is not the answer.
+            if (this.markers.open.startsWith(this.held))
+                this.held = "";
             this.phase = "answer";
+        }
         if (this.phase !== "thinking")
             return [];
         const thought = this.unheldThought(this.held.trimEnd());

@@ -49,15 +49,17 @@ export class FakeModel implements LoadedModel {
     public readonly embeddingDimensions = 4;
     public readonly supportsTools = true;
     public script: Script = defaultScript;
-    /** The tools the last prompt was rendered with. */
+    /** The tools the last prompt was rendered with, and whether it let a reasoning model think. */
     public renderedTools: readonly ToolDefinition[] = [];
+    public renderedThinking = true;
     public readonly generations: Array<{options: GenerationOptions, signal: AbortSignal}> = [];
     public activeLeases = 0;
     public disposed = false;
     private releaseListeners: Array<() => void> = [];
 
-    public async prepareChat(history: ChatHistoryItem[], tools: readonly ToolDefinition[] = []): Promise<PreparedPrompt> {
+    public async prepareChat(history: ChatHistoryItem[], {tools = [], thinking = true}: {tools?: readonly ToolDefinition[], thinking?: boolean} = {}): Promise<PreparedPrompt> {
         this.renderedTools = tools;
+        this.renderedThinking = thinking;
         return wordTokens(renderForTest(history));
     }
 
