@@ -1,5 +1,6 @@
 import {LlamaText, type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel, type Token} from "node-llama-cpp";
-import {endPromptForThought, thoughtSyntax} from "./thoughtSyntax.js";
+import {endPromptForThought} from "./thoughtPrompt.js";
+import {thoughtSyntax} from "./thoughtSyntax.js";
 import type {PreparedPrompt, ToolCallSyntax, ToolDefinition} from "./types.js";
 
 /**
@@ -42,11 +43,13 @@ export function renderChatPrompt(
     }
 
     const syntax = thoughtSyntax(model, chatWrapper);
-    const {text, opened} = syntax == null
-        ? {text: rendered.contextText, opened: false}
-        : endPromptForThought(syntax, rendered.contextText, {newReply, thinking});
+    const renderedTokens = rendered.contextText.tokenize(model.tokenizer);
+    const continuedReply = newReply || last?.type !== "model" ? "" : last.response.filter((item) => typeof item === "string").join("");
+    const {tokens, opened} = syntax == null
+        ? {tokens: renderedTokens, opened: false}
+        : endPromptForThought(syntax, renderedTokens, (token) => model.detokenize([token], true).trim() === "", {newReply, thinking, continuedReply});
     return {
-        tokens: text.tokenize(model.tokenizer),
+        tokens,
         stopTokens,
         stopStrings,
         ...(tools.length > 0 ? {toolSyntax: toolCallSyntax(chatWrapper)} : {}),

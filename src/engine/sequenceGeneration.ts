@@ -43,7 +43,8 @@ export async function* generateOnSequence(
     const shaper = createReplyShaper(prompt, options, grammars);
     const result = (finishReason: FinishReason, completionTokens: number): GenerationResult => ({
         finishReason, promptTokens, cachedTokens, completionTokens,
-        ...(shaper.reasoningTokens == null ? {} : {reasoningTokens: Math.min(shaper.reasoningTokens, completionTokens)})
+        // A reasoning model's reply says how much of it was thought, none when its format let it not think.
+        ...(prompt.thought == null ? {} : {reasoningTokens: Math.min(shaper.reasoningTokens ?? 0, completionTokens)})
     });
 
     // A forced opening (a tool call's) that does not fit the budget is not evaluated at all (it could

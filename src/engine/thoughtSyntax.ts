@@ -1,14 +1,18 @@
 import {Template} from "@huggingface/jinja";
-import {LlamaText, type ChatWrapper, type LlamaModel} from "node-llama-cpp";
+import {LlamaText, type ChatWrapper, type LlamaModel, type Token} from "node-llama-cpp";
 
 /** How a reasoning model marks its thought, and whether its template opens one in every reply. */
 export type ThoughtSyntax = {
     /** The markers' text, trimmed (`<think>`, `</think>`): what a reply spells out. */
     open: string,
     close: string,
-    /** The markers as the template writes them (`<think>\n`, `\n</think>\n\n`). */
-    prefix: LlamaText,
-    suffix: LlamaText,
+    /** The markers' own tokens. */
+    openToken: Token,
+    closeToken: Token,
+    /** The opening as the template writes it (`<think>\n`). */
+    opening: Token[],
+    /** An empty thought as templates write one when the model is not to think (`<think>\n\n</think>\n\n`). */
+    emptyThought: Token[],
     /** The template's generation prompt ends inside an open thought (QwQ's, DeepSeek R1's `<think>\n`). */
     opensEveryReply: boolean
 };
@@ -29,28 +33,6 @@ export function thoughtSyntax(model: LlamaModel, chatWrapper: ChatWrapper): Thou
     return known.get(chatWrapper) ?? undefined;
 }
 
-/**
- * The end of a reasoning model's prompt: a new reply whose template opens a thought begins inside
- * it (node-llama-cpp's own chat writes that opening too); one that must not think begins after an
- * empty thought, as Qwen3's template writes it with `enable_thinking` false. Returns the prompt
- * and whether it ends inside a thought (some templates render the opening themselves).
- */
-export function endPromptForThought(
-    syntax: ThoughtSyntax, prompt: LlamaText, {newReply, thinking}: {newReply: boolean, thinking: boolean}
-): {text: LlamaText, opened: boolean} {
-    const opened = prompt.toString().trimEnd().endsWith(syntax.open);
-    if (!newReply)
-        return {text: prompt, opened};
-    if (!thinking) {
-        // The answer follows an empty line, where the template's closing marker has none of its own.
-        const gap = /\n\s*$/.test(syntax.suffix.toString()) ? "" : "\n\n";
-        return {text: LlamaText([prompt, opened ? "" : syntax.prefix, syntax.suffix, gap]), opened: false};
-    }
-    if (!opened && syntax.opensEveryReply)
-        return {text: LlamaText([prompt, syntax.prefix]), opened: true};
-    return {text: prompt, opened};
-}
-
 function readThoughtSyntax(model: LlamaModel, chatWrapper: ChatWrapper): ThoughtSyntax | undefined {
     const thought = chatWrapper.settings.segments?.thought;
     const {prefix, suffix} = thought ?? {};
@@ -60,14 +42,24 @@ function readThoughtSyntax(model: LlamaModel, chatWrapper: ChatWrapper): Thought
     const close = markerToken(model, suffix);
     if (open == null || close == null)
         return undefined;
-    return {open, close, prefix, suffix, opensEveryReply: thought?.openOnResponseStart === true || generationPromptOpens(model, open)};
+    // The answer follows an empty line, where the template's closing marker has none of its own.
+    const gap = /\n\s*$/.test(suffix.toString()) ? "" : "\n\n";
+    return {
+        open: open.text,
+        close: close.text,
+        openToken: open.token,
+        closeToken: close.token,
+        opening: prefix.tokenize(model.tokenizer, "trimLeadingSpace"),
+        emptyThought: LlamaText([prefix, suffix, gap]).tokenize(model.tokenizer, "trimLeadingSpace"),
+        opensEveryReply: thought?.openOnResponseStart === true || generationPromptOpens(model, open.text)
+    };
 }
 
-/** A marker's text, trimmed, when the vocabulary has it as one token that a reply spells out. */
-function markerToken(model: LlamaModel, marker: LlamaText): string | undefined {
+/** A marker's text, trimmed, and its token, when the vocabulary has it as one token that a reply spells out. */
+function markerToken(model: LlamaModel, marker: LlamaText): {text: string, token: Token} | undefined {
     const text = marker.toString().trim();
     const tokens = model.tokenize(text, true);
-    return tokens.length === 1 && model.detokenize(tokens, false) === text ? text : undefined;
+    return tokens.length === 1 && model.detokenize(tokens, false) === text ? {text, token: tokens[0]!} : undefined;
 }
 
 /**
@@ -81,8 +73,10 @@ function generationPromptOpens(model: LlamaModel, open: string): boolean {
         return false;
     try {
         const template = new Template(source);
+        // Thinking on, as chatserve's requests are unless they say otherwise (Qwen3's and DeepSeek V3.1's variables).
         const render = (addGenerationPrompt: boolean) => template.render({
-            messages: [{role: "user", content: "Hi"}], add_generation_prompt: addGenerationPrompt, bos_token: "", eos_token: ""
+            messages: [{role: "user", content: "Hi"}], add_generation_prompt: addGenerationPrompt, bos_token: "", eos_token: "",
+            enable_thinking: true, thinking: true
         });
         const conversation = render(false);
         const withOpening = render(true);

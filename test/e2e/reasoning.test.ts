@@ -108,6 +108,19 @@ describe("reasoning models", () => {
         expect({reasoning: message.reasoning_content, content: message.content}).toEqual(THINKING_REPLY);
     });
 
+    it("continues a reply the client left inside a thought as thought", async () => {
+        const messages = [question, {role: "assistant", content: "<think>\nHmm"}] as OpenAI.ChatCompletionMessageParam[];
+        const reply = await client.chat.completions.create({model, messages, max_tokens: 40});
+        const message = reply.choices[0]!.message as typeof reply.choices[0]["message"] & WithReasoning;
+        expect({reasoning: message.reasoning_content, content: message.content}).toEqual(THINKING_REPLY);
+    });
+
+    it("reports no reasoning tokens for a reply constrained from its first token", async () => {
+        const reply = await client.chat.completions.create({model, messages: [question], max_tokens: 5, response_format: {type: "json_object"}});
+        expect(reply.usage!.completion_tokens_details).toEqual({reasoning_tokens: 0});
+        expect((reply.choices[0]!.message as WithReasoning).reasoning_content).toBeUndefined();
+    });
+
     it("leaves a reply alone when the thought markers are special tokens, which a reply never spells out", async () => {
         // No opening is forced and nothing is split: the markers' text is not in the reply to split on.
         const reply = await client.chat.completions.create({model: "special-markers", messages: [question], max_tokens: 40});

@@ -1,17 +1,19 @@
 import {LlamaText, SpecialTokensText, type ChatWrapper, type LlamaModel} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
-import {endPromptForThought, thoughtSyntax, type ThoughtSyntax} from "../../src/engine/thoughtSyntax.js";
+import {thoughtSyntax} from "../../src/engine/thoughtSyntax.js";
 
 /** A model double: one token per character, but `singleTokens` are one token each; `special` ones detokenize to nothing. */
 function fakeModel(chatTemplate: string | undefined, {singleTokens = ["<think>", "</think>"], special = [] as string[]} = {}): LlamaModel {
     const vocabulary = [...singleTokens];
+    const tokenize = (text: string) => (singleTokens.includes(text) ? [text] : [...text]).map((piece) => {
+        if (!vocabulary.includes(piece))
+            vocabulary.push(piece);
+        return vocabulary.indexOf(piece);
+    });
     return {
         fileInfo: {metadata: {tokenizer: {chat_template: chatTemplate}}},
-        tokenize: (text: string) => (singleTokens.includes(text) ? [text] : [...text]).map((piece) => {
-            if (!vocabulary.includes(piece))
-                vocabulary.push(piece);
-            return vocabulary.indexOf(piece);
-        }),
+        tokenize,
+        tokenizer: tokenize,
         detokenize: (tokens: number[]) => tokens.map((token) => special.includes(vocabulary[token]!) ? "" : vocabulary[token]).join("")
     } as unknown as LlamaModel;
 }
@@ -24,13 +26,16 @@ const markers = {prefix: LlamaText(new SpecialTokensText("<think>\n")), suffix: 
 const chatml = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}";
 /** QwQ's and DeepSeek R1's generation prompts end inside an open thought. */
 const opensThought = chatml + "{% if add_generation_prompt %}<|im_start|>assistant\n<think>\n{% endif %}";
-/** Qwen3's writes an empty thought only when thinking is off. */
+/** Qwen3's writes an empty thought only when thinking is off; llama.cpp's copy of QwQ's opens one only when it is on. */
 const qwen3Like = chatml + "{% if add_generation_prompt %}<|im_start|>assistant\n" +
     "{% if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}{% endif %}";
+const opensWhenThinking = chatml + "{% if add_generation_prompt %}<|im_start|>assistant\n{% if enable_thinking %}<think>\n{% endif %}{% endif %}";
 
 describe("thoughtSyntax", () => {
     it("reads the markers of a vocabulary that has each as one readable token", () => {
-        expect(thoughtSyntax(fakeModel(qwen3Like), fakeWrapper(markers))).toMatchObject({open: "<think>", close: "</think>", opensEveryReply: false});
+        const syntax = thoughtSyntax(fakeModel(qwen3Like), fakeWrapper(markers));
+        expect(syntax).toMatchObject({open: "<think>", close: "</think>", opensEveryReply: false});
+        expect(syntax!.openToken).not.toBe(syntax!.closeToken);
     });
 
     it("is none for a template that only declares markers, or markers that are special tokens", () => {
@@ -43,33 +48,9 @@ describe("thoughtSyntax", () => {
 
     it("knows every reply opens a thought from the wrapper, or from the GGUF's own generation prompt", () => {
         expect(thoughtSyntax(fakeModel(opensThought), fakeWrapper(markers))?.opensEveryReply).toBe(true);
+        expect(thoughtSyntax(fakeModel(opensWhenThinking), fakeWrapper(markers))?.opensEveryReply).toBe(true);
         expect(thoughtSyntax(fakeModel(chatml), fakeWrapper({...markers, openOnResponseStart: true}))?.opensEveryReply).toBe(true);
         expect(thoughtSyntax(fakeModel("{% if %}broken"), fakeWrapper(markers))?.opensEveryReply).toBe(false);
         expect(thoughtSyntax(fakeModel(undefined), fakeWrapper(markers))?.opensEveryReply).toBe(false);
-    });
-});
-
-describe("endPromptForThought", () => {
-    const syntax = (opensEveryReply: boolean): ThoughtSyntax => ({open: "<think>", close: "</think>", ...markers, opensEveryReply});
-    const end = (prompt: string, opensEveryReply: boolean, options: {newReply: boolean, thinking: boolean}) => {
-        const {text, opened} = endPromptForThought(syntax(opensEveryReply), LlamaText(prompt), options);
-        return {text: text.toString(), opened};
-    };
-
-    it("opens the thought of a new reply where the template opens every reply's", () => {
-        expect(end("A:", true, {newReply: true, thinking: true})).toEqual({text: "A:<think>\n", opened: true});
-        expect(end("A:", false, {newReply: true, thinking: true})).toEqual({text: "A:", opened: false});
-        // A template that renders the opening itself.
-        expect(end("A:<think>\n", false, {newReply: true, thinking: true})).toEqual({text: "A:<think>\n", opened: true});
-    });
-
-    it("ends a new reply's prompt with an empty thought when the model must not think", () => {
-        expect(end("A:", true, {newReply: true, thinking: false})).toEqual({text: "A:<think>\n\n</think>\n\n", opened: false});
-        expect(end("A:<think>\n", false, {newReply: true, thinking: false})).toEqual({text: "A:<think>\n\n</think>\n\n", opened: false});
-    });
-
-    it("leaves a reply the client began alone", () => {
-        expect(end("A: Sure", true, {newReply: false, thinking: false})).toEqual({text: "A: Sure", opened: false});
-        expect(end("A: <think>hm", true, {newReply: false, thinking: true})).toEqual({text: "A: <think>hm", opened: false});
     });
 });
