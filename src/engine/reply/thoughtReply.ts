@@ -13,8 +13,8 @@ type Phase = "start" | "thinking" | "answerStart" | "answer";
  *
  * Only replies the model begins freely are wrapped (text, tool calls it may choose: see
  * `beginsFreely`), and those have no grammar until the model writes a call, so the grammar and
- * bias are the inner shaper's throughout. Stop sequences apply to the answer only: a client's `stop: ["\n\n"]` must not
- * end a reply in the middle of its thinking.
+ * bias are the inner shaper's throughout. Stop sequences apply to the answer only: a client's
+ * `stop: ["\n\n"]` must not end a reply in the middle of its thinking.
  */
 export class ThoughtReply implements ReplyShaper {
     public readonly opening: {tokens: Token[], events: GenerationEvent[]};
@@ -46,6 +46,9 @@ export class ThoughtReply implements ReplyShaper {
     }
 
     public push(text: string, remainingTokens: number): ShaperStep {
+        // Past the thought, every token goes straight to the answer's shaper (nothing is held then).
+        if (this.phase === "answer")
+            return this.inner.push(text, remainingTokens);
         this.held += text;
         const events: GenerationEvent[] = [];
         if (this.phase === "start") {
