@@ -1,6 +1,6 @@
 import type {JsonSchema} from "../engine/types.js";
-import {PatternError, patternToGbnf} from "../engine/reply/patternGrammar.js";
 import {fromClientDialects} from "./schemaDialects.js";
+import {atLeast, integerBounds, numberKeyword, numericBounds, patternString} from "./schemaBounds.js";
 import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
 
 /**
@@ -23,9 +23,6 @@ const unenforceable = new Set([
     "contentEncoding", "contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"
 ]);
 const supportedFormats = new Set(["date-time", "date", "time"]);
-const numericBounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
-/** llama.cpp's grammar parser refuses larger repetition counts (MAX_REPETITION_THRESHOLD). */
-const maxRepetition = 2000;
 /** Keywords a schema with `anyOf` / `oneOf` must not also have: the grammar follows one branch alone. */
 const branchSiblings = ["type", "properties", "required", "additionalProperties", "items", "prefixItems", "enum", "const"];
 const anyJson: JsonSchema = {
@@ -142,51 +139,6 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
     }
 }
 
-/**
- * A string matching `pattern`, which the grammar enforces (engine/reply/patternGrammar.ts); its
- * `format`, if any, is left to the pattern (zod writes both). A length bound next to it is refused:
- * a grammar cannot intersect the two.
- */
-function patternString(schema: SchemaObject, path: string, description: {description?: string}): JsonSchema {
-    if (typeof schema.pattern !== "string")
-        throw invalid(`${path}.pattern`, "'pattern' must be a string");
-    try {
-        patternToGbnf(schema.pattern);
-    } catch (error) {
-        if (!(error instanceof PatternError))
-            throw error;
-        throw unsupported(path, "pattern", `the pattern cannot be enforced by constrained decoding: ${error.message}`);
-    }
-    const bound = ["minLength", "maxLength"].find((keyword) => keyword in schema);
-    if (bound != null)
-        throw unsupported(path, bound, `'${bound}' next to 'pattern' cannot be enforced by constrained decoding; express the length in the pattern`);
-    return {type: "string", pattern: schema.pattern, ...description} as JsonSchema;
-}
-
-/**
- * An integer's bounds as inclusive integers, which the grammar enforces (engine/reply/integerRange.ts):
- * `exclusiveMinimum` as a number (draft 6 on) or a flag on `minimum` (draft 4), fractions rounded inwards.
- */
-function integerBounds(schema: SchemaObject, path: string): {minimum?: number, maximum?: number} {
-    for (const keyword of numericBounds)
-        if (schema[keyword] !== undefined && typeof schema[keyword] !== "boolean" && !Number.isFinite(schema[keyword]))
-            throw invalid(`${path}.${keyword}`, `'${keyword}' must be a number`);
-    const {minimum, maximum, exclusiveMinimum, exclusiveMaximum} = schema as Record<string, number | boolean | undefined>;
-    const lows = [
-        typeof minimum === "number" ? (exclusiveMinimum === true ? Math.floor(minimum) + 1 : Math.ceil(minimum)) : null,
-        typeof exclusiveMinimum === "number" ? Math.floor(exclusiveMinimum) + 1 : null
-    ].filter((bound) => bound != null);
-    const highs = [
-        typeof maximum === "number" ? (exclusiveMaximum === true ? Math.ceil(maximum) - 1 : Math.floor(maximum)) : null,
-        typeof exclusiveMaximum === "number" ? Math.ceil(exclusiveMaximum) - 1 : null
-    ].filter((bound) => bound != null);
-    const low = lows.length === 0 ? undefined : Math.max(...lows, -Number.MAX_SAFE_INTEGER);
-    const high = highs.length === 0 ? undefined : Math.min(...highs, Number.MAX_SAFE_INTEGER);
-    if ((low ?? -Infinity) > (high ?? Infinity) || (low ?? 0) > Number.MAX_SAFE_INTEGER || (high ?? 0) < -Number.MAX_SAFE_INTEGER)
-        throw invalid(path, "its bounds leave no integer a JavaScript client can read exactly");
-    return {...(low === undefined ? {} : {minimum: low}), ...(high === undefined ? {} : {maximum: high})};
-}
-
 function inferType(schema: SchemaObject): string {
     if ("properties" in schema || "additionalProperties" in schema || "required" in schema)
         return "object";
@@ -206,21 +158,4 @@ function literal(value: unknown, path: string): string | number | boolean | null
     if (value === null || ["string", "number", "boolean"].includes(typeof value))
         return value as string | number | boolean | null;
     throw unsupported(path, null, "only strings, numbers, booleans and null can be listed");
-}
-
-function numberKeyword(schema: SchemaObject, keyword: string, path: string): Record<string, number> {
-    const value = schema[keyword];
-    if (value === undefined)
-        return {};
-    if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
-        throw invalid(`${path}.${keyword}`, `'${keyword}' must be a non-negative integer`);
-    if (value > maxRepetition)
-        throw unsupported(path, keyword, `constrained decoding enforces '${keyword}' only up to ${maxRepetition}`);
-    return {[keyword]: value};
-}
-
-function atLeast(schema: SchemaObject, keyword: string, minimum: number, path: string): void {
-    const value = schema[keyword];
-    if (typeof value === "number" && value < minimum)
-        throw unsupported(path, keyword, `'${keyword}' below ${minimum} cannot be enforced: the grammar writes every listed entry`);
 }

@@ -1,0 +1,74 @@
+import type {JsonSchema} from "../engine/types.js";
+import {maxGrammarRepetition} from "../engine/reply/patternParser.js";
+import {PatternError, patternToGbnf} from "../engine/reply/patternGrammar.js";
+import {invalid, unsupported, type SchemaObject} from "./schemaErrors.js";
+
+/**
+ * The bounds in a client's schema that the grammar enforces, checked and normalised for
+ * constrainedSchema.ts: counts and lengths (as repetitions), integer ranges, string patterns.
+ * Each refuses with a 400 what it cannot enforce.
+ */
+
+export const numericBounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
+
+/**
+ * A string matching `pattern`, which the grammar enforces (engine/reply/patternGrammar.ts); its
+ * `format`, if any, is left to the pattern (zod writes both). A length bound next to it is refused:
+ * a grammar cannot intersect the two.
+ */
+export function patternString(schema: SchemaObject, path: string, description: {description?: string}): JsonSchema {
+    if (typeof schema.pattern !== "string")
+        throw invalid(`${path}.pattern`, "'pattern' must be a string");
+    try {
+        patternToGbnf(schema.pattern);
+    } catch (error) {
+        if (!(error instanceof PatternError))
+            throw error;
+        throw unsupported(path, "pattern", `the pattern cannot be enforced by constrained decoding: ${error.message}`);
+    }
+    const bound = ["minLength", "maxLength"].find((keyword) => keyword in schema);
+    if (bound != null)
+        throw unsupported(path, bound, `'${bound}' next to 'pattern' cannot be enforced by constrained decoding; express the length in the pattern`);
+    return {type: "string", pattern: schema.pattern, ...description} as JsonSchema;
+}
+
+/**
+ * An integer's bounds as inclusive integers, which the grammar enforces (engine/reply/integerRange.ts):
+ * `exclusiveMinimum` as a number (draft 6 on) or a flag on `minimum` (draft 4), fractions rounded inwards.
+ */
+export function integerBounds(schema: SchemaObject, path: string): {minimum?: number, maximum?: number} {
+    for (const keyword of numericBounds)
+        if (schema[keyword] !== undefined && typeof schema[keyword] !== "boolean" && !Number.isFinite(schema[keyword]))
+            throw invalid(`${path}.${keyword}`, `'${keyword}' must be a number`);
+    const {minimum, maximum, exclusiveMinimum, exclusiveMaximum} = schema as Record<string, number | boolean | undefined>;
+    const lows = [
+        typeof minimum === "number" ? (exclusiveMinimum === true ? Math.floor(minimum) + 1 : Math.ceil(minimum)) : null,
+        typeof exclusiveMinimum === "number" ? Math.floor(exclusiveMinimum) + 1 : null
+    ].filter((bound) => bound != null);
+    const highs = [
+        typeof maximum === "number" ? (exclusiveMaximum === true ? Math.ceil(maximum) - 1 : Math.floor(maximum)) : null,
+        typeof exclusiveMaximum === "number" ? Math.ceil(exclusiveMaximum) - 1 : null
+    ].filter((bound) => bound != null);
+    const low = lows.length === 0 ? undefined : Math.max(...lows, -Number.MAX_SAFE_INTEGER);
+    const high = highs.length === 0 ? undefined : Math.min(...highs, Number.MAX_SAFE_INTEGER);
+    if ((low ?? -Infinity) > (high ?? Infinity) || (low ?? 0) > Number.MAX_SAFE_INTEGER || (high ?? 0) < -Number.MAX_SAFE_INTEGER)
+        throw invalid(path, "its bounds leave no integer a JavaScript client can read exactly");
+    return {...(low === undefined ? {} : {minimum: low}), ...(high === undefined ? {} : {maximum: high})};
+}
+
+export function numberKeyword(schema: SchemaObject, keyword: string, path: string): Record<string, number> {
+    const value = schema[keyword];
+    if (value === undefined)
+        return {};
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
+        throw invalid(`${path}.${keyword}`, `'${keyword}' must be a non-negative integer`);
+    if (value > maxGrammarRepetition)
+        throw unsupported(path, keyword, `constrained decoding enforces '${keyword}' only up to ${maxGrammarRepetition}`);
+    return {[keyword]: value};
+}
+
+export function atLeast(schema: SchemaObject, keyword: string, minimum: number, path: string): void {
+    const value = schema[keyword];
+    if (typeof value === "number" && value < minimum)
+        throw unsupported(path, keyword, `'${keyword}' below ${minimum} cannot be enforced: the grammar writes every listed entry`);
+}
