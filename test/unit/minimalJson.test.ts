@@ -20,4 +20,25 @@ describe("minimalJsonLength", () => {
         expect(minimalJsonLength(tree as never)).toBeGreaterThan(10);
         expect(Number.isFinite(minimalJsonLength(tree as never))).toBe(true);
     });
+
+    it("measures each definition once, however often it is referred to", () => {
+        // def0 is a oneOf of 20 refs to def1, and so on: followed afresh, 20^4 visits of def4.
+        const defs: Record<string, unknown> = {def4: {type: "string"}};
+        for (let level = 3; level >= 0; level--)
+            defs[`def${level}`] = {oneOf: Array.from({length: 20}, () => ({$ref: `#/$defs/def${level + 1}`}))};
+        let reads = 0;
+        const $defs = new Proxy(defs, {get: (target, name) => (reads++, target[name as string])});
+        expect(minimalJsonLength({$ref: "#/$defs/def0", $defs} as never)).toBe(2);
+        expect(reads).toBeLessThanOrEqual(5);
+    });
+
+    it("counts an array's required items once, not once per item", () => {
+        let reads = 0;
+        const array = {type: "array", minItems: 2000, get items() {
+            reads++;
+            return {type: "null"};
+        }};
+        expect(minimalJsonLength(array as never)).toBe(2 + 2000 * 4 + 1999);
+        expect(reads).toBeLessThanOrEqual(2);
+    });
 });

@@ -2,57 +2,82 @@ import type {JsonSchema} from "../types.js";
 
 type Schema = Record<string, unknown>;
 
-/** Past this depth a recursive `$ref` counts as a fixed cost instead of being followed. */
-const maxDepth = 16;
+/** What a definition that refers back to itself counts for where it recurs. */
+const recursionCost = 16;
 
 /**
  * The length in characters of the shortest JSON text matching `schema` (the grammar's compact
  * form: no optional whitespace). A token is at least one character, so this bounds the tokens a
  * constrained reply needs to reach its end from the start.
+ *
+ * Each definition is measured once, however often it is referred to: schemas come from clients,
+ * and following every `$ref` afresh costs N^depth for a chain of `oneOf`s of N refs (1 KB of
+ * schema held the event loop for minutes).
  */
 export function minimalJsonLength(schema: JsonSchema): number {
-    const root = schema as Schema;
-    return measure(root, (root.$defs ?? {}) as Record<string, Schema>, 0);
+    return new MinimalLength(((schema as Schema).$defs ?? {}) as Record<string, Schema>).of(schema as Schema);
 }
 
-function measure(schema: Schema, defs: Record<string, Schema>, depth: number): number {
-    if (depth > maxDepth)
-        return 16;
-    const next = (child: unknown) => measure(child as Schema, {...defs, ...(schema.$defs as Record<string, Schema> | undefined)}, depth + 1);
+class MinimalLength {
+    private readonly measured = new Map<string, number>();
+    private readonly inProgress = new Set<string>();
 
-    if (typeof schema.$ref === "string") {
-        const def = defs[schema.$ref.replace("#/$defs/", "")];
-        return def == null ? 4 : next(def);
+    public constructor(private readonly defs: Record<string, Schema>) {}
+
+    public of(schema: Schema): number {
+        if (typeof schema.$ref === "string")
+            return this.definition(schema.$ref.replace("#/$defs/", ""));
+        if ("const" in schema)
+            return JSON.stringify(schema.const).length;
+        if (Array.isArray(schema.enum))
+            return Math.min(...schema.enum.map((value) => JSON.stringify(value).length));
+        if (Array.isArray(schema.oneOf))
+            return Math.min(...schema.oneOf.map((option: Schema) => this.of(option)));
+        const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+        return Math.min(...types.map((type) => this.ofType(schema, type)));
     }
-    if ("const" in schema)
-        return JSON.stringify(schema.const).length;
-    if (Array.isArray(schema.enum))
-        return Math.min(...schema.enum.map((value) => JSON.stringify(value).length));
-    if (Array.isArray(schema.oneOf))
-        return Math.min(...schema.oneOf.map(next));
 
-    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    return Math.min(...types.map((type) => {
+    private definition(name: string): number {
+        const known = this.measured.get(name);
+        if (known != null)
+            return known;
+        const def = this.defs[name];
+        if (def == null)
+            return 4;
+        if (this.inProgress.has(name))
+            return recursionCost;
+        this.inProgress.add(name);
+        const length = this.of(def);
+        this.inProgress.delete(name);
+        this.measured.set(name, length);
+        return length;
+    }
+
+    private ofType(schema: Schema, type: unknown): number {
         switch (type) {
             case "object": {
                 const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
-                const fields = properties.map(([name, value]) => JSON.stringify(name).length + 1 + next(value));
-                return 2 + fields.reduce((sum, length) => sum + length, 0) + Math.max(0, fields.length - 1);
+                const fields = properties.map(([name, value]) => JSON.stringify(name).length + 1 + this.of(value));
+                return enclosed(fields.reduce((sum, length) => sum + length, 0), fields.length);
             }
             case "array": {
-                const prefix = ((schema.prefixItems ?? []) as Schema[]).map(next);
+                const prefix = ((schema.prefixItems ?? []) as Schema[]).map((item) => this.of(item));
                 const extra = Math.max(0, ((schema.minItems as number | undefined) ?? 0) - prefix.length);
-                const items = [...prefix, ...Array.from({length: extra}, () => schema.items == null ? 1 : next(schema.items))];
-                return 2 + items.reduce((sum, length) => sum + length, 0) + Math.max(0, items.length - 1);
+                const itemLength = extra === 0 ? 0 : schema.items == null ? 1 : this.of(schema.items as Schema);
+                return enclosed(prefix.reduce((sum, length) => sum + length, 0) + extra * itemLength, prefix.length + extra);
             }
             case "string":
                 return schema.format != null ? 25 : 2 + ((schema.minLength as number | undefined) ?? 0);
             case "boolean":
-                return 4;
             case "null":
                 return 4;
             default:
                 return 1;
         }
-    }));
+    }
+}
+
+/** Brackets around `count` entries of `length` characters in all, with commas between them. */
+function enclosed(length: number, count: number): number {
+    return 2 + length + Math.max(0, count - 1);
 }
