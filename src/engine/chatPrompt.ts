@@ -1,4 +1,5 @@
 import {LlamaText, type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel, type Token} from "node-llama-cpp";
+import {BadRequestError} from "../errors.js";
 import {endPromptForThought} from "./thoughtPrompt.js";
 import {thoughtSyntax} from "./thoughtSyntax.js";
 import type {PreparedPrompt, ToolCallSyntax, ToolDefinition} from "./types.js";
@@ -28,7 +29,7 @@ export function renderChatPrompt(
     const availableFunctions: ChatModelFunctions | undefined = tools.length === 0
         ? undefined
         : Object.fromEntries(tools.map((tool) => [tool.name, {description: tool.description, params: tool.parameters}]));
-    const rendered = chatWrapper.generateContextState({chatHistory, availableFunctions, documentFunctionParams: true});
+    const rendered = renderWithTemplate(chatWrapper, chatHistory, availableFunctions);
     const {stopGenerationTriggers} = rendered;
     const stopTokens: Token[] = [];
     const stopStrings: string[] = [];
@@ -55,6 +56,20 @@ export function renderChatPrompt(
         ...(tools.length > 0 ? {toolSyntax: toolCallSyntax(chatWrapper)} : {}),
         ...(syntax == null ? {} : {thought: {open: syntax.open, close: syntax.close, opened}})
     };
+}
+
+/**
+ * Templates check the conversation they are given and refuse some with `raise_exception` ("roles
+ * must alternate", "system role not supported"): the client's messages are the cause, so a 400
+ * that passes the template's reason on, as llama-server does, not a 500.
+ */
+function renderWithTemplate(chatWrapper: ChatWrapper, chatHistory: ChatHistoryItem[], availableFunctions: ChatModelFunctions | undefined) {
+    try {
+        return chatWrapper.generateContextState({chatHistory, availableFunctions, documentFunctionParams: true});
+    } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new BadRequestError(`The model's chat template refused these messages: ${reason}`, {param: "messages", code: "chat_template_error"});
+    }
 }
 
 function toolCallSyntax(chatWrapper: ChatWrapper): ToolCallSyntax {

@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import OpenAI from "openai";
+import {STRICT_TEMPLATE} from "../fixtures/gguf/chatTemplates.js";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
 
@@ -14,7 +15,10 @@ describe("chat completions with the official client on a tiny GGUF model", () =>
     const messages = [{role: "system" as const, content: "You are terse."}, {role: "user" as const, content: "Tell me about the cat."}];
 
     beforeAll(async () => {
-        server = await startTestServer({[model]: await buildTinyChatModel()});
+        server = await startTestServer({
+            [model]: await buildTinyChatModel(),
+            "strict-template": await buildTinyChatModel(undefined, {template: {name: "strict", source: STRICT_TEMPLATE}})
+        });
         client = server.client();
     });
     afterAll(async () => server?.stop());
@@ -116,6 +120,18 @@ describe("chat completions with the official client on a tiny GGUF model", () =>
         for await (const chunk of await stream)
             finish = chunk.choices[0]?.finish_reason ?? finish;
         expect(finish).not.toBeNull();
+    });
+
+    it("answers 400 with the template's reason when the chat template refuses the messages", async () => {
+        const opensWithAssistant = [{role: "assistant" as const, content: "Hello."}, {role: "user" as const, content: "Hi."}];
+        const error = await client.chat.completions.create({model: "strict-template", messages: opensWithAssistant, max_tokens: 4, stream: true})
+            .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+        expect(error).toMatchObject({code: "chat_template_error", param: "messages"});
+        expect((error as Error).message).toMatch(/roles must alternate/);
+
+        const reply = await client.chat.completions.create({model: "strict-template", messages: opensWithAssistant.slice(1), max_tokens: 4});
+        expect(reply.usage!.completion_tokens).toBeGreaterThan(0);
     });
 
     it("answers 404 model_not_found for an unknown model", async () => {
