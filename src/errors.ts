@@ -84,6 +84,14 @@ export class ServerBusyError extends ApiError {
     }
 }
 
+/** A model unloaded while requests waited for it (its file changed or left the folder): a retry finds what is there now. */
+export class ModelUnloadedError extends ApiError {
+    public constructor(modelId: string, why: string) {
+        super(503, `The model '${modelId}' was unloaded: ${why}. Retry to use what the models folder holds now.`,
+            "server_error", "model_unloaded", "model", {"Retry-After": "1"});
+    }
+}
+
 export class ServiceShuttingDownError extends ApiError {
     public constructor(message = "The server is shutting down.") {
         super(503, message, "server_error", "shutting_down");

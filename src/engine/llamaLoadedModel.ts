@@ -1,7 +1,7 @@
 import {
     resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token
 } from "node-llama-cpp";
-import {ServiceShuttingDownError} from "../errors.js";
+import {ServiceShuttingDownError, type ApiError} from "../errors.js";
 import {renderChatPrompt} from "./chatPrompt.js";
 import {DecodeSteps} from "./decodeSteps.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
@@ -38,6 +38,10 @@ type Generation = {
  * Owns and disposes all of them.
  */
 export class LlamaLoadedModel implements LoadedModel {
+    /** Work on the model outside a leased sequence (rendering and tokenizing prompts, embedding), which dispose waits for. */
+    private readonly outsideSequences = new Set<Promise<unknown>>();
+    private stoppedWith: ApiError | null = null;
+
     private constructor(
         private readonly model: LlamaModel,
         private readonly generation: Generation | null,
@@ -90,32 +94,41 @@ export class LlamaLoadedModel implements LoadedModel {
         return this.model.embeddingVectorSize;
     }
 
-    public async prepareChat(history: ChatHistoryItem[], options: {tools?: readonly ToolDefinition[], thinking?: boolean} = {}): Promise<PreparedPrompt> {
-        await refuseHistoryBeyondContext(this.model, history, this.contextLength);
-        return renderChatPrompt(this.model, this.generating().chatWrapper, history, options);
+    public prepareChat(history: ChatHistoryItem[], options: {tools?: readonly ToolDefinition[], thinking?: boolean} = {}): Promise<PreparedPrompt> {
+        return this.outsideSequence(async () => {
+            await refuseHistoryBeyondContext(this.model, history, this.contextLength);
+            return renderChatPrompt(this.model, this.generating().chatWrapper, history, options);
+        });
     }
 
     public compileSchema(schema: JsonSchema | null): void {
+        if (this.stoppedWith != null)
+            throw this.stoppedWith;
         this.generating().grammars.compileJson(schema);
     }
 
-    public async prepareText(prompt: string): Promise<PreparedPrompt> {
-        await refuseTextBeyondContext(this.model, [prompt], this.contextLength, {param: "prompt"});
-        return prepareTextPrompt(this.model, prompt);
+    public prepareText(prompt: string): Promise<PreparedPrompt> {
+        return this.outsideSequence(async () => {
+            await refuseTextBeyondContext(this.model, [prompt], this.contextLength, {param: "prompt"});
+            return prepareTextPrompt(this.model, prompt);
+        });
     }
 
-    public async prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt> {
-        await refuseTextBeyondContext(this.model, [prefix, suffix], this.contextLength, {param: "prompt"});
-        const prompt = prepareInfillPrompt(this.model, prefix, suffix);
-        if (prompt == null)
-            throw new Error("this model has no fill-in-the-middle tokens");
-        return prompt;
+    public prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt> {
+        return this.outsideSequence(async () => {
+            await refuseTextBeyondContext(this.model, [prefix, suffix], this.contextLength, {param: "prompt"});
+            const prompt = prepareInfillPrompt(this.model, prefix, suffix);
+            if (prompt == null)
+                throw new Error("this model has no fill-in-the-middle tokens");
+            return prompt;
+        });
     }
 
-    public async embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult> {
-        if (this.embedder == null)
-            throw new Error("this model was not loaded for embeddings");
-        return this.embedder.embed(inputs, signal);
+    public embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult> {
+        const embedder = this.embedder;
+        if (embedder == null)
+            return Promise.reject(new Error("this model was not loaded for embeddings"));
+        return this.outsideSequence(() => embedder.embed(inputs, signal));
     }
 
     public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease> {
@@ -135,20 +148,33 @@ export class LlamaLoadedModel implements LoadedModel {
         };
     }
 
-    public stopQueueing(): void {
-        this.generation?.pool.close(new ServiceShuttingDownError());
-        this.embedder?.stopQueueing(new ServiceShuttingDownError());
+    public stopQueueing(reason: ApiError): void {
+        this.stoppedWith ??= reason;
+        this.generation?.pool.close(reason);
+        this.embedder?.stopQueueing(reason);
     }
 
     public async dispose(): Promise<void> {
+        this.stopQueueing(new ServiceShuttingDownError());
+        // A request that got this model before it was retired may be tokenizing its prompt: that ends first.
+        await Promise.allSettled(this.outsideSequences);
         if (this.generation != null) {
-            this.stopQueueing();
             // Generations still running hold sequences of this context: let them end first.
             await this.generation.pool.whenIdle();
             await this.generation.context.dispose();
         }
         await this.embedder?.dispose();
         await this.model.dispose();
+    }
+
+    private outsideSequence<T>(work: () => Promise<T>): Promise<T> {
+        if (this.stoppedWith != null)
+            return Promise.reject(this.stoppedWith);
+        const running = work();
+        this.outsideSequences.add(running);
+        const forget = () => this.outsideSequences.delete(running);
+        running.then(forget, forget);
+        return running;
     }
 
     private generating(): Generation {

@@ -1,4 +1,5 @@
 import type {ChatHistoryItem, GbnfJsonSchema, LlamaText, Token} from "node-llama-cpp";
+import type {ApiError} from "../errors.js";
 
 /**
  * The engine's vocabulary: plain types the chat layer speaks, so nothing above the engine
@@ -132,7 +133,11 @@ export interface LoadedModel {
     embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult>,
     /** Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. */
     acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease>,
-    /** Shutdown has begun: requests waiting for a sequence, and any that would wait, fail with 503 at once. */
-    stopQueueing(): void,
+    /**
+     * The model is going (shutdown, or its file changed or left): requests waiting for a sequence,
+     * and any that would wait or start preparing a prompt, fail with `reason` at once.
+     */
+    stopQueueing(reason: ApiError): void,
+    /** Stops queueing (as shutdown, unless stopped already), waits for running work, frees the model. */
     dispose(): Promise<void>
 }

@@ -1,6 +1,6 @@
 import type {Logger} from "pino";
 import type {LoadedModel} from "../engine/types.js";
-import {ModelNotFoundError, ModelUnavailableError, BadRequestError} from "../errors.js";
+import {BadRequestError, ModelNotFoundError, ModelUnavailableError, ModelUnloadedError, ServiceShuttingDownError} from "../errors.js";
 import type {ModelCapability, ModelObject} from "../protocol/models.js";
 import type {Catalogue} from "./modelCatalogue.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
@@ -47,9 +47,8 @@ export class ModelRegistry {
 
         let residency = this.residents.get(id);
         if (residency == null || residency.descriptor !== descriptor) {
-            // The file changed.
             if (residency != null)
-                retire(residency);
+                retire(residency, "its file changed");
             residency = this.startLoading(descriptor);
             this.residents.set(id, residency);
         }
@@ -66,7 +65,7 @@ export class ModelRegistry {
             if (this.catalogue.find(id) != null)
                 continue;
             this.residents.delete(id);
-            retire(residency);
+            retire(residency, "its file left the models folder");
             this.logger.info({event: "model_unloaded", model: id}, `unloading ${id}: its file is gone`);
         }
     }
@@ -74,7 +73,7 @@ export class ModelRegistry {
     /** Shutdown has begun: requests queued for a sequence get their 503 now, not when the grace period ends. */
     public stopQueueing(): void {
         for (const residency of this.residents.values())
-            residency.model?.stopQueueing();
+            residency.model?.stopQueueing(new ServiceShuttingDownError());
     }
 
     public async dispose(): Promise<void> {
@@ -135,7 +134,14 @@ export class ModelRegistry {
     }
 }
 
-/** A model no longer served: its weights go once its running generations end (or never came, if its load fails). */
-function retire(residency: Residency): void {
-    residency.loading.then((model) => model.dispose(), () => {});
+/**
+ * A model no longer served: requests waiting for it get a 503 that says why (a retry finds the
+ * folder's current file), and its weights go once its running generations end (or never came, if
+ * its load fails).
+ */
+function retire(residency: Residency, why: string): void {
+    residency.loading.then((model) => {
+        model.stopQueueing(new ModelUnloadedError(residency.descriptor.id, why));
+        return model.dispose();
+    }, () => {});
 }

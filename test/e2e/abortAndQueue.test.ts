@@ -1,3 +1,5 @@
+import fs from "node:fs/promises";
+import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import OpenAI from "openai";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
@@ -139,6 +141,39 @@ describe("shutdown with a request queued", () => {
             expect(refused.status).toBe(503);
             expect((await refused.json() as {error: {code: string}}).error.code).toBe("shutting_down");
             await closing;
+        } finally {
+            await server.stop();
+        }
+    });
+});
+
+describe("a model whose file leaves the folder while requests wait for it", () => {
+    it("answers the queued request 503 model_unloaded with Retry-After, lets the running stream end, then 404s", async () => {
+        const model = "tiny-chat";
+        const server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 1, maxQueue: 4, ctxSize: 2048, rescanIntervalMs: 100});
+        const client = server.client();
+        const messages = [{role: "user" as const, content: "Tell me a long story about the cat."}];
+        try {
+            const stream = await client.chat.completions.create({model, messages, max_tokens: 400, temperature: 1, seed: 7, stream: true});
+            const iterator = stream[Symbol.asyncIterator]();
+            await iterator.next(); // the stream holds the only sequence
+            const queued = fetch(`${server.url}/chat/completions`, {
+                method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({model, messages, max_tokens: 2})
+            });
+            await new Promise((resolve) => setTimeout(resolve, 30)); // it waits in the queue
+
+            await fs.rm(path.join(server.modelsDir, `${model}.gguf`));
+            const refused = await queued;
+            expect(refused.status).toBe(503);
+            expect(refused.headers.get("retry-after")).toBe("1");
+            expect(await refused.json()).toMatchObject({error: {code: "model_unloaded", param: "model", message: expect.stringContaining("left the models folder")}});
+
+            let finish: string | null | undefined;
+            for (let step = await iterator.next(); step.done !== true; step = await iterator.next())
+                finish = step.value.choices[0]?.finish_reason ?? finish;
+            expect(finish).toMatch(/^(length|stop)$/);
+            const gone = await client.chat.completions.create({model, messages, max_tokens: 2}).catch((error: unknown) => error);
+            expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
         } finally {
             await server.stop();
         }

@@ -69,6 +69,9 @@ describe("ModelRegistry", () => {
         registry.releaseRemoved();
         await settle();
         expect(model.disposed).toBe(true);
+        // Requests still waiting for it learn why, and that a retry is worth it.
+        expect(model.stoppedQueueing).toMatchObject({status: 503, code: "model_unloaded", headers: {"Retry-After": "1"}});
+        expect(model.stoppedQueueing?.message).toContain("left the models folder");
         expect(registry.list().map((entry) => entry.id)).toEqual(["kept"]);
     });
 
@@ -134,6 +137,7 @@ describe("ModelRegistry", () => {
         await settle();
         loader.pending[1]!.resolve(new FakeModel());
         await second;
+        expect(oldModel.stoppedQueueing).toMatchObject({code: "model_unloaded", message: expect.stringContaining("its file changed")});
         await registry.dispose();
         expect(oldModel.disposed).toBe(true);
     });

@@ -4,7 +4,7 @@ import type {ChatHistoryItem, Token} from "node-llama-cpp";
 import type {
     EmbeddingResult, GenerationEvent, GenerationOptions, GenerationResult, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition
 } from "../../../src/engine/types.js";
-import {ServerBusyError} from "../../../src/errors.js";
+import {ServerBusyError, type ApiError} from "../../../src/errors.js";
 import type {Catalogue} from "../../../src/models/modelCatalogue.js";
 import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
 
@@ -103,10 +103,10 @@ export class FakeModel implements LoadedModel {
         return new Promise((resolve) => this.releaseListeners.push(resolve));
     }
 
-    public stoppedQueueing = false;
+    public stoppedQueueing: ApiError | null = null;
 
-    public stopQueueing(): void {
-        this.stoppedQueueing = true;
+    public stopQueueing(reason: ApiError): void {
+        this.stoppedQueueing ??= reason;
     }
 
     public async dispose(): Promise<void> {
