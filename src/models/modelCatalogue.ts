@@ -1,3 +1,4 @@
+import type {Stats} from "node:fs";
 import fs from "node:fs/promises";
 import type {Logger} from "pino";
 import {inspectGguf, type GgufSummary} from "./ggufInspection.js";
@@ -62,19 +63,24 @@ export class ModelCatalogue implements Catalogue {
         const groups = await findModelFiles(this.modelsDir);
         const next = new Map<string, ModelDescriptor>();
         for (const group of groups) {
-            const stats = await Promise.all(group.files.map((file) => fs.stat(file).catch(() => null)));
-            if (stats.some((stat) => stat == null))
-                continue; // deleted while scanning; the next scan settles it
-
-            const signature = `${group.files.join("|")}:${stats.map((stat) => `${stat!.size}@${stat!.mtimeMs}`).join("|")}`;
             const known = this.descriptors.get(group.id);
+            const stats = await statAll(group.files);
+            if (!Array.isArray(stats)) {
+                // Deleted while scanning: gone. Out of file handles (EMFILE) and the like say nothing
+                // about the model: what was known of it stays.
+                if (stats.code !== "ENOENT" && known != null)
+                    next.set(group.id, known);
+                continue;
+            }
+
+            const signature = `${group.files.join("|")}:${stats.map((stat) => `${stat.size}@${stat.mtimeMs}`).join("|")}`;
             if (known != null && this.signatures.get(group.id) === signature) {
                 next.set(group.id, known);
                 continue;
             }
 
-            const sizeBytes = stats.reduce((sum, stat) => sum + stat!.size, 0);
-            const modifiedAt = Math.floor(Math.max(...stats.map((stat) => stat!.mtimeMs)) / 1000);
+            const sizeBytes = stats.reduce((sum, stat) => sum + stat.size, 0);
+            const modifiedAt = Math.floor(Math.max(...stats.map((stat) => stat.mtimeMs)) / 1000);
             const descriptor = await this.describe(group, sizeBytes, modifiedAt);
             this.signatures.set(group.id, signature);
             next.set(group.id, descriptor);
@@ -113,4 +119,11 @@ export class ModelCatalogue implements Catalogue {
             this.logger.info({event: changed ? "model_changed" : "model_found", model: descriptor.id, architecture: descriptor.architecture},
                 `model ${changed ? "changed" : "found"}: ${descriptor.id}`);
     }
+}
+
+/** Every file's stats, or the first failure (a missing file first of all). */
+async function statAll(files: readonly string[]): Promise<Stats[] | NodeJS.ErrnoException> {
+    const results = await Promise.all(files.map((file) => fs.stat(file).catch((error: NodeJS.ErrnoException) => error)));
+    const failures = results.filter((result) => result instanceof Error);
+    return failures.find((failure) => failure.code === "ENOENT") ?? failures[0] ?? results as Stats[];
 }

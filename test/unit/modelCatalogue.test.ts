@@ -1,10 +1,22 @@
 import {appendFile, mkdir, mkdtemp, rm, writeFile} from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import {afterEach, beforeEach, describe, expect, it} from "vitest";
+import {afterEach, beforeEach, describe, expect, it, vi} from "vitest";
 import {createLogger} from "../../src/logger.js";
 import type {GgufSummary} from "../../src/models/ggufInspection.js";
 import {ModelCatalogue} from "../../src/models/modelCatalogue.js";
+
+/** A failure the next `stat` of the code under test meets, once. */
+const statFailure = vi.hoisted(() => ({next: null as Error | null}));
+vi.mock("node:fs/promises", async (importOriginal) => {
+    const actual = await importOriginal<typeof import("node:fs/promises")>();
+    const stat = ((...args: Parameters<typeof actual.stat>) => {
+        const failure = statFailure.next;
+        statFailure.next = null;
+        return failure == null ? actual.stat(...args) : Promise.reject(failure);
+    }) as typeof actual.stat;
+    return {...actual, stat, default: {...actual, stat}};
+});
 
 let dir: string;
 let inspected: string[];
@@ -98,6 +110,17 @@ describe("ModelCatalogue", () => {
         await c.refresh();
         await c.refresh();
         expect(inspected).toHaveLength(2);
+        expect(c.find("a")).toBe(before);
+    });
+
+    it("keeps a model whose file cannot be looked at for a moment (out of file handles)", async () => {
+        await write("a.gguf");
+        const c = catalogue();
+        await c.refresh();
+        const before = c.find("a");
+        statFailure.next = Object.assign(new Error("EMFILE: too many open files"), {code: "EMFILE"});
+        await c.refresh();
+        expect(statFailure.next).toBeNull();
         expect(c.find("a")).toBe(before);
     });
 
