@@ -1,3 +1,4 @@
+import {NoBinaryFoundError} from "node-llama-cpp";
 import {z} from "zod";
 
 /**
@@ -9,9 +10,10 @@ export function describeStartupFailure(error: unknown, {host, port, gpu}: {host?
         const issue = error.issues[0]!;
         return `invalid setting '${issue.path.join(".")}': ${issue.message}`;
     }
-    const {code, message, name} = error as {code?: unknown, message?: unknown, name?: unknown};
-    if (name === "NoBinaryFoundError")
+    // node-llama-cpp's class leaves `name` as "Error": only the class tells.
+    if (error instanceof NoBinaryFoundError)
         return `no ${gpu ?? "GPU"} build of llama.cpp runs on this machine: start with --gpu auto (or cpu)`;
+    const {code, message} = error as {code?: unknown, message?: unknown};
     switch (code) {
         case "EADDRINUSE":
             return `port ${port ?? "(--port)"} is already in use: stop what is listening there, or pick another with --port`;

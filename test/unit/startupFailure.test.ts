@@ -1,4 +1,5 @@
 import {describe, expect, it} from "vitest";
+import {NoBinaryFoundError} from "node-llama-cpp";
 import {describeStartupFailure} from "../../src/cli/startupFailure.js";
 import {resolveConfig} from "../../src/config.js";
 
@@ -12,7 +13,7 @@ describe("describeStartupFailure", () => {
         expect(describeStartupFailure(failure({code: "EACCES"}), {port: 80})).toMatch(/port 80.*privileges/);
         expect(describeStartupFailure(failure({code: "ENOTDIR", message: "ENOTDIR: not a directory, scandir '/etc/passwd'"})))
             .toMatch(/^the models folder cannot be read \(ENOTDIR.*\): point --models at a folder$/);
-        expect(describeStartupFailure(failure({name: "NoBinaryFoundError"}), {gpu: "cuda"})).toBe(
+        expect(describeStartupFailure(new NoBinaryFoundError(), {gpu: "cuda"})).toBe(
             "no cuda build of llama.cpp runs on this machine: start with --gpu auto (or cpu)");
     });
 
