@@ -2,6 +2,13 @@ import type {Response} from "express";
 import {ApiError} from "../errors.js";
 import type {SseWriter} from "./sseWriter.js";
 
+/** Why a request's work stopped when its client went away: nobody to answer, nothing went wrong. */
+export class ClientGoneError extends Error {
+    public constructor() {
+        super("client disconnected");
+    }
+}
+
 /**
  * An AbortSignal that fires when the client goes away before the response is complete, or when
  * the server stops serving (`stopping`, at the end of the shutdown grace period) with an ApiError
@@ -15,7 +22,7 @@ export function abortWhenClientLeaves(res: Response, stopping?: AbortSignal): Ab
     res.on("close", () => {
         stopping?.removeEventListener("abort", onStop);
         if (!res.writableFinished)
-            controller.abort(new Error("client disconnected"));
+            controller.abort(new ClientGoneError());
     });
     return controller.signal;
 }

@@ -1,6 +1,7 @@
 import type {NextFunction, Request, Response} from "express";
 import type {Logger} from "pino";
 import {ApiError, BadRequestError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
+import {ClientGoneError} from "./clientAbort.js";
 
 /** Unknown routes get OpenAI's 404 envelope, not Express's HTML page. */
 export function notFound(req: Request): never {
@@ -14,14 +15,17 @@ export function notFound(req: Request): never {
  */
 export function errorHandler(logger: Logger) {
     return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
-        if (res.destroyed) {
+        if (error instanceof ClientGoneError) {
             // The client left (e.g. while queued for a sequence): nobody to answer, nothing went wrong.
             logger.debug({event: "client_gone", reqId: res.locals.requestId});
             return;
         }
         const apiError = fromBodyParser(error) ?? toApiError(error);
+        // A bug is logged even when its client has gone meanwhile.
         if (!(error instanceof ApiError) && apiError.status >= 500)
             logger.error({event: "unhandled_error", reqId: res.locals.requestId, path: req.path, err: error}, "unhandled error");
+        if (res.destroyed)
+            return;
 
         if (res.headersSent) {
             res.end();
