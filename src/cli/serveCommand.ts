@@ -61,8 +61,13 @@ async function serve(config: Config): Promise<void> {
 
     let signals = 0;
     const shutDown = (signal: NodeJS.Signals) => {
-        if (++signals > 1)
-            process.exit(130); // a second Ctrl-C does not wait
+        if (++signals > 1) {
+            // A second Ctrl-C does not wait. process.exit() would: its teardown joins the thread
+            // computing a prompt batch (seconds on a big model). The signal's own default does not.
+            process.removeAllListeners("SIGINT").removeAllListeners("SIGTERM");
+            process.kill(process.pid, signal);
+            return;
+        }
         logger.info({event: "shutdown", signal}, `${signal}: finishing in-flight requests, then exiting`);
         server.close().then(() => process.exit(0), (error: unknown) => {
             logger.error({event: "shutdown_failed", err: error});

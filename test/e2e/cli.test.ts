@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import {fileURLToPath} from "node:url";
 import {describe, expect, it} from "vitest";
+import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
 
 /** The `chatserve` bin as a user runs it (dist/ is built by npm install's prepare step and by pretest). */
 const bin = fileURLToPath(new URL("../../bin/chatserve.cjs", import.meta.url));
@@ -90,6 +91,36 @@ describe("the chatserve command", () => {
             const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
             child.kill("SIGTERM");
             expect(await exited).toBe(0);
+        } finally {
+            child.kill("SIGKILL");
+            await fs.rm(modelsDir, {recursive: true, force: true});
+        }
+    });
+
+    it("waits for a running reply on the first Ctrl-C, and ends at once, by the signal, on the second", async () => {
+        const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-cli-"));
+        await fs.symlink(await buildTinyChatModel(), path.join(modelsDir, "tiny.gguf"));
+        const child = spawn(process.execPath, [bin, "--models", modelsDir, "--port", "0", "--threads", "1"], {stdio: ["ignore", "pipe", "pipe"]});
+        let output = "";
+        child.stdout.on("data", (data: Buffer) => output += data.toString());
+        try {
+            const url = await new Promise<string>((resolve) => child.stdout.on("data", () => {
+                const match = /listening on (http:\/\/\S+\/v1)/.exec(output);
+                if (match != null)
+                    resolve(match[1]!);
+            }));
+            const reply = await fetch(`${url}/chat/completions`, {
+                method: "POST", headers: {"Content-Type": "application/json"},
+                body: JSON.stringify({model: "tiny", messages: [{role: "user", content: "A long story."}], max_tokens: 1800, stream: true})
+            });
+            await reply.body!.getReader().read(); // the reply is running
+            const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once("exit", (code, signal) => resolve([code, signal])));
+            child.kill("SIGINT");
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            expect(child.exitCode).toBeNull(); // still finishing the reply
+            // process.exit() would wait for llama.cpp's running batch; the signal's default does not.
+            child.kill("SIGINT");
+            expect(await exited).toEqual([null, "SIGINT"]);
         } finally {
             child.kill("SIGKILL");
             await fs.rm(modelsDir, {recursive: true, force: true});
