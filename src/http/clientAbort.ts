@@ -1,6 +1,6 @@
 import type {Response} from "express";
-import {ApiError} from "../errors.js";
-import type {SseWriter} from "./sseWriter.js";
+import {toApiError, type ApiError} from "../errors.js";
+import {SseWriter} from "./sseWriter.js";
 
 /** Why a request's work stopped when its client went away: nobody to answer, nothing went wrong. */
 export class ClientGoneError extends Error {
@@ -11,13 +11,18 @@ export class ClientGoneError extends Error {
 
 /**
  * An AbortSignal that fires when the client goes away before the response is complete, or when
- * the server stops serving (`stopping`, at the end of the shutdown grace period) with an ApiError
- * that the client is still there to read.
+ * the server stops serving (`stopping`, at the end of the shutdown grace period). A client still
+ * there is then answered with the stop's reason at once: as its stream's error event, or as the
+ * response if none has begun. Not when its generation next looks at the signal, which can be a
+ * whole prompt batch later (seconds on a big model), once every connection has been closed.
  * `res` rather than `req`: a POST's request stream emits "close" as soon as its body is read.
  */
 export function abortWhenClientLeaves(res: Response, stopping?: AbortSignal): AbortSignal {
     const controller = new AbortController();
-    const onStop = () => controller.abort(stopping!.reason);
+    const onStop = () => {
+        controller.abort(stopping!.reason);
+        answerStopped(res, toApiError(stopping!.reason));
+    };
     stopping?.addEventListener("abort", onStop, {once: true});
     res.on("close", () => {
         stopping?.removeEventListener("abort", onStop);
@@ -27,15 +32,13 @@ export function abortWhenClientLeaves(res: Response, stopping?: AbortSignal): Ab
     return controller.signal;
 }
 
-/**
- * For a generation that ended aborted: when the server stopped it, the client is still there to
- * read why, so the error is thrown (a reply not sent yet) or sent as the stream's error event.
- * Nothing when the client itself left.
- */
-export function passOnStop(signal: AbortSignal, stream?: SseWriter): void {
-    if (!(signal.reason instanceof ApiError))
+function answerStopped(res: Response, reason: ApiError): void {
+    if (res.writableEnded || res.destroyed)
         return;
-    if (stream == null)
-        throw signal.reason;
-    stream.fail(signal.reason.toBody());
+    if (!res.headersSent)
+        res.status(reason.status).set(reason.headers).json(reason.toBody());
+    else if (String(res.getHeader("Content-Type")).startsWith("text/event-stream"))
+        new SseWriter(res).fail(reason.toBody());
+    else
+        res.end();
 }

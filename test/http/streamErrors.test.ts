@@ -3,9 +3,9 @@ import http from "node:http";
 import type {AddressInfo} from "node:net";
 import request from "supertest";
 import {afterEach, describe, expect, it} from "vitest";
-import {ApiError} from "../../src/errors.js";
+import {ApiError, ServiceShuttingDownError} from "../../src/errors.js";
 import {dataEvents} from "./support/sse.js";
-import {chatRequest, createTestApp, errorOf} from "./support/testApp.js";
+import {chatRequest, createTestApp, errorOf, MODEL} from "./support/testApp.js";
 
 describe("errors mid-stream", () => {
     it("a crash in the engine becomes a `data: {error}` event, then the stream ends without [DONE]", async () => {
@@ -71,5 +71,44 @@ describe("a client that leaves mid-stream", () => {
         await released;
         expect(t.model.generations[0]!.signal.aborted).toBe(true);
         expect(t.model.activeLeases).toBe(0);
+    });
+});
+
+describe("the server's stop at the end of the shutdown grace period", () => {
+    /** A reply whose generation is busy (a long prompt batch) and will not look at its signal until `finish()`. */
+    async function stoppedWhileBusy(body: Record<string, unknown>, path = "/v1/chat/completions") {
+        const stopping = new AbortController();
+        const t = createTestApp({stopping: stopping.signal});
+        let finish!: () => void;
+        t.model.script = {pieces: ["Hel"], busyUntil: new Promise<void>((resolve) => finish = resolve)};
+        const reply = request(t.app).post(path).send(body).buffer(true);
+        const answered = new Promise<request.Response>((resolve, reject) => reply.then(resolve, reject));
+        while (t.model.generations.length === 0)
+            await new Promise((resolve) => setTimeout(resolve, 5));
+        stopping.abort(new ServiceShuttingDownError("The server is shutting down: this reply was cut short."));
+        const res = await answered; // before the generation has finished
+        const released = t.model.nextRelease();
+        finish();
+        await released;
+        return res;
+    }
+
+    it("ends a stream with the shutting_down error event at once, not after the batch", async () => {
+        const res = await stoppedWhileBusy(chatRequest({stream: true}));
+        const events = dataEvents(res.text);
+        expect(errorOf(JSON.parse(events.at(-1)!))).toMatchObject({code: "shutting_down"});
+        expect(events).not.toContain("[DONE]");
+    });
+
+    it("answers a reply not sent yet with a 503 shutting_down at once", async () => {
+        const res = await stoppedWhileBusy(chatRequest());
+        expect(res.status).toBe(503);
+        expect(errorOf(res.body)).toMatchObject({code: "shutting_down", message: expect.stringContaining("cut short")});
+    });
+
+    it("does the same for legacy completions", async () => {
+        const res = await stoppedWhileBusy({model: MODEL, prompt: "Once upon a time"}, "/v1/completions");
+        expect(res.status).toBe(503);
+        expect(errorOf(res.body)).toMatchObject({code: "shutting_down"});
     });
 });

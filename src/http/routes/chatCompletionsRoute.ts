@@ -7,7 +7,7 @@ import {toApiError} from "../../errors.js";
 import {chatCompletionRequestSchema} from "../../protocol/chatCompletionRequest.js";
 import type {ChatCompletionChunk, ToolCall} from "../../protocol/chatCompletionResponse.js";
 import {parseBody} from "../../protocol/parseBody.js";
-import {abortWhenClientLeaves, passOnStop} from "../clientAbort.js";
+import {abortWhenClientLeaves} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
 import {SseWriter} from "../sseWriter.js";
 import {recordUsage} from "../requestLog.js";
@@ -25,9 +25,9 @@ export function chatCompletionsRoute(service: ChatCompletionService, logger: Log
         const generation = await service.start(request, signal);
         try {
             if (request.stream === true)
-                await streamReply(res, generation, request.stream_options?.include_usage === true, signal, logger);
+                await streamReply(res, generation, request.stream_options?.include_usage === true, logger);
             else
-                await sendReply(res, generation, signal);
+                await sendReply(res, generation);
         } finally {
             generation.release();
         }
@@ -35,7 +35,7 @@ export function chatCompletionsRoute(service: ChatCompletionService, logger: Log
     return router;
 }
 
-async function sendReply(res: Response, generation: ChatGeneration, signal: AbortSignal): Promise<void> {
+async function sendReply(res: Response, generation: ChatGeneration): Promise<void> {
     let content = "";
     let reasoning = "";
     const toolCalls: ToolCall[] = [];
@@ -45,13 +45,14 @@ async function sendReply(res: Response, generation: ChatGeneration, signal: Abor
         toolCall: (index, name) => toolCalls[index] = newToolCall(name),
         toolArguments: (index, text) => toolCalls[index]!.function.arguments += text
     });
-    if (result.finishReason === "abort")
-        return passOnStop(signal);
+    // Aborted: its client left, or the server's stop answered it already (as it may have just as the reply ended).
+    if (result.finishReason === "abort" || res.headersSent)
+        return;
     recordUsage(res, result);
     res.json(chatCompletion(generation.identity, {content, reasoning, toolCalls}, result));
 }
 
-async function streamReply(res: Response, generation: ChatGeneration, includeUsage: boolean, signal: AbortSignal, logger: Logger): Promise<void> {
+async function streamReply(res: Response, generation: ChatGeneration, includeUsage: boolean, logger: Logger): Promise<void> {
     const sse = new SseWriter(res);
     const {identity} = generation;
     sse.open();
@@ -67,7 +68,7 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
             toolArguments: (index, text) => send({tool_calls: [{index, function: {arguments: text}}]}),
             keepAlive: (comment) => sse.comment(comment)
         });
-        finishStream(sse, res, generation, result, includeUsage, signal);
+        finishStream(sse, res, generation, result, includeUsage);
     } catch (error) {
         const apiError = toApiError(error);
         if (apiError.status >= 500)
@@ -76,9 +77,10 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
     }
 }
 
-function finishStream(sse: SseWriter, res: Response, generation: ChatGeneration, result: GenerationResult, includeUsage: boolean, signal: AbortSignal): void {
-    if (result.finishReason === "abort")
-        return passOnStop(signal, sse);
+function finishStream(sse: SseWriter, res: Response, generation: ChatGeneration, result: GenerationResult, includeUsage: boolean): void {
+    // Aborted: its client left, or the server's stop ended the stream with its error event.
+    if (result.finishReason === "abort" || sse.closed)
+        return;
     recordUsage(res, result);
     sse.send(chatCompletionChunk(generation.identity, {}, toFinishReason(result.finishReason), includeUsage));
     if (includeUsage)

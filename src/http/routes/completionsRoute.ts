@@ -7,7 +7,7 @@ import type {GenerationResult} from "../../engine/types.js";
 import {toApiError} from "../../errors.js";
 import {completionRequestSchema} from "../../protocol/completionRequest.js";
 import {parseBody} from "../../protocol/parseBody.js";
-import {abortWhenClientLeaves, passOnStop} from "../clientAbort.js";
+import {abortWhenClientLeaves} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
 import {recordUsage} from "../requestLog.js";
 import {SseWriter} from "../sseWriter.js";
@@ -40,8 +40,9 @@ async function sendCompletions(res: Response, run: CompletionRun, signal: AbortS
     for (const job of run.jobs) {
         let text = run.echo ? job.promptText : "";
         const result = await consumeGeneration(run.lease.generate(job.prompt, job.options, signal), {text: (piece) => text += piece});
-        if (result.finishReason === "abort")
-            return passOnStop(signal);
+        // Aborted: its client left, or the server's stop answered it already.
+        if (result.finishReason === "abort" || res.headersSent)
+            return;
         choices.push({text, result});
     }
     recordUsage(res, sum(choices.map((choice) => choice.result)));
@@ -61,8 +62,9 @@ async function streamCompletions(res: Response, run: CompletionRun, includeUsage
                     text: (text) => sse.send(textCompletionChunk(run.identity, job.index, text, null, includeUsage)),
                     keepAlive: (comment) => sse.comment(comment)
                 });
-            if (result.finishReason === "abort")
-                return passOnStop(signal, sse);
+            // Aborted: its client left, or the server's stop ended the stream with its error event.
+            if (result.finishReason === "abort" || sse.closed)
+                return;
             sse.send(textCompletionChunk(run.identity, job.index, "", toFinishReason(result.finishReason), includeUsage));
             results.push(result);
         }

@@ -10,7 +10,10 @@ export function embeddingsRoute(service: EmbeddingService, stopping?: AbortSigna
     router.post("/v1/embeddings", async (req, res) => {
         const request = parseBody(embeddingRequestSchema, req.body);
         res.locals.model = request.model;
-        res.json(await service.embed(request, abortWhenClientLeaves(res, stopping)));
+        const embeddings = await service.embed(request, abortWhenClientLeaves(res, stopping));
+        // The server's stop may have answered meanwhile.
+        if (!res.headersSent)
+            res.json(embeddings);
     });
     return router;
 }

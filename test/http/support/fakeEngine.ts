@@ -22,6 +22,8 @@ export type Script = {
     failWith?: Error,
     /** After the pieces, wait until the request's signal aborts instead of finishing. */
     hangUntilAborted?: boolean,
+    /** After the pieces, wait for this without looking at the signal (a long prompt batch), then end aborted if it was. */
+    busyUntil?: Promise<void>,
     /** acquireSequence answers 503 as a full queue would. */
     busy?: boolean
 };
@@ -132,6 +134,10 @@ export class FakeModel implements LoadedModel {
         }
         if (script.failWith != null)
             throw script.failWith;
+        if (script.busyUntil != null) {
+            await script.busyUntil;
+            return result(signal.aborted ? "abort" : script.finish ?? "stop", count);
+        }
         if (script.hangUntilAborted) {
             if (!signal.aborted)
                 await new Promise((resolve) => signal.addEventListener("abort", resolve, {once: true}));

@@ -19,9 +19,9 @@ export type TestApp = {
 };
 
 export function createTestApp(
-    options: {apiKeys?: string[], corsOrigins?: string[], bodyLimit?: string, logPrompts?: boolean, logLines?: string[]} = {}
+    options: {apiKeys?: string[], corsOrigins?: string[], bodyLimit?: string, logPrompts?: boolean, logLines?: string[], stopping?: AbortSignal} = {}
 ): TestApp {
-    const {logLines, ...settings} = options;
+    const {logLines, stopping, ...settings} = options;
     const config = resolveConfig(settings);
     // With `logLines`, the log's JSON lines are kept there; otherwise nothing is logged.
     const logger = logLines == null ? createLogger("silent") : createLogger("info", {write: (line: string) => logLines.push(line)});
@@ -36,7 +36,8 @@ export function createTestApp(
         config, logger, registry,
         chat: new ChatCompletionService(registry),
         completions: new CompletionService(registry),
-        embeddings: new EmbeddingService(registry)
+        embeddings: new EmbeddingService(registry),
+        stopping
     });
     return {app, model, catalogue, registry, loads: () => loads};
 }
