@@ -48,9 +48,12 @@ export async function* generateOnSequence(
     });
 
     // A forced opening (a tool call's) that does not fit the budget is not evaluated at all (it could
-    // overflow the context), nor is the prompt: the reply is that opening cut at max_tokens.
-    if (shaper.opening.tokens.length >= options.maxTokens)
+    // overflow the context), nor is the prompt: the reply is that opening cut at max_tokens, the
+    // call named with no arguments yet, as OpenAI cuts one.
+    if (shaper.opening.tokens.length >= options.maxTokens) {
+        yield* shaper.opening.events;
         return result("length", options.maxTokens);
+    }
     const position = yield* evaluateWholeBatches(sequence, prompt.tokens, cachedTokens, signal);
     if (position == null)
         return result("abort", 0);

@@ -167,6 +167,15 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             const opening = await client.chat.completions.create({...base, tool_choice: "required", max_tokens: 2});
             expect(opening.choices[0]!.finish_reason).toBe("length");
             expect(opening.usage!.completion_tokens).toBe(2);
+            // A named call whose forced opening alone is over the budget: the call, named, with no arguments yet.
+            const named = {...base, tool_choice: {type: "function" as const, function: {name: "get_weather"}}, max_tokens: 2};
+            const cutNamed = await client.chat.completions.create(named);
+            expect(cutNamed.choices[0]!.finish_reason).toBe("length");
+            expect(cutNamed.choices[0]!.message.tool_calls).toMatchObject([{type: "function", function: {name: "get_weather", arguments: ""}}]);
+            const streamedCalls = [];
+            for await (const chunk of await client.chat.completions.create({...named, stream: true}))
+                streamedCalls.push(...chunk.choices[0]?.delta.tool_calls ?? []);
+            expect(streamedCalls).toMatchObject([{index: 0, type: "function", function: {name: "get_weather", arguments: ""}}]);
 
             // As a client sends back a call that max_tokens cut short.
             const cutCall = {id: "call_cut", type: "function" as const, function: {name: "get_weather", arguments: "{\"city\": \"Par"}};
