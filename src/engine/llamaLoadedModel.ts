@@ -46,7 +46,9 @@ export class LlamaLoadedModel implements LoadedModel {
         private readonly model: LlamaModel,
         private readonly generation: Generation | null,
         private readonly embedder: LlamaEmbedder | null,
-        public readonly supportsTools: boolean
+        public readonly supportsTools: boolean,
+        /** What --ctx-size asked for (capped at the trained context). */
+        private readonly requestedContextSize: number
     ) {}
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions): Promise<LlamaLoadedModel> {
@@ -75,15 +77,19 @@ export class LlamaLoadedModel implements LoadedModel {
             const embedder = options.embeds
                 ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
                 : null;
-            return new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools);
+            return new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools, contextSize);
         } catch (error) {
             await model.dispose();
             throw error;
         }
     }
 
+    /**
+     * What was asked for, as /v1/models says before the model loads: llama.cpp rounds a sequence's
+     * cells up to a multiple of 256, and the spare ones are not handed out (--ctx-size 200 means 200).
+     */
     public get contextLength(): number {
-        return this.generation?.context.contextSize ?? this.embedder?.contextSize ?? this.model.trainContextSize;
+        return Math.min(this.requestedContextSize, this.generation?.context.contextSize ?? this.embedder?.contextSize ?? this.requestedContextSize);
     }
 
     public get supportsInfill(): boolean {

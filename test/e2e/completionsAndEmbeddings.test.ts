@@ -164,3 +164,24 @@ describe("an embedding model's context in /v1/models", () => {
         expect(await contextLength()).toBe(128);
     });
 });
+
+describe("a chat model's context at a --ctx-size llama.cpp rounds up", () => {
+    let server: TestServer;
+
+    beforeAll(async () => {
+        server = await startTestServer({"tiny-chat": await buildTinyChatModel()}, {ctxSize: 200, parallel: 4});
+    });
+    afterAll(async () => server?.stop());
+
+    it("serves and reports what was asked for, before and after it loads (llama.cpp makes it 256)", async () => {
+        const client = server.client();
+        const contextLength = async () => ((await client.models.list()).data[0] as unknown as {context_length: number}).context_length;
+        expect(await contextLength()).toBe(200);
+        const reply = await client.chat.completions.create({model: "tiny-chat", messages: [{role: "user", content: "Hi"}], max_tokens: 2});
+        expect(await contextLength()).toBe(200);
+        const tooLong = await client.chat.completions.create({
+            model: "tiny-chat", messages: [{role: "user", content: "Hi"}], max_tokens: 201 - reply.usage!.prompt_tokens
+        }).catch((error: unknown) => error);
+        expect(tooLong).toMatchObject({status: 400, code: "context_length_exceeded"});
+    });
+});
