@@ -14,6 +14,9 @@ const encoderArchitectures = new Set(["bert", "nomic-bert", "jina-bert-v2", "t5e
 /** Big arrays not needed to describe a model: skipping them keeps a rescan cheap. */
 const skippedKeys = ["tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type", "tokenizer.ggml.merges"];
 
+/** The fill-in-the-middle token ids, as llama.cpp's current and older GGUFs name them. */
+const infillKeys = [["fim_pre_token_id", "fim_suf_token_id", "fim_mid_token_id"], ["prefix_token_id", "suffix_token_id", "middle_token_id"]];
+
 /** A header read longer than this is a broken file, not a big one (a real header reads in milliseconds). */
 const headerReadTimeoutMs = 10_000;
 
@@ -45,7 +48,9 @@ export async function inspectGguf(path: string): Promise<GgufSummary> {
         capabilities.push("chat", "completion");
         if (typeof chatTemplate === "string" && /\btools\b/.test(chatTemplate))
             capabilities.push("tools");
-        if (ggml?.fim_pre_token_id != null || ggml?.prefix_token_id != null)
+        // As llama.cpp needs them for infill: all three tokens. It can also find them by their text in
+        // the vocabulary, which this header read skips; once loaded, the model says (modelRegistry.ts).
+        if (infillKeys.some((keys) => keys.every((key) => ggml?.[key] != null)))
             capabilities.push("fim");
     }
 

@@ -124,7 +124,7 @@ export class ModelRegistry {
             created: descriptor.modifiedAt,
             owned_by: "chatserve",
             context_length: current?.model?.contextLength ?? (trained == null ? this.contextSize : Math.min(trained, this.contextSize)),
-            capabilities: descriptor.capabilities,
+            capabilities: current?.model == null ? descriptor.capabilities : withInfill(descriptor.capabilities, current.model.supportsInfill),
             status,
             loaded: status === "loaded",
             architecture: descriptor.architecture,
@@ -144,4 +144,10 @@ function retire(residency: Residency, why: string): void {
         model.stopQueueing(new ModelUnloadedError(residency.descriptor.id, why));
         return model.dispose();
     }, () => {});
+}
+
+/** A loaded model knows whether it can fill in the middle (llama.cpp may find the tokens by their text). */
+function withInfill(capabilities: ModelCapability[], supportsInfill: boolean): ModelCapability[] {
+    const others = capabilities.filter((capability) => capability !== "fim");
+    return supportsInfill ? [...others, "fim"] : others;
 }

@@ -3,6 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import {describe, expect, it} from "vitest";
 import {inspectGguf} from "../../src/models/ggufInspection.js";
+import {encodeGguf, str, u32, type GgufMetadata} from "../fixtures/gguf/ggufWriter.js";
+
+async function modelHeader(metadata: GgufMetadata): Promise<string> {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-gguf-"));
+    const file = path.join(dir, "model.gguf");
+    await fs.writeFile(file, encodeGguf({metadata: {"general.architecture": str("llama"), ...metadata}, tensors: []}));
+    return file;
+}
 
 /** A GGUF v3 header with the given counts, then `padding` zero bytes (a truncated file). */
 async function headerFile(tensors: bigint, entries: bigint, padding: number): Promise<string> {
@@ -27,5 +35,15 @@ describe("inspectGguf", () => {
         const file = await headerFile(0n, 0n, 0);
         await fs.writeFile(file, "hello, not a model");
         await expect(inspectGguf(file)).rejects.toThrow(/GGUF/);
+    });
+
+    it("lists fill-in-the-middle only when the header names all three tokens, as llama.cpp's infill needs", async () => {
+        const ids = {pre: u32(1), suf: u32(2), mid: u32(3)};
+        const all = await modelHeader({"tokenizer.ggml.fim_pre_token_id": ids.pre, "tokenizer.ggml.fim_suf_token_id": ids.suf, "tokenizer.ggml.fim_mid_token_id": ids.mid});
+        const older = await modelHeader({"tokenizer.ggml.prefix_token_id": ids.pre, "tokenizer.ggml.suffix_token_id": ids.suf, "tokenizer.ggml.middle_token_id": ids.mid});
+        const prefixOnly = await modelHeader({"tokenizer.ggml.prefix_token_id": ids.pre});
+        expect((await inspectGguf(all)).capabilities).toContain("fim");
+        expect((await inspectGguf(older)).capabilities).toContain("fim");
+        expect((await inspectGguf(prefixOnly)).capabilities).not.toContain("fim");
     });
 });

@@ -75,6 +75,22 @@ describe("ModelRegistry", () => {
         expect(registry.list().map((entry) => entry.id)).toEqual(["kept"]);
     });
 
+    it("lists fill-in-the-middle as the loaded model knows it, not as its header guessed", async () => {
+        const {registry, loader} = setup([descriptor("guessed", {capabilities: ["chat", "completion", "fim"]}), descriptor("found")]);
+        for (const [id, supportsInfill] of [["guessed", false], ["found", true]] as const) {
+            const loaded = registry.acquire(id, "completion");
+            await settle();
+            const model = new FakeModel();
+            model.supportsInfill = supportsInfill;
+            loader.pending.at(-1)!.resolve(model);
+            await loaded;
+        }
+        expect(registry.list().map((m) => [m.id, m.capabilities])).toEqual([
+            ["guessed", ["chat", "completion"]],
+            ["found", ["chat", "completion", "fim"]]
+        ]);
+    });
+
     it("rescans before answering model_not_found", async () => {
         const {registry, catalogue} = setup();
         const error = await registry.acquire("ghost", "chat").catch((e: unknown) => e);

@@ -47,7 +47,7 @@ function wordTokens(text: string): PreparedPrompt {
 
 export class FakeModel implements LoadedModel {
     public readonly contextLength = CONTEXT_LENGTH;
-    public readonly supportsInfill = false;
+    public supportsInfill = false;
     public readonly embeddingDimensions = 4;
     public readonly supportsTools = true;
     public script: Script = defaultScript;
