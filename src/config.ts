@@ -1,4 +1,3 @@
-import os from "node:os";
 import {z} from "zod";
 
 /**
@@ -57,8 +56,4 @@ export function apiKeysFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
     return [env.CHATSERVE_API_KEY, ...(env.CHATSERVE_API_KEYS ?? "").split(",")]
         .map((key) => key?.trim() ?? "")
         .filter((key) => key !== "");
-}
-
-export function availableCores(): number {
-    return os.availableParallelism();
 }

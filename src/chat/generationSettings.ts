@@ -23,10 +23,10 @@ export function toGenerationOptions(
     contextLength: number,
     {defaultMaxTokens, promptParam = "messages"}: {defaultMaxTokens?: number, promptParam?: "messages" | "prompt"} = {}
 ): GenerationOptions {
-    // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
     if (promptTokens === 0)
         throw new BadRequestError(`The ${promptParam} is empty: this model adds no beginning-of-text token, so there is nothing to generate after.`,
             {param: promptParam});
+    // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
     const requested = request.max_completion_tokens ?? request.max_tokens ?? null;
     const room = contextLength - promptTokens;
     if (requested != null && requested > room)

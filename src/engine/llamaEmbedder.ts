@@ -23,10 +23,6 @@ export class LlamaEmbedder {
         this.slot = new SequencePool<PooledSequence>([{contextTokens: []}], maxQueue);
     }
 
-    public get dimensions(): number {
-        return this.model.embeddingVectorSize;
-    }
-
     /**
      * Tokenizes and checks every input first, so a bad one is a 400 before any work, then takes the
      * model's one embedding slot (requests wait in a FIFO queue up to --max-queue, then 503) and

@@ -1,5 +1,6 @@
 import type {Response} from "express";
-import type {ErrorBody} from "../errors.js";
+import type {Logger} from "pino";
+import {toApiError, type ErrorBody} from "../errors.js";
 
 /**
  * Server-sent events as OpenAI streams them: `data: <json>` plus a blank line per event,
@@ -39,6 +40,14 @@ export class SseWriter {
     public fail(body: ErrorBody): void {
         this.send(body);
         this.end();
+    }
+
+    /** A generation that threw mid-stream: a bug is logged in full, the client gets its envelope. */
+    public failWith(error: unknown, logger: Logger): void {
+        const apiError = toApiError(error);
+        if (apiError.status >= 500)
+            logger.error({event: "stream_failed", reqId: this.res.locals.requestId, err: error}, "generation failed mid-stream");
+        this.fail(apiError.toBody());
     }
 
     public done(): void {

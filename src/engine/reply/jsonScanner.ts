@@ -44,12 +44,6 @@ export class JsonScanner {
         return text.length;
     }
 
-    /** End of input: a top-level number is only known to be complete when the text ends. */
-    public end(): void {
-        if (this.inBareTopLevelValue)
-            this.finished = true;
-    }
-
     private consume(char: string): void {
         if (this.inString) {
             if (this.escaped)

@@ -9,7 +9,7 @@ type ToolCallsFormat = Extract<ReplyFormat, {type: "toolCalls"}>;
 type Phase = "lead" | "text" | "name" | "arguments" | "next";
 
 /** A reply never holds more calls than this, so a model that keeps calling still ends. */
-export const maxCallsPerReply = 16;
+const maxCallsPerReply = 16;
 
 /**
  * A reply of tool calls in the template's own syntax. Free text comes first only with

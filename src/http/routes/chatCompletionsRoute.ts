@@ -3,7 +3,6 @@ import type {Logger} from "pino";
 import {chatCompletion, chatCompletionChunk, newToolCall, toFinishReason, usageChunk} from "../../chat/chatCompletionFormat.js";
 import type {ChatCompletionService, ChatGeneration} from "../../chat/chatCompletionService.js";
 import type {GenerationResult} from "../../engine/types.js";
-import {toApiError} from "../../errors.js";
 import {chatCompletionRequestSchema} from "../../protocol/chatCompletionRequest.js";
 import type {ChatCompletionChunk, ToolCall} from "../../protocol/chatCompletionResponse.js";
 import {parseBody} from "../../protocol/parseBody.js";
@@ -12,7 +11,7 @@ import {consumeGeneration} from "../consumeGeneration.js";
 import {SseWriter} from "../sseWriter.js";
 import {recordUsage} from "../requestLog.js";
 
-/** `POST /v1/chat/completions`: validation and the model's work happen in the service; this file only writes. */
+/** `POST /v1/chat/completions`: the body's shape is checked here, the rest of validation and the model's work happen in the service; this file writes the reply. */
 export function chatCompletionsRoute(service: ChatCompletionService, logger: Logger, options: {logPrompts: boolean, stopping?: AbortSignal}): Router {
     const router = Router();
     router.post("/v1/chat/completions", async (req, res) => {
@@ -70,10 +69,7 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
         });
         finishStream(sse, res, generation, result, includeUsage);
     } catch (error) {
-        const apiError = toApiError(error);
-        if (apiError.status >= 500)
-            logger.error({event: "stream_failed", reqId: res.locals.requestId, err: error}, "generation failed mid-stream");
-        sse.fail(apiError.toBody());
+        sse.failWith(error, logger);
     }
 }
 

@@ -4,7 +4,6 @@ import {toFinishReason} from "../../chat/chatCompletionFormat.js";
 import {textCompletion, textCompletionChunk, textCompletionUsageChunk} from "../../completions/completionFormat.js";
 import type {CompletionRun, CompletionService} from "../../completions/completionService.js";
 import type {GenerationResult} from "../../engine/types.js";
-import {toApiError} from "../../errors.js";
 import {completionRequestSchema} from "../../protocol/completionRequest.js";
 import {parseBody} from "../../protocol/parseBody.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
@@ -73,10 +72,7 @@ async function streamCompletions(res: Response, run: CompletionRun, includeUsage
             sse.send(textCompletionUsageChunk(run.identity, results));
         sse.done();
     } catch (error) {
-        const apiError = toApiError(error);
-        if (apiError.status >= 500)
-            logger.error({event: "stream_failed", reqId: res.locals.requestId, err: error}, "completion failed mid-stream");
-        sse.fail(apiError.toBody());
+        sse.failWith(error, logger);
     }
 }
 
