@@ -1,10 +1,10 @@
 import {beginsFreely} from "../engine/reply/createReplyShaper.js";
 import type {GenerationEvent, GenerationResult, JsonSchema, LoadedModel, ReplyFormat} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
-import type {ModelCapability} from "../protocol/models.js";
+import type {ModelSource} from "../models/modelRegistry.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 import {rejectUnsupportedFields} from "../protocol/unsupportedFields.js";
-import {newReplyIdentity, type ReplyIdentity} from "./chatCompletionFormat.js";
+import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
 import {toReplyPlan} from "./replyFormat.js";
 import {toGenerationOptions} from "./generationSettings.js";
 import {toChatHistory} from "./toChatHistory.js";
@@ -28,8 +28,6 @@ function compileGrammars(model: LoadedModel, format: ReplyFormat): void {
         }
     }
 }
-
-export type ModelSource = {acquire(id: string, capability: ModelCapability): Promise<LoadedModel>};
 
 /** A generation that holds a sequence: iterate `events`, then `release()` in a finally. */
 export type ChatGeneration = {

@@ -1,7 +1,7 @@
-import {systemFingerprint, toFinishReason, toUsage, type ReplyIdentity} from "../chat/chatCompletionFormat.js";
 import type {GenerationResult} from "../engine/types.js";
-import type {FinishReason, Usage} from "../protocol/chatCompletionResponse.js";
+import type {FinishReason} from "../protocol/chatCompletionResponse.js";
 import type {TextCompletion} from "../protocol/completionResponse.js";
+import {systemFingerprint, toFinishReason, toUsage, type ReplyIdentity} from "../protocol/replyFields.js";
 
 export function textCompletion(identity: ReplyIdentity, choices: Array<{text: string, result: GenerationResult}>): TextCompletion {
     return {
@@ -9,7 +9,7 @@ export function textCompletion(identity: ReplyIdentity, choices: Array<{text: st
         object: "text_completion",
         system_fingerprint: systemFingerprint,
         choices: choices.map(({text, result}, index) => ({text, index, logprobs: null, finish_reason: toFinishReason(result.finishReason)})),
-        usage: sumUsage(choices.map(({result}) => result))
+        usage: toUsage(sumResults(choices.map(({result}) => result)))
     };
 }
 
@@ -24,15 +24,15 @@ export function textCompletionChunk(identity: ReplyIdentity, index: number, text
 }
 
 export function textCompletionUsageChunk(identity: ReplyIdentity, results: GenerationResult[]): TextCompletion {
-    return {...identity, object: "text_completion", system_fingerprint: systemFingerprint, choices: [], usage: sumUsage(results)};
+    return {...identity, object: "text_completion", system_fingerprint: systemFingerprint, choices: [], usage: toUsage(sumResults(results))};
 }
 
-/** Several prompts in one request: usage is their sum, as OpenAI reports it. */
-function sumUsage(results: GenerationResult[]): Usage {
-    return results.map(toUsage).reduce((sum, usage) => ({
-        prompt_tokens: sum.prompt_tokens + usage.prompt_tokens,
-        completion_tokens: sum.completion_tokens + usage.completion_tokens,
-        total_tokens: sum.total_tokens + usage.total_tokens,
-        prompt_tokens_details: {cached_tokens: sum.prompt_tokens_details.cached_tokens + usage.prompt_tokens_details.cached_tokens}
+/** Several prompts in one request: usage is their sum, as OpenAI reports it (the last one's finish reason stands for them in the log). */
+export function sumResults(results: readonly GenerationResult[]): GenerationResult {
+    return results.reduce((total, result) => ({
+        finishReason: result.finishReason,
+        promptTokens: total.promptTokens + result.promptTokens,
+        cachedTokens: total.cachedTokens + result.cachedTokens,
+        completionTokens: total.completionTokens + result.completionTokens
     }));
 }

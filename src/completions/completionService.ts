@@ -1,7 +1,7 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import {toGenerationOptions} from "../chat/generationSettings.js";
-import {newReplyIdentity, type ReplyIdentity} from "../chat/chatCompletionFormat.js";
-import type {ModelSource} from "../chat/chatCompletionService.js";
+import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
+import type {ModelSource} from "../models/modelRegistry.js";
 import type {GenerationOptions, PreparedPrompt, SequenceLease} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
 import {defaultCompletionMaxTokens, type CompletionRequest} from "../protocol/completionRequest.js";

@@ -1,5 +1,5 @@
 import {BadRequestError} from "../errors.js";
-import type {ModelSource} from "../chat/chatCompletionService.js";
+import type {ModelSource} from "../models/modelRegistry.js";
 import type {EmbeddingList, EmbeddingRequest} from "../protocol/embeddingRequest.js";
 
 /**

@@ -7,6 +7,9 @@ import type {ModelDescriptor} from "./modelDescriptor.js";
 
 export type ModelLoader = (descriptor: ModelDescriptor) => Promise<LoadedModel>;
 
+/** What the services need of the registry: a loaded model that can serve a capability. */
+export type ModelSource = Pick<ModelRegistry, "acquire">;
+
 type Residency = {
     descriptor: ModelDescriptor,
     loading: Promise<LoadedModel>,

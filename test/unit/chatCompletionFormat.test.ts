@@ -1,5 +1,6 @@
 import {describe, expect, it} from "vitest";
-import {chatCompletion, chatCompletionChunk, newReplyIdentity, toFinishReason, toUsage, usageChunk} from "../../src/chat/chatCompletionFormat.js";
+import {chatCompletion, chatCompletionChunk, usageChunk} from "../../src/chat/chatCompletionFormat.js";
+import {newReplyIdentity, toFinishReason, toUsage} from "../../src/protocol/replyFields.js";
 import type {GenerationResult} from "../../src/engine/types.js";
 
 const result: GenerationResult = {finishReason: "stop", promptTokens: 12, cachedTokens: 4, completionTokens: 30};

@@ -1,11 +1,12 @@
 import {Router, type Response} from "express";
 import type {Logger} from "pino";
-import {chatCompletion, chatCompletionChunk, newToolCall, toFinishReason, usageChunk} from "../../chat/chatCompletionFormat.js";
+import {chatCompletion, chatCompletionChunk, newToolCall, usageChunk} from "../../chat/chatCompletionFormat.js";
 import type {ChatCompletionService, ChatGeneration} from "../../chat/chatCompletionService.js";
 import type {GenerationResult} from "../../engine/types.js";
 import {chatCompletionRequestSchema} from "../../protocol/chatCompletionRequest.js";
 import type {ChatCompletionChunk, ToolCall} from "../../protocol/chatCompletionResponse.js";
 import {parseBody} from "../../protocol/parseBody.js";
+import {toFinishReason} from "../../protocol/replyFields.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
 import {SseWriter} from "../sseWriter.js";

@@ -1,11 +1,11 @@
 import {Router, type Response} from "express";
 import type {Logger} from "pino";
-import {toFinishReason} from "../../chat/chatCompletionFormat.js";
-import {textCompletion, textCompletionChunk, textCompletionUsageChunk} from "../../completions/completionFormat.js";
+import {sumResults, textCompletion, textCompletionChunk, textCompletionUsageChunk} from "../../completions/completionFormat.js";
 import type {CompletionRun, CompletionService} from "../../completions/completionService.js";
 import type {GenerationResult} from "../../engine/types.js";
 import {completionRequestSchema} from "../../protocol/completionRequest.js";
 import {parseBody} from "../../protocol/parseBody.js";
+import {toFinishReason} from "../../protocol/replyFields.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
 import {recordUsage} from "../requestLog.js";
@@ -44,7 +44,7 @@ async function sendCompletions(res: Response, run: CompletionRun, signal: AbortS
             return;
         choices.push({text, result});
     }
-    recordUsage(res, sum(choices.map((choice) => choice.result)));
+    recordUsage(res, sumResults(choices.map((choice) => choice.result)));
     res.json(textCompletion(run.identity, choices));
 }
 
@@ -67,20 +67,11 @@ async function streamCompletions(res: Response, run: CompletionRun, includeUsage
             sse.send(textCompletionChunk(run.identity, job.index, "", toFinishReason(result.finishReason), includeUsage));
             results.push(result);
         }
-        recordUsage(res, sum(results));
+        recordUsage(res, sumResults(results));
         if (includeUsage)
             sse.send(textCompletionUsageChunk(run.identity, results));
         sse.done();
     } catch (error) {
         sse.failWith(error, logger);
     }
-}
-
-function sum(results: GenerationResult[]): GenerationResult {
-    return results.reduce((total, result) => ({
-        finishReason: result.finishReason,
-        promptTokens: total.promptTokens + result.promptTokens,
-        cachedTokens: total.cachedTokens + result.cachedTokens,
-        completionTokens: total.completionTokens + result.completionTokens
-    }));
 }
