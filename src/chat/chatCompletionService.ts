@@ -1,13 +1,13 @@
+import {toGenerationOptions} from "./generationSettings.js";
+import {toReplyPlan} from "./replyFormat.js";
+import {toChatHistory} from "./toChatHistory.js";
 import {beginsFreely} from "../engine/reply/createReplyShaper.js";
 import type {GenerationEvent, GenerationResult, JsonSchema, LoadedModel, ReplyFormat} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
 import type {ModelSource} from "../models/modelRegistry.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
-import {rejectUnsupportedFields} from "../protocol/unsupportedFields.js";
 import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
-import {toReplyPlan} from "./replyFormat.js";
-import {toGenerationOptions} from "./generationSettings.js";
-import {toChatHistory} from "./toChatHistory.js";
+import {rejectUnsupportedChatFields} from "../protocol/unsupportedFields.js";
 
 /**
  * Grammars are built now, not once the stream has started, so a schema llama.cpp cannot turn into
@@ -47,7 +47,7 @@ export class ChatCompletionService {
     public constructor(private readonly models: ModelSource) {}
 
     public async start(request: ChatCompletionRequest, signal: AbortSignal): Promise<ChatGeneration> {
-        rejectUnsupportedFields(request);
+        rejectUnsupportedChatFields(request);
         const plan = toReplyPlan(request);
         const history = toChatHistory(request.messages);
         const model = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat");

@@ -1,11 +1,11 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import {toGenerationOptions} from "../chat/generationSettings.js";
-import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
-import type {ModelSource} from "../models/modelRegistry.js";
 import type {GenerationOptions, PreparedPrompt, SequenceLease} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
+import type {ModelSource} from "../models/modelRegistry.js";
 import {defaultCompletionMaxTokens, type CompletionRequest} from "../protocol/completionRequest.js";
-import {reject} from "../protocol/unsupportedFields.js";
+import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
+import {rejectUnsupportedCompletionFields} from "../protocol/unsupportedFields.js";
 
 /** One choice to generate: a prompt (one per `prompt` array entry) and its options. */
 export type CompletionJob = {index: number, promptText: string, prompt: PreparedPrompt, options: GenerationOptions};
@@ -21,7 +21,7 @@ export class CompletionService {
     public constructor(private readonly models: ModelSource) {}
 
     public async start(request: CompletionRequest, signal: AbortSignal): Promise<CompletionRun> {
-        rejectUnsupported(request);
+        rejectUnsupportedCompletionFields(request);
         const model = await this.models.acquire(request.model, "completion");
         const fim = request.suffix != null && (request.suffix !== "" || model.supportsInfill);
         if (fim && !model.supportsInfill)
@@ -43,19 +43,4 @@ export class CompletionService {
         const lease = await model.acquireSequence(jobs[0]!.prompt, signal);
         return {identity: newReplyIdentity(request.model, "cmpl"), jobs, echo: request.echo === true, lease, release: () => lease.release()};
     }
-}
-
-function rejectUnsupported(request: CompletionRequest): void {
-    if (request.n != null && request.n > 1)
-        reject("n", "more than one choice per prompt (n > 1)");
-    if (request.best_of != null && request.best_of > 1)
-        reject("best_of", "best_of > 1");
-    if (request.logprobs != null && request.logprobs > 0)
-        reject("logprobs", "returning log probabilities");
-    if (request.logit_bias != null && Object.keys(request.logit_bias).length > 0)
-        reject("logit_bias", "biasing token probabilities");
-    if (request.echo === true && request.suffix != null)
-        throw new BadRequestError("echo cannot be combined with suffix.", {param: "echo"});
-    if (request.stream_options != null && request.stream !== true)
-        throw new BadRequestError("stream_options is only allowed when stream is true.", {param: "stream_options"});
 }

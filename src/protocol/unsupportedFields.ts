@@ -1,8 +1,9 @@
 import {BadRequestError} from "../errors.js";
 import type {ChatCompletionRequest} from "./chatCompletionRequest.js";
+import type {CompletionRequest} from "./completionRequest.js";
 
 /** The 400 for a known field that asks for something chatserve does not do yet. */
-export function reject(param: string, what: string): never {
+function reject(param: string, what: string): never {
     throw new BadRequestError(`${param}: ${what} is not supported by chatserve yet.`, {param, code: "unsupported_parameter"});
 }
 
@@ -12,16 +13,14 @@ export function reject(param: string, what: string): never {
  * (CLIENTS.md: "unsupported parameters silently dropped"), so each one gets a 400 naming it.
  * Values that ask for the default behaviour (`n: 1`, `logprobs: false`, …) are fine.
  */
-export function rejectUnsupportedFields(request: ChatCompletionRequest): void {
-
+export function rejectUnsupportedChatFields(request: ChatCompletionRequest): void {
+    rejectUnsupportedCommonFields(request);
     if (request.n != null && request.n > 1)
         reject("n", "more than one choice per request (n > 1)");
     if (request.logprobs === true)
         reject("logprobs", "returning log probabilities");
     if (request.top_logprobs != null && request.top_logprobs > 0)
         reject("top_logprobs", "returning log probabilities");
-    if (request.logit_bias != null && Object.keys(request.logit_bias).length > 0)
-        reject("logit_bias", "biasing token probabilities");
     // The deprecated spelling of tools: pointing to its successor beats a second reply shape.
     if (request.functions != null && request.functions.length > 0)
         reject("functions", "the deprecated 'functions' field (send 'tools' instead)");
@@ -32,6 +31,24 @@ export function rejectUnsupportedFields(request: ChatCompletionRequest): void {
     for (const variable of Object.keys(request.chat_template_kwargs ?? {}))
         if (variable !== "enable_thinking" && variable !== "thinking")
             reject(`chat_template_kwargs.${variable}`, "passing that variable to the chat template");
+}
+
+/** The same for legacy completions, whose fields differ a little. */
+export function rejectUnsupportedCompletionFields(request: CompletionRequest): void {
+    rejectUnsupportedCommonFields(request);
+    if (request.n != null && request.n > 1)
+        reject("n", "more than one choice per prompt (n > 1)");
+    if (request.best_of != null && request.best_of > 1)
+        reject("best_of", "best_of > 1");
+    if (request.logprobs != null && request.logprobs > 0)
+        reject("logprobs", "returning log probabilities");
+    if (request.echo === true && request.suffix != null)
+        throw new BadRequestError("echo cannot be combined with suffix.", {param: "echo"});
+}
+
+function rejectUnsupportedCommonFields(request: Pick<ChatCompletionRequest & CompletionRequest, "logit_bias" | "stream" | "stream_options">): void {
+    if (request.logit_bias != null && Object.keys(request.logit_bias).length > 0)
+        reject("logit_bias", "biasing token probabilities");
     if (request.stream_options != null && request.stream !== true)
         throw new BadRequestError("stream_options is only allowed when stream is true.", {param: "stream_options"});
 }

@@ -1,14 +1,14 @@
 import {describe, expect, it} from "vitest";
 import {BadRequestError} from "../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
-import {rejectUnsupportedFields} from "../../src/protocol/unsupportedFields.js";
+import {rejectUnsupportedChatFields} from "../../src/protocol/unsupportedFields.js";
 
 const request = (extra: Record<string, unknown>) =>
     chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra});
 
 function rejection(extra: Record<string, unknown>): BadRequestError | null {
     try {
-        rejectUnsupportedFields(request(extra));
+        rejectUnsupportedChatFields(request(extra));
         return null;
     } catch (error) {
         expect(error).toBeInstanceOf(BadRequestError);
@@ -16,7 +16,7 @@ function rejection(extra: Record<string, unknown>): BadRequestError | null {
     }
 }
 
-describe("rejectUnsupportedFields", () => {
+describe("rejectUnsupportedChatFields", () => {
     it.each([
         [{n: 2}, "n"],
         [{logprobs: true}, "logprobs"],
