@@ -1,6 +1,3 @@
-import {toGenerationOptions} from "./generationSettings.js";
-import {toReplyPlan} from "./replyFormat.js";
-import {toChatHistory} from "./toChatHistory.js";
 import {beginsFreely} from "../engine/reply/createReplyShaper.js";
 import type {GenerationEvent, GenerationResult, JsonSchema, LoadedModel, ReplyFormat} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
@@ -8,6 +5,9 @@ import type {ModelSource} from "../models/modelRegistry.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
 import {rejectUnsupportedChatFields} from "../protocol/unsupportedFields.js";
+import {toGenerationOptions} from "./generationSettings.js";
+import {toReplyPlan} from "./replyFormat.js";
+import {toChatHistory} from "./toChatHistory.js";
 
 /**
  * Grammars are built now, not once the stream has started, so a schema llama.cpp cannot turn into
