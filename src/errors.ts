@@ -33,9 +33,11 @@ export class BadRequestError extends ApiError {
     }
 }
 
+/** In OpenAI's words: "This model's maximum context length is N tokens. However, <overflow>. Please reduce <remedy>." */
 export class ContextLengthExceededError extends BadRequestError {
-    public constructor(message: string, param = "messages") {
-        super(message, {param, code: "context_length_exceeded"});
+    public constructor(contextLength: number, {overflow, remedy, param}: {overflow: string, remedy: string, param: string}) {
+        super(`This model's maximum context length is ${contextLength} tokens. However, ${overflow}. Please reduce ${remedy}.`,
+            {param, code: "context_length_exceeded"});
     }
 }
 

@@ -30,14 +30,13 @@ export function toGenerationOptions(
     const requested = request.max_completion_tokens ?? request.max_tokens ?? null;
     const room = contextLength - promptTokens;
     if (requested != null && requested > room)
-        throw new ContextLengthExceededError(
-            `This model's maximum context length is ${contextLength} tokens. However, you requested ${promptTokens + requested} tokens ` +
-            `(${promptTokens} in the ${promptParam}, ${requested} in the completion). Please reduce the length of the ${promptParam} or completion.`,
-            promptParam);
+        throw new ContextLengthExceededError(contextLength, {
+            overflow: `you requested ${promptTokens + requested} tokens (${promptTokens} in the ${promptParam}, ${requested} in the completion)`,
+            remedy: `the length of the ${promptParam} or completion`, param: promptParam
+        });
     if (room < 1)
-        throw new ContextLengthExceededError(
-            `This model's maximum context length is ${contextLength} tokens. However, your ${promptParam} resulted in ${promptTokens} tokens. ` +
-            `Please reduce the length of the ${promptParam}.`, promptParam);
+        throw new ContextLengthExceededError(contextLength,
+            {overflow: `your ${promptParam} resulted in ${promptTokens} tokens`, remedy: `the length of the ${promptParam}`, param: promptParam});
 
     return {
         maxTokens: Math.min(requested ?? defaultMaxTokens ?? room, room),

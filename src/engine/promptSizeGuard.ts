@@ -32,9 +32,8 @@ export async function refuseTextBeyondContext(
         return;
     const atLeast = await countTokensAtLeast(model, texts, contextLength);
     if (atLeast > contextLength)
-        throw new ContextLengthExceededError(
-            `This model's maximum context length is ${contextLength} tokens. However, your ${what} ` +
-            `resulted in more than ${atLeast} tokens. Please reduce the length of the ${what}.`, param);
+        throw new ContextLengthExceededError(contextLength,
+            {overflow: `your ${what} resulted in more than ${atLeast} tokens`, remedy: `the length of the ${what}`, param});
 }
 
 /** A lower bound on the texts' tokens, counted a slice per turn of the event loop; stops once past `limit`. */
@@ -59,9 +58,10 @@ export async function refuseHistoryBeyondContext(model: LlamaModel, history: rea
     const messages = history.reduce((count, item) =>
         count + (item.type === "model" ? Math.max(1, item.response.filter((part) => typeof part !== "string").length) : 1), 0);
     if (messages > contextLength)
-        throw new ContextLengthExceededError(
-            `This model's maximum context length is ${contextLength} tokens. However, your messages resulted in more than ` +
-            `${messages} tokens (${messages} messages of at least one token each). Please reduce the number of messages.`, "messages");
+        throw new ContextLengthExceededError(contextLength, {
+            overflow: `your messages resulted in more than ${messages} tokens (${messages} messages of at least one token each)`,
+            remedy: "the number of messages", param: "messages"
+        });
     await refuseTextBeyondContext(model, historyTexts(history), contextLength, {param: "messages"});
 }
 
