@@ -1,4 +1,6 @@
-import {PatternError, PatternParser, type CharSet, type PatternNode} from "./patternParser.js";
+import type {CharSet} from "./patternClasses.js";
+import {PatternError} from "./patternCursor.js";
+import {PatternParser, type PatternNode} from "./patternParser.js";
 
 export {PatternError};
 

@@ -1,8 +1,6 @@
 import {ambiguousAstral, isAstral, notLineTerminator, parseClass, parseEscape, single, type CharSet} from "./patternClasses.js";
 import {PatternCursor, PatternError} from "./patternCursor.js";
 
-export {PatternError, type CharSet};
-
 /**
  * Reads JSON Schema's `pattern` (ECMA-262 regular-expression syntax) into a tree of character sets,
  * sequences, alternatives and repetitions, for patternGrammar.ts to write as GBNF. Only the regular
