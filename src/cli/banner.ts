@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import type {Config} from "../config.js";
 import type {RunningServer} from "../server.js";
@@ -12,7 +13,13 @@ export function printBanner(config: Config, server: RunningServer): void {
         (config.apiKeys.length > 0 ? `, API key required` : ""),
         `models in ${path.resolve(config.modelsDir)}:`
     ];
-    if (models.length === 0)
+    // A mistyped --models path would otherwise look like an empty folder.
+    if (models.length === 0 && !fs.existsSync(config.modelsDir))
+        lines.push(
+            "  (none yet: that folder does not exist) Create it and copy a .gguf file into it, or check --models;",
+            "  chatserve picks it up without a restart."
+        );
+    else if (models.length === 0)
         lines.push(
             "  (none yet) Copy a .gguf file into that folder, e.g. one downloaded from huggingface.co;",
             "  chatserve picks it up without a restart."
