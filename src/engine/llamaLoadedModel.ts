@@ -1,3 +1,4 @@
+import {setImmediate as nextTurn} from "node:timers/promises";
 import {
     resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token
 } from "node-llama-cpp";
@@ -53,8 +54,10 @@ export class LlamaLoadedModel implements LoadedModel {
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions): Promise<LlamaLoadedModel> {
         const mark = runtime.errors.mark;
-        const model = await runtime.llama.loadModel({modelPath: options.path}).catch((error: unknown) => {
-            // "Failed to load model" alone: llama.cpp's log says why.
+        const model = await runtime.llama.loadModel({modelPath: options.path}).catch(async (error: unknown) => {
+            // "Failed to load model" alone: llama.cpp's log says why. Its lines reach this thread
+            // after the failure does, within the same turn of the event loop.
+            await nextTurn();
             const reasons = runtime.errors.since(mark);
             throw reasons.length === 0 ? error : new Error(`${(error as Error).message}: ${reasons.join("; ")}`, {cause: error});
         });

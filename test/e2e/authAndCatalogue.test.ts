@@ -68,4 +68,19 @@ describe("API keys, hot-added and corrupt model files", () => {
         const entry = await server.client(key).models.retrieve("unknown-arch") as unknown as {status: string, error: string};
         expect(entry).toMatchObject({status: "unavailable", error: expect.stringMatching(/unknown model architecture.*llamz/)});
     });
+
+    it("says a file still being downloaded is incomplete, and serves it once it is whole", async () => {
+        const bytes = await fs.readFile(modelFile);
+        const file = path.join(server.modelsDir, "downloading.gguf");
+        await fs.writeFile(file, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+        const error = await server.client(key).chat.completions.create({model: "downloading", messages: [{role: "user", content: "Hi"}], max_tokens: 2})
+            .then(() => null, (caught: unknown) => caught as InstanceType<typeof OpenAI.APIError>);
+        expect(error).toMatchObject({status: 400, code: "model_unavailable"});
+        expect(error!.message).toMatch(/not within the file bounds, model is corrupted or incomplete/);
+
+        await fs.appendFile(file, bytes.subarray(Math.floor(bytes.length * 0.6)));
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        const reply = await server.client(key).chat.completions.create({model: "downloading", messages: [{role: "user", content: "Hi"}], max_tokens: 2});
+        expect(reply.usage!.completion_tokens).toBeGreaterThan(0);
+    });
 });
