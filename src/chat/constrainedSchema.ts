@@ -1,5 +1,6 @@
 import type {JsonSchema} from "../engine/types.js";
 import {fromClientDialects} from "./schemaDialects.js";
+import {refuseExplodingAlternatives} from "./schemaAlternatives.js";
 import {atLeast, integerBounds, numberKeyword, numericBounds, patternString} from "./schemaBounds.js";
 import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
 
@@ -34,10 +35,10 @@ export function toConstrainedSchema(schema: unknown, param: string): JsonSchema 
         throw invalid(param, "a schema must be a JSON object");
     const defs = {...asObject(schema.definitions, `${param}.definitions`), ...asObject(schema.$defs, `${param}.$defs`)};
     const converted = convert(schema, param, new Set(Object.keys(defs)));
-    if (Object.keys(defs).length === 0)
-        return converted;
     const convertedDefs = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, convert(def, `${param}.$defs.${name}`, new Set(Object.keys(defs)))]));
-    return {...converted, $defs: convertedDefs} as JsonSchema;
+    const result = Object.keys(defs).length === 0 ? converted : {...converted, $defs: convertedDefs} as JsonSchema;
+    refuseExplodingAlternatives(result, param);
+    return result;
 }
 
 function convert(input: unknown, path: string, defNames: ReadonlySet<string>): JsonSchema {

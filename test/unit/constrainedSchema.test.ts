@@ -119,3 +119,26 @@ describe("toConstrainedSchema", () => {
         expect(rejection({anyOf: []})).toMatchObject({param: "response_format.json_schema.schema.anyOf", code: "invalid_schema"});
     });
 });
+
+describe("nested alternatives", () => {
+    /** Eight levels of `oneOf` over `n` refs to the next level: n^8 ways to begin. */
+    function chain(n: number) {
+        const $defs: Record<string, unknown> = {d8: {type: "string"}};
+        for (let level = 7; level >= 0; level--)
+            $defs[`d${level}`] = {anyOf: Array.from({length: n}, () => ({$ref: `#/$defs/d${level + 1}`}))};
+        return {type: "object", properties: {v: {$ref: "#/$defs/d0"}}, $defs};
+    }
+
+    it("refuses alternatives that multiply past what constrained decoding can follow, naming where", () => {
+        expect(() => toConstrainedSchema(chain(10), "schema")).toThrow(expect.objectContaining({
+            status: 400, code: "unsupported_schema_keyword", param: expect.stringMatching(/^schema\.\$defs\.d\d$/),
+            message: expect.stringContaining("ways for the value to begin")
+        }));
+    });
+
+    it("keeps schemas whose alternatives stay within bounds, recursive ones included", () => {
+        expect(() => toConstrainedSchema(chain(3), "schema")).not.toThrow();
+        const tree = {$ref: "#/$defs/node", $defs: {node: {anyOf: [{type: "string"}, {type: "array", items: {$ref: "#/$defs/node"}}]}}};
+        expect(() => toConstrainedSchema(tree, "schema")).not.toThrow();
+    });
+});
