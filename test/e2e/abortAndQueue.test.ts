@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import OpenAI from "openai";
+import type {ConfigInput} from "../../src/config.js";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
 
@@ -85,30 +86,40 @@ describe("aborts free their sequence and queue slot at once", () => {
     });
 });
 
+/**
+ * A stream holding the only sequence of a fresh server, and a request queued behind it; `drain`
+ * reads the stream to its end and returns its finish reason.
+ */
+async function streamAndQueued(config: ConfigInput, maxTokens: number) {
+    const model = "tiny-chat";
+    const server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 1, maxQueue: 4, ctxSize: 2048, ...config});
+    const client = server.client();
+    const messages = [{role: "user" as const, content: "Tell me a long story about the cat."}];
+    const stream = await client.chat.completions.create({model, messages, max_tokens: maxTokens, temperature: 1, seed: 7, stream: true});
+    const iterator = stream[Symbol.asyncIterator]();
+    await iterator.next(); // the stream holds the only sequence
+    const queued = fetch(`${server.url}/chat/completions`, {
+        method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({model, messages, max_tokens: 2})
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30)); // it waits in the queue
+    const drain = async () => {
+        let finish: string | null | undefined;
+        for (let step = await iterator.next(); step.done !== true; step = await iterator.next())
+            finish = step.value.choices[0]?.finish_reason ?? finish;
+        return finish;
+    };
+    return {server, client, model, messages, queued, drain};
+}
+
 describe("shutdown with a request queued", () => {
     it("answers the queued request 503 shutting_down at once, while the running stream goes on to its end", async () => {
-        const model = "tiny-chat";
-        const server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 1, maxQueue: 4, ctxSize: 2048});
-        const client = server.client();
-        const messages = [{role: "user" as const, content: "Tell me a long story about the cat."}];
+        const {server, queued, drain} = await streamAndQueued({}, 1800);
         try {
-            const stream = await client.chat.completions.create({model, messages, max_tokens: 1800, temperature: 1, seed: 7, stream: true});
-            const iterator = stream[Symbol.asyncIterator]();
-            await iterator.next(); // the stream holds the only sequence
-            const queued = fetch(`${server.url}/chat/completions`, {
-                method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({model, messages, max_tokens: 2})
-            });
-            await new Promise((resolve) => setTimeout(resolve, 30)); // it waits in the queue
-
             const closing = server.close(10_000);
             const refused = await queued;
             expect(refused.status).toBe(503);
             expect((await refused.json() as {error: {code: string}}).error.code).toBe("shutting_down");
-
-            let finish: string | null | undefined;
-            for (let step = await iterator.next(); step.done !== true; step = await iterator.next())
-                finish = step.value.choices[0]?.finish_reason ?? finish;
-            expect(finish).toMatch(/^(length|stop)$/);
+            expect(await drain()).toMatch(/^(length|stop)$/);
             await closing;
         } finally {
             await server.stop();
@@ -149,29 +160,14 @@ describe("shutdown with a request queued", () => {
 
 describe("a model whose file leaves the folder while requests wait for it", () => {
     it("answers the queued request 503 model_unloaded with Retry-After, lets the running stream end, then 404s", async () => {
-        const model = "tiny-chat";
-        const server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 1, maxQueue: 4, ctxSize: 2048, rescanIntervalMs: 100});
-        const client = server.client();
-        const messages = [{role: "user" as const, content: "Tell me a long story about the cat."}];
+        const {server, client, model, messages, queued, drain} = await streamAndQueued({rescanIntervalMs: 100}, 400);
         try {
-            const stream = await client.chat.completions.create({model, messages, max_tokens: 400, temperature: 1, seed: 7, stream: true});
-            const iterator = stream[Symbol.asyncIterator]();
-            await iterator.next(); // the stream holds the only sequence
-            const queued = fetch(`${server.url}/chat/completions`, {
-                method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({model, messages, max_tokens: 2})
-            });
-            await new Promise((resolve) => setTimeout(resolve, 30)); // it waits in the queue
-
             await fs.rm(path.join(server.modelsDir, `${model}.gguf`));
             const refused = await queued;
             expect(refused.status).toBe(503);
             expect(refused.headers.get("retry-after")).toBe("1");
             expect(await refused.json()).toMatchObject({error: {code: "model_unloaded", param: "model", message: expect.stringContaining("left the models folder")}});
-
-            let finish: string | null | undefined;
-            for (let step = await iterator.next(); step.done !== true; step = await iterator.next())
-                finish = step.value.choices[0]?.finish_reason ?? finish;
-            expect(finish).toMatch(/^(length|stop)$/);
+            expect(await drain()).toMatch(/^(length|stop)$/);
             const gone = await client.chat.completions.create({model, messages, max_tokens: 2}).catch((error: unknown) => error);
             expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
         } finally {
