@@ -1,6 +1,6 @@
 import {beginsFreely} from "../engine/reply/createReplyShaper.js";
 import type {GenerationEvent, GenerationResult, JsonSchema, LoadedModel, ReplyFormat} from "../engine/types.js";
-import {BadRequestError} from "../errors.js";
+import {ApiError, BadRequestError} from "../errors.js";
 import type {ModelSource} from "../models/modelRegistry.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
@@ -23,6 +23,9 @@ function compileGrammars(model: LoadedModel, format: ReplyFormat): void {
         try {
             model.compileSchema(schema);
         } catch (error) {
+            // The model stopped serving (shutdown, its file changed): that answer, not the schema's fault.
+            if (error instanceof ApiError)
+                throw error;
             throw new BadRequestError(`Invalid '${param}': the schema cannot be turned into a grammar (${(error as Error).message}).`,
                 {param, code: "unsupported_schema_keyword"});
         }

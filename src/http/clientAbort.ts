@@ -18,6 +18,9 @@ export class ClientGoneError extends Error {
  * `res` rather than `req`: a POST's request stream emits "close" as soon as its body is read.
  */
 export function abortWhenClientLeaves(res: Response, stopping?: AbortSignal): AbortSignal {
+    // A request that came in on a kept-alive connection after the stop: its listener would never fire.
+    if (stopping?.aborted)
+        throw toApiError(stopping.reason);
     const controller = new AbortController();
     const onStop = () => {
         controller.abort(stopping!.reason);

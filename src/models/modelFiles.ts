@@ -75,10 +75,18 @@ async function listSubfolders(folder: string): Promise<string[]> {
     return folders.filter((subfolder) => subfolder != null);
 }
 
+/** Failures that say nothing about the file (out of file handles, memory): the scan fails and the catalogue stays as it was. */
+const momentaryFailures = new Set(["EMFILE", "ENFILE", "EAGAIN", "ENOMEM"]);
+
 /** Symbolic links count as what they point to: people link models in from a download folder. */
 async function kindOf(folder: string, entry: Dirent): Promise<"file" | "folder" | "other"> {
     if (entry.isSymbolicLink()) {
-        const target = await fs.stat(path.join(folder, entry.name)).catch(() => null);
+        // A dangling or looping link, or one into a folder this user may not read, is not a model.
+        const target = await fs.stat(path.join(folder, entry.name)).catch((error: NodeJS.ErrnoException) => {
+            if (momentaryFailures.has(error.code ?? ""))
+                throw error;
+            return null;
+        });
         return target?.isFile() ? "file" : target?.isDirectory() ? "folder" : "other";
     }
     return entry.isFile() ? "file" : entry.isDirectory() ? "folder" : "other";

@@ -79,9 +79,11 @@ export class ModelRegistry {
             residency.model?.stopQueueing(new ServiceShuttingDownError());
     }
 
+    /** Frees every model, those still loading once they have loaded (llama.cpp must outlive a load it is running). */
     public async dispose(): Promise<void> {
-        const models = [...this.residents.values()].map((residency) => residency.model).filter((model) => model != null);
+        const loads = [...this.residents.values()].map((residency) => residency.loading.catch(() => null));
         this.residents.clear();
+        const models = (await Promise.all(loads)).filter((model) => model != null);
         await Promise.all(models.map((model) => model.dispose()));
     }
 

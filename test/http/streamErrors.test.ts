@@ -111,4 +111,25 @@ describe("the server's stop at the end of the shutdown grace period", () => {
         expect(res.status).toBe(503);
         expect(errorOf(res.body)).toMatchObject({code: "shutting_down"});
     });
+
+    it("answers a schema request to a model that stopped serving with the stop's 503, not a 400 about its schema", async () => {
+        const t = createTestApp();
+        await request(t.app).post("/v1/chat/completions").send(chatRequest()); // loads the model
+        t.model.stopQueueing(new ServiceShuttingDownError());
+        const res = await request(t.app).post("/v1/chat/completions")
+            .send(chatRequest({response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "object", properties: {a: {type: "string"}}}}}}));
+        expect(res.status).toBe(503);
+        expect(errorOf(res.body)).toMatchObject({code: "shutting_down"});
+    });
+
+    it("answers a request that arrives after the stop with the stop's 503 at once", async () => {
+        const stopping = new AbortController();
+        const t = createTestApp({stopping: stopping.signal});
+        stopping.abort(new ServiceShuttingDownError("The server is shutting down: this reply was cut short."));
+        for (const path of ["/v1/chat/completions", "/v1/completions"]) {
+            const res = await request(t.app).post(path).send(path === "/v1/completions" ? {model: MODEL, prompt: "Hi"} : chatRequest()).timeout(2000);
+            expect(res.status).toBe(503);
+            expect(errorOf(res.body)).toMatchObject({code: "shutting_down"});
+        }
+    });
 });

@@ -1,4 +1,4 @@
-import {appendFile, mkdir, mkdtemp, rm, writeFile} from "node:fs/promises";
+import {appendFile, mkdir, mkdtemp, rm, symlink, writeFile} from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {afterEach, beforeEach, describe, expect, it, vi} from "vitest";
@@ -122,6 +122,22 @@ describe("ModelCatalogue", () => {
         await c.refresh();
         expect(statFailure.next).toBeNull();
         expect(c.find("a")).toBe(before);
+    });
+
+    it("keeps a linked-in model when its link cannot be followed for a moment: that scan fails, nothing changes", async () => {
+        const target = await mkdtemp(path.join(os.tmpdir(), "chatserve-target-"));
+        await writeFile(path.join(target, "real.gguf"), "GGUF");
+        await symlink(path.join(target, "real.gguf"), path.join(dir, "a.gguf"));
+        const c = catalogue();
+        await c.refresh();
+        const before = c.find("a");
+        expect(before).toBeDefined();
+        statFailure.next = Object.assign(new Error("EMFILE: too many open files"), {code: "EMFILE"});
+        await expect(c.refresh()).rejects.toThrow("EMFILE");
+        expect(c.find("a")).toBe(before);
+        await c.refresh();
+        expect(c.find("a")).toBe(before);
+        await rm(target, {recursive: true, force: true});
     });
 
     it("re-reads a file whose size changed", async () => {

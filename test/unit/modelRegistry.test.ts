@@ -135,10 +135,22 @@ describe("ModelRegistry", () => {
         expect(registry.list()[0]!.status).toBe("available");
     });
 
-    // BUG (src/models/modelRegistry.ts:48-51): when a model's file changes, the catalogue hands out a
-    // new descriptor and acquire() starts a new load, overwriting the residency of the old model
-    // without disposing it. The old weights and context stay in (GPU) memory until the process exits,
-    // and registry.dispose() no longer sees them.
+    it("waits on dispose for a model still loading, then frees it", async () => {
+        const {registry, loader} = setup();
+        const request = registry.acquire("m", "chat");
+        await settle();
+        let disposed = false;
+        const disposing = registry.dispose().then(() => disposed = true);
+        await settle();
+        expect(disposed).toBe(false);
+        const model = new FakeModel();
+        loader.pending[0]!.resolve(model);
+        await request;
+        await disposing;
+        expect(model.disposed).toBe(true);
+    });
+
+    // A changed file gets a new descriptor and a new load: the old model must not be left in memory.
     it("disposes the previous model when its file changed and it is loaded again", async () => {
         const descriptors = [descriptor("m")];
         const {registry, loader} = setup(descriptors);

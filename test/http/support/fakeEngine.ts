@@ -65,7 +65,10 @@ export class FakeModel implements LoadedModel {
         return wordTokens(renderForTest(history));
     }
 
-    public compileSchema(): void {}
+    public compileSchema(): void {
+        if (this.stoppedQueueing != null)
+            throw this.stoppedQueueing;
+    }
 
     public async prepareText(prompt: string): Promise<PreparedPrompt> {
         return wordTokens(prompt);
