@@ -11,6 +11,9 @@ export class SseWriter {
     public constructor(private readonly res: Response) {}
 
     public open(): void {
+        // Answered already (the server's stop): every later write is a no-op too.
+        if (this.res.headersSent)
+            return;
         this.res.status(200);
         this.res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
         this.res.setHeader("Cache-Control", "no-cache");
