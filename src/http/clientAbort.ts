@@ -1,5 +1,6 @@
 import type {Response} from "express";
 import {toApiError, type ApiError} from "../errors.js";
+import {recordError} from "./requestLog.js";
 import {SseWriter} from "./sseWriter.js";
 
 /** Why a request's work stopped when its client went away: nobody to answer, nothing went wrong. */
@@ -38,8 +39,10 @@ export function abortWhenClientLeaves(res: Response, stopping?: AbortSignal): Ab
 function answerStopped(res: Response, reason: ApiError): void {
     if (res.writableEnded || res.destroyed)
         return;
-    if (!res.headersSent)
+    if (!res.headersSent) {
+        recordError(res, reason.toBody());
         res.status(reason.status).set(reason.headers).json(reason.toBody());
+    }
     else if (String(res.getHeader("Content-Type")).startsWith("text/event-stream"))
         new SseWriter(res).fail(reason.toBody());
     else

@@ -2,6 +2,7 @@ import type {NextFunction, Request, Response} from "express";
 import type {Logger} from "pino";
 import {ApiError, BadRequestError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
 import {ClientGoneError} from "./clientAbort.js";
+import {recordError} from "./requestLog.js";
 
 /** Unknown routes get OpenAI's 404 envelope, not Express's HTML page. */
 export function notFound(req: Request): never {
@@ -31,6 +32,7 @@ export function errorHandler(logger: Logger) {
             res.end();
             return;
         }
+        recordError(res, apiError.toBody());
         res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
     };
 }

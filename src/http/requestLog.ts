@@ -2,6 +2,7 @@ import {randomUUID} from "node:crypto";
 import type {NextFunction, Request, Response} from "express";
 import type {Logger} from "pino";
 import type {GenerationResult} from "../engine/types.js";
+import type {ErrorBody} from "../errors.js";
 
 /**
  * Gives every request an id (the client's `x-request-id` if it sent a sane one; the official
@@ -30,11 +31,17 @@ export function requestLog(logger: Logger) {
                 promptTokens: usage?.promptTokens,
                 cachedTokens: usage?.cachedTokens,
                 completionTokens: usage?.completionTokens,
+                error: res.locals.errorCode as string | undefined,
                 ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000
             });
         });
         next();
     };
+}
+
+/** Whatever answers with an error calls this so the request's log line says which (its code, else its type). */
+export function recordError(res: Response, {error}: ErrorBody): void {
+    res.locals.errorCode = error.code ?? error.type;
 }
 
 /** Routes call this so the request's log line carries its token counts. */

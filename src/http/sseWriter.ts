@@ -1,6 +1,7 @@
 import type {Response} from "express";
 import type {Logger} from "pino";
 import {toApiError, type ErrorBody} from "../errors.js";
+import {recordError} from "./requestLog.js";
 
 /**
  * Server-sent events as OpenAI streams them: `data: <json>` plus a blank line per event,
@@ -41,6 +42,7 @@ export class SseWriter {
 
     /** A failure after the stream started: OpenAI clients raise an `error` event as an APIError. */
     public fail(body: ErrorBody): void {
+        recordError(this.res, body);
         this.send(body);
         this.end();
     }

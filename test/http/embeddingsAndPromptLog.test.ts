@@ -31,3 +31,17 @@ describe("--log-prompts", () => {
         }
     });
 });
+
+describe("the request log line", () => {
+    it("names the error a request was answered with, a refusal or a failure mid-stream", async () => {
+        const logLines: string[] = [];
+        const t = createTestApp({logLines});
+        const requestLines = () => logLines.map((line) => JSON.parse(line)).filter((line) => line.event === "request");
+        await request(t.app).post("/v1/chat/completions").send({model: "tiny-chat", messages: [{role: "user", content: "Hi"}], max_tokens: 5000});
+        await request(t.app).post("/v1/chat/completions").send({model: "tiny-chat", messages: [{role: "user", content: "Hi"}]});
+        t.model.script = {pieces: ["Hel"], failWith: new Error("boom")};
+        await request(t.app).post("/v1/chat/completions").send({model: "tiny-chat", messages: [{role: "user", content: "Hi"}], stream: true}).buffer(true);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(requestLines().map((line) => [line.status, line.error])).toEqual([[400, "context_length_exceeded"], [200, undefined], [200, "internal_error"]]);
+    });
+});
