@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import type {Logger} from "pino";
 import {inspectGguf, type GgufSummary} from "./ggufInspection.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
-import {findModelFiles, type ModelFileGroup} from "./modelFiles.js";
+import {findModelFiles, isMomentaryFailure, type ModelFileGroup} from "./modelFiles.js";
 
 export type Catalogue = {
     list(): ModelDescriptor[],
@@ -63,15 +63,11 @@ export class ModelCatalogue implements Catalogue {
         const groups = await findModelFiles(this.modelsDir);
         const next = new Map<string, ModelDescriptor>();
         for (const group of groups) {
-            const known = this.descriptors.get(group.id);
             const stats = await statAll(group.files);
-            if (!Array.isArray(stats)) {
-                // Deleted while scanning: gone. Out of file handles (EMFILE) and the like say nothing
-                // about the model: what was known of it stays.
-                if (stats.code !== "ENOENT" && known != null)
-                    next.set(group.id, known);
-                continue;
-            }
+            if (stats == null)
+                continue; // deleted while scanning, or unreadable
+
+            const known = this.descriptors.get(group.id);
 
             const signature = `${group.files.join("|")}:${stats.map((stat) => `${stat.size}@${stat.mtimeMs}`).join("|")}`;
             if (known != null && this.signatures.get(group.id) === signature) {
@@ -121,9 +117,12 @@ export class ModelCatalogue implements Catalogue {
     }
 }
 
-/** Every file's stats, or the first failure (a missing file first of all). */
-async function statAll(files: readonly string[]): Promise<Stats[] | NodeJS.ErrnoException> {
-    const results = await Promise.all(files.map((file) => fs.stat(file).catch((error: NodeJS.ErrnoException) => error)));
-    const failures = results.filter((result) => result instanceof Error);
-    return failures.find((failure) => failure.code === "ENOENT") ?? failures[0] ?? results as Stats[];
+/** Every file's stats, or null for a group that is no model (any file gone or unreadable); throws a momentary failure. */
+async function statAll(files: readonly string[]): Promise<Stats[] | null> {
+    const stats = await Promise.all(files.map((file) => fs.stat(file).catch((error: NodeJS.ErrnoException) => {
+        if (isMomentaryFailure(error))
+            throw error;
+        return null;
+    })));
+    return stats.some((stat) => stat == null) ? null : stats as Stats[];
 }

@@ -75,15 +75,22 @@ async function listSubfolders(folder: string): Promise<string[]> {
     return folders.filter((subfolder) => subfolder != null);
 }
 
-/** Failures that say nothing about the file (out of file handles, memory): the scan fails and the catalogue stays as it was. */
 const momentaryFailures = new Set(["EMFILE", "ENFILE", "EAGAIN", "ENOMEM"]);
+
+/**
+ * A failure that says nothing about the file (out of file handles, memory): the scan fails and the
+ * catalogue stays as it was. Any other (gone, unreadable, a dangling link) means the file is no model.
+ */
+export function isMomentaryFailure(error: NodeJS.ErrnoException): boolean {
+    return momentaryFailures.has(error.code ?? "");
+}
 
 /** Symbolic links count as what they point to: people link models in from a download folder. */
 async function kindOf(folder: string, entry: Dirent): Promise<"file" | "folder" | "other"> {
     if (entry.isSymbolicLink()) {
         // A dangling or looping link, or one into a folder this user may not read, is not a model.
         const target = await fs.stat(path.join(folder, entry.name)).catch((error: NodeJS.ErrnoException) => {
-            if (momentaryFailures.has(error.code ?? ""))
+            if (isMomentaryFailure(error))
                 throw error;
             return null;
         });

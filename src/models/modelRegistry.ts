@@ -90,8 +90,9 @@ export class ModelRegistry {
     private async find(id: string): Promise<ModelDescriptor> {
         let descriptor = this.catalogue.find(id);
         if (descriptor == null) {
-            // A file copied in a moment ago should not have to wait for the next periodic scan.
-            await this.catalogue.refresh();
+            // A file copied in a moment ago should not have to wait for the next periodic scan. A scan
+            // that fails (out of file handles) leaves what is known: the answer is then a 404.
+            await this.catalogue.refresh().catch(() => undefined);
             descriptor = this.catalogue.find(id);
         }
         if (descriptor == null)

@@ -113,13 +113,13 @@ describe("ModelCatalogue", () => {
         expect(c.find("a")).toBe(before);
     });
 
-    it("keeps a model whose file cannot be looked at for a moment (out of file handles)", async () => {
+    it("keeps a model whose file cannot be looked at for a moment (out of file handles): that scan fails, nothing changes", async () => {
         await write("a.gguf");
         const c = catalogue();
         await c.refresh();
         const before = c.find("a");
         statFailure.next = Object.assign(new Error("EMFILE: too many open files"), {code: "EMFILE"});
-        await c.refresh();
+        await expect(c.refresh()).rejects.toThrow("EMFILE");
         expect(statFailure.next).toBeNull();
         expect(c.find("a")).toBe(before);
     });

@@ -99,6 +99,13 @@ describe("ModelRegistry", () => {
         await expect(registry.describe("ghost")).rejects.toMatchObject({status: 404, code: "model_not_found"});
     });
 
+    it("answers model_not_found from what it knows when that rescan fails", async () => {
+        const {registry, catalogue} = setup();
+        catalogue.refreshFailure = Object.assign(new Error("EMFILE: too many open files"), {code: "EMFILE"});
+        await expect(registry.acquire("ghost", "chat")).rejects.toBeInstanceOf(ModelNotFoundError);
+        expect(catalogue.refreshes).toBe(1);
+    });
+
     it("refuses a model whose file is unreadable, without loading it", async () => {
         const {registry, loader} = setup([descriptor("bad", {error: "not a readable GGUF file", capabilities: []})]);
         const error = await registry.acquire("bad", "chat").catch((e: unknown) => e);

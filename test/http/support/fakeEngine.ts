@@ -178,6 +178,8 @@ export function testDescriptors(): ModelDescriptor[] {
 
 export class StaticCatalogue implements Catalogue {
     public refreshes = 0;
+    /** What the next rescans fail with, if anything (the folder out of file handles). */
+    public refreshFailure: Error | null = null;
     public constructor(private readonly descriptors: ModelDescriptor[]) {}
 
     public list(): ModelDescriptor[] {
@@ -190,5 +192,7 @@ export class StaticCatalogue implements Catalogue {
 
     public async refresh(): Promise<void> {
         this.refreshes++;
+        if (this.refreshFailure != null)
+            throw this.refreshFailure;
     }
 }
