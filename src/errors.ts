@@ -100,6 +100,13 @@ export class ServiceShuttingDownError extends ApiError {
     }
 }
 
+/** Why a request's work stopped when its client went away: not an answer (nobody is there), not a bug. */
+export class ClientGoneError extends Error {
+    public constructor() {
+        super("client disconnected");
+    }
+}
+
 /** For real bugs only: the client gets a generic message, the log gets the details. */
 export class InternalServerError extends ApiError {
     public constructor() {

@@ -13,15 +13,12 @@ export function printBanner(config: Config, server: RunningServer): void {
         (config.apiKeys.length > 0 ? `, API key required` : ""),
         `models in ${path.resolve(config.modelsDir)}:`
     ];
-    // A mistyped --models path would otherwise look like an empty folder.
-    if (models.length === 0 && !fs.existsSync(config.modelsDir))
+    if (models.length === 0)
         lines.push(
-            "  (none yet: that folder does not exist) Create it and copy a .gguf file into it, or check --models;",
-            "  chatserve picks it up without a restart."
-        );
-    else if (models.length === 0)
-        lines.push(
-            "  (none yet) Copy a .gguf file into that folder, e.g. one downloaded from huggingface.co;",
+            // A mistyped --models path would otherwise look like an empty folder.
+            fs.existsSync(config.modelsDir)
+                ? "  (none yet) Copy a .gguf file into that folder, e.g. one downloaded from huggingface.co;"
+                : "  (none yet: that folder does not exist) Create it and copy a .gguf file into it, or check --models;",
             "  chatserve picks it up without a restart."
         );
     for (const model of models)

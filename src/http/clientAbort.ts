@@ -1,14 +1,7 @@
 import type {Response} from "express";
-import {toApiError, type ApiError} from "../errors.js";
-import {recordError} from "./requestLog.js";
+import {ClientGoneError, toApiError, type ApiError} from "../errors.js";
+import {sendError} from "./errorHandler.js";
 import {SseWriter} from "./sseWriter.js";
-
-/** Why a request's work stopped when its client went away: nobody to answer, nothing went wrong. */
-export class ClientGoneError extends Error {
-    public constructor() {
-        super("client disconnected");
-    }
-}
 
 /**
  * An AbortSignal that fires when the client goes away before the response is complete, or when
@@ -39,10 +32,8 @@ export function abortWhenClientLeaves(res: Response, stopping?: AbortSignal): Ab
 function answerStopped(res: Response, reason: ApiError): void {
     if (res.writableEnded || res.destroyed)
         return;
-    if (!res.headersSent) {
-        recordError(res, reason.toBody());
-        res.status(reason.status).set(reason.headers).json(reason.toBody());
-    }
+    if (!res.headersSent)
+        sendError(res, reason);
     else if (String(res.getHeader("Content-Type")).startsWith("text/event-stream"))
         new SseWriter(res).fail(reason.toBody());
     else

@@ -1,7 +1,6 @@
 import type {NextFunction, Request, Response} from "express";
 import type {Logger} from "pino";
-import {ApiError, BadRequestError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
-import {ClientGoneError} from "./clientAbort.js";
+import {ApiError, BadRequestError, ClientGoneError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
 import {recordError} from "./requestLog.js";
 
 /** Unknown routes get OpenAI's 404 envelope, not Express's HTML page. */
@@ -32,9 +31,15 @@ export function errorHandler(logger: Logger) {
             res.end();
             return;
         }
-        recordError(res, apiError.toBody());
-        res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
+        sendError(res, apiError);
     };
+}
+
+/** An error as the whole response, in OpenAI's envelope, named in the request's log line. */
+export function sendError(res: Response, error: ApiError): void {
+    const body = error.toBody();
+    recordError(res, body);
+    res.status(error.status).set(error.headers).json(body);
 }
 
 function fromBodyParser(error: unknown): ApiError | undefined {

@@ -1,7 +1,6 @@
 import type {NextFunction, Request, Response} from "express";
 import {describe, expect, it} from "vitest";
-import {BadRequestError} from "../../src/errors.js";
-import {ClientGoneError} from "../../src/http/clientAbort.js";
+import {BadRequestError, ClientGoneError} from "../../src/errors.js";
 import {errorHandler} from "../../src/http/errorHandler.js";
 import {createLogger} from "../../src/logger.js";
 
