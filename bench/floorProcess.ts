@@ -2,7 +2,8 @@ import {spawn, type ChildProcess} from "node:child_process";
 import {once} from "node:events";
 import {fileURLToPath} from "node:url";
 import {projectRoot} from "./args.js";
-import type {Floor, FloorOptions, FloorRequest, FloorResult} from "./inProcessFloor.js";
+import type {FloorKind, FloorRequest} from "./floorChild.js";
+import type {Floor, FloorOptions, FloorResult} from "./inProcessFloor.js";
 
 type FloorMessage = {ready?: Pick<Floor, "backend" | "threads" | "loadMs">, result?: unknown, error?: string};
 
@@ -10,15 +11,16 @@ type FloorMessage = {ready?: Pick<Floor, "backend" | "threads" | "loadMs">, resu
 export type FloorProcess = Pick<Floor, "single" | "long"> & {info: Omit<FloorResult, "runs">, stop(): Promise<void>};
 
 /**
- * Starts the in-process floor in its own Node process (`node --import tsx bench/inProcessFloor.ts`),
+ * Starts an in-process floor (`kind`: node-llama-cpp's own evaluate, or chatserve's engine without
+ * HTTP) in its own Node process (`node --import tsx bench/floorChild.ts`),
  * so it starts as cold as the server did and shares nothing with the bench client. It gets the
  * server's libuv pool size too: on Linux bin/chatserve.cjs defaults it to one worker thread.
  * It stays up, idle, and measures one phase when asked: the bench puts each of its phases right
  * after the server's, so the machine's drift over minutes cannot move the HTTP ÷ floor ratios.
  */
-export async function startFloorProcess(options: FloorOptions): Promise<FloorProcess> {
-    const script = fileURLToPath(new URL("./inProcessFloor.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--import", "tsx", script, JSON.stringify(options)], {
+export async function startFloorProcess(kind: FloorKind, options: FloorOptions): Promise<FloorProcess> {
+    const script = fileURLToPath(new URL("./floorChild.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", script, kind, JSON.stringify(options)], {
         cwd: projectRoot,
         env: process.platform === "linux" ? {...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? "1"} : process.env,
         stdio: ["ignore", "pipe", "pipe", "ipc"]
@@ -29,12 +31,12 @@ export async function startFloorProcess(options: FloorOptions): Promise<FloorPro
 
     const ready = (await nextMessage(child, () => output)).ready;
     if (ready == null)
-        throw new Error(`the in-process floor did not start:\n${output}`);
+        throw new Error(`the in-process floor (${kind}) did not start:\n${output}`);
     const ask = async (request: FloorRequest) => {
         child.send(request);
         const message = await nextMessage(child, () => output);
         if (message.error != null || message.result == null)
-            throw new Error(`the in-process floor failed: ${message.error ?? output}`);
+            throw new Error(`the in-process floor (${kind}) failed: ${message.error ?? output}`);
         return message.result;
     };
     return {

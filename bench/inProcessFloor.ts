@@ -1,5 +1,4 @@
 import {performance} from "node:perf_hooks";
-import {fileURLToPath} from "node:url";
 import {getLlama, LlamaLogLevel, resolveChatWrapper, type ChatWrapper, type LlamaContextSequence, type LlamaModel, type Token} from "node-llama-cpp";
 import {useDecodeThreads} from "./decodeThreads.js";
 import {flashAttentionOption} from "../src/engine/llamaRuntime.js";
@@ -11,8 +10,9 @@ import {perSecond} from "./stats.js";
 /**
  * The floor: the same prompts straight through node-llama-cpp's own `sequence.evaluate()`, no
  * HTTP, no JSON, no SSE, no server (whose decode loop drives node-llama-cpp's native calls itself,
- * src/engine/decodeSteps.ts, so it can beat this floor). Runs as its own child process (see floorProcess.ts), one phase at a time between the
- * server's, never while the server works.
+ * src/engine/decodeSteps.ts, so it can beat this floor; engineFloor.ts is the floor with chatserve's
+ * own engine). Runs as its own child process (see floorProcess.ts), one phase at a time between
+ * the server's, never while the server works.
  */
 
 export type FloorOptions = {
@@ -104,25 +104,4 @@ export async function openFloor(options: FloorOptions): Promise<Floor> {
             await llama.dispose();
         }
     };
-}
-
-export type FloorRequest = {phase: "single" | "long", run: number};
-
-/**
- * Child entry: options as JSON in argv[2]. Reports `{ready}` once loaded, then answers each
- * `FloorRequest` from the parent with `{result}` (or `{error}`); a disconnect ends it.
- */
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-    const options = JSON.parse(process.argv[2] ?? "{}") as FloorOptions;
-    const send = (message: unknown) => process.send!(message);
-    openFloor(options).then((floor) => {
-        send({ready: {backend: floor.backend, threads: floor.threads, loadMs: floor.loadMs}});
-        process.on("message", (request: FloorRequest) => {
-            floor[request.phase](request.run).then((result) => send({result}), (error: unknown) => send({error: String(error)}));
-        });
-        process.on("disconnect", () => void floor.dispose().finally(() => process.exit(0)));
-    }, (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-    });
 }

@@ -40,10 +40,10 @@ export function renderReport(raw: RawResults, summary: BenchSummary): string {
         `## chatserve benchmark — ${raw.startedAt}`,
         "",
         `model \`${o.modelPath}\` · backend ${raw.server.backend}${raw.server.openmp ? " (OpenMP build)" : ""} · **${raw.server.threads} inference threads, ${raw.server.decodeThreads} for decoding** ` +
-        `(floor: ${raw.floor.threads}, ${raw.floor.decodeThreads}) · **${raw.machine.availableParallelism} cores available** (${raw.machine.cpuModel}) · ` +
+        `(floor: ${raw.floor.threads}, ${raw.floor.decodeThreads}; engine: ${raw.engine.threads}, ${raw.engine.decodeThreads}) · **${raw.machine.availableParallelism} cores available** (${raw.machine.cpuModel}) · ` +
         `${o.runs} run${o.runs === 1 ? "" : "s"} · max_tokens ${o.maxTokens}${o.flashAttention === "auto" ? "" : ` · **--flash-attention ${o.flashAttention}**`}${o.quick ? " · **--quick (smoke run)**" : ""} · build: ${raw.build}`,
         `server: separate process, default --parallel/--max-queue; first request (model load) ${number(raw.server.firstRequestMs, 0)} ms · ` +
-        `floor load + warm-up ${number(raw.floor.loadMs, 0)} ms`,
+        `floor load + warm-up ${number(raw.floor.loadMs, 0)} ms, engine ${number(raw.engine.loadMs, 0)} ms`,
         "",
         "Medians over the runs, (min–max) when more than one run.",
         ""
@@ -65,13 +65,18 @@ export function renderReport(raw: RawResults, summary: BenchSummary): string {
         ["conversation turn-2 cached_tokens", cell(m.turn2CachedTokens, 0), "tokens", "usage.prompt_tokens_details.cached_tokens"],
         ["floor (in-process) decode", cell(m.floorDecodeTokPerS), "tok/s", `${range(raw.floor.runs.map((run) => run.single.generatedTokens))} tokens, EOG ignored`],
         ["floor (in-process) TTFT", cell(m.floorTtftMs, 0), "ms", promptTokens(raw.floor.runs.map((run) => run.single.promptTokens))],
-        ["floor (in-process) prompt processing", cell(m.floorPromptTokPerS, 0), "tok/s", promptTokens(raw.floor.runs.map((run) => run.long.promptTokens))]
+        ["floor (in-process) prompt processing", cell(m.floorPromptTokPerS, 0), "tok/s", promptTokens(raw.floor.runs.map((run) => run.long.promptTokens))],
+        ["engine (in-process, no HTTP) decode", cell(m.engineDecodeTokPerS), "tok/s", "chatserve's chat service and engine, same requests"],
+        ["engine (in-process, no HTTP) TTFT", cell(m.engineTtftMs, 0), "ms", promptTokens(raw.engine.runs.map((run) => run.single.promptTokens))],
+        ["engine (in-process, no HTTP) prompt processing", cell(m.enginePromptTokPerS, 0), "tok/s", promptTokens(raw.engine.runs.map((run) => run.long.promptTokens))]
     ]);
 
     table(["ratio", "value"], [
-        ["HTTP single-stream decode ÷ in-process floor", number(r.httpDecodeOverFloor, 3)],
+        ["HTTP single-stream decode ÷ in-process floor (node-llama-cpp's evaluate)", number(r.httpDecodeOverFloor, 3)],
         ["the same, run by run (each run's floor right after its HTTP phase)", cell(r.httpDecodeOverFloorPerRun, 3)],
-        ["HTTP + JSON + SSE overhead = 1 − (HTTP decode ÷ floor)", `${number(100 * r.httpOverhead, 1)} %`],
+        ["HTTP single-stream decode ÷ engine in-process (chatserve without HTTP)", number(r.httpDecodeOverEngine, 3)],
+        ["the same, run by run", cell(r.httpDecodeOverEnginePerRun, 3)],
+        ["HTTP + JSON + SSE overhead = 1 − (HTTP decode ÷ engine)", `${number(100 * r.httpOverhead, 1)} %`],
         [`${o.concurrency}-stream aggregate ÷ single-stream decode`, cell(r.concurrentOverSingle, 2)],
         ["turn-2 TTFT ÷ turn-1 TTFT", cell(r.turn2OverTurn1Ttft, 3)],
         ["HTTP prompt tok/s ÷ floor prompt tok/s", number(r.httpPromptOverFloor, 3)],
@@ -99,7 +104,9 @@ export function renderReport(raw: RawResults, summary: BenchSummary): string {
         loadRow(`HTTP ${o.concurrency} streams`, summary.load.concurrent),
         loadRow("HTTP conversation", summary.load.conversation),
         loadRow("floor single stream", summary.load.floorSingle),
-        loadRow("floor long prompt", summary.load.floorLong)
+        loadRow("floor long prompt", summary.load.floorLong),
+        loadRow("engine single stream", summary.load.engineSingle),
+        loadRow("engine long prompt", summary.load.engineLong)
     ]);
     lines.push(...contentionWarnings(summary));
     return lines.join("\n");

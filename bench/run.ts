@@ -11,9 +11,10 @@ import {startServerProcess} from "./serverProcess.js";
 import {summarizeResults, type HttpRun, type RawResults} from "./summary.js";
 
 /**
- * `npm run bench`: chatserve over HTTP (a separate server process) and the same model straight
- * through node-llama-cpp (a separate floor process). Both stay up; they take turns phase by phase,
- * never working together, so each HTTP ÷ floor pair is measured seconds apart.
+ * `npm run bench`: chatserve over HTTP (a separate server process), and the same model in two
+ * floor processes: straight through node-llama-cpp, and through chatserve's engine without HTTP.
+ * All stay up; they take turns phase by phase, never working together, so each HTTP ÷ floor pair
+ * is measured seconds apart.
  * Progress goes to stderr; the markdown report to stdout; everything to bench/results/latest.json.
  */
 
@@ -29,16 +30,18 @@ async function main(): Promise<void> {
     log("starting the chatserve process …");
     const server = await startServerProcess(options);
     let floor: FloorProcess | undefined;
+    let engine: FloorProcess | undefined;
     const http: HttpRun[] = [];
     const floorRuns: FloorRun[] = [];
+    const engineRuns: FloorRun[] = [];
     let firstRequestMs: number;
     try {
         log(`chatserve at ${server.url} (pid ${server.pid}), ${server.backend}, ${server.threads} threads`);
         const target: HttpTarget = {url: server.url, model: server.modelId, maxTokens: options.maxTokens};
         firstRequestMs = await warmUp(target);
         log(`model loaded and warmed up in ${firstRequestMs.toFixed(0)} ms`);
-        log(`starting the in-process floor (${server.threads} threads, ${server.decodeThreads} for decoding) …`);
-        floor = await startFloorProcess({
+        log(`starting the in-process floors (${server.threads} threads, ${server.decodeThreads} for decoding) …`);
+        const floorOptions = {
             modelPath: options.modelPath,
             gpu: options.gpu,
             threads: server.threads,
@@ -46,13 +49,17 @@ async function main(): Promise<void> {
             flashAttention: options.flashAttention,
             maxTokens: options.maxTokens,
             longPromptTokens: options.longPromptTokens
-        });
+        };
+        floor = await startFloorProcess("node-llama-cpp", floorOptions);
+        engine = await startFloorProcess("engine", floorOptions);
         for (let run = 1; run <= options.runs; run++) {
-            log(`run ${run}/${options.runs}: single stream (HTTP, floor), long prompt (HTTP, floor), ${options.concurrency} streams, conversation`);
+            log(`run ${run}/${options.runs}: single stream and long prompt (HTTP, floor, engine), ${options.concurrency} streams, conversation`);
             const single = await measurePhase(server.pid, () => singleStream(target, run));
             const {load: floorSingleLoad, ...floorSingle} = await floor.single(run);
+            const {load: engineSingleLoad, ...engineSingle} = await engine.single(run);
             const long = await measurePhase(server.pid, () => longPrompt(target, run, options.longPromptTokens));
             const {load: floorLongLoad, ...floorLong} = await floor.long(run);
+            const {load: engineLongLoad, ...engineLong} = await engine.long(run);
             const streams = await measurePhase(server.pid, () => concurrent(target, run, options.concurrency));
             const chat = await measurePhase(server.pid, () => conversation(target, run, options.systemPromptTokens));
             http.push({
@@ -63,11 +70,13 @@ async function main(): Promise<void> {
                 load: {single: single.load, long: long.load, concurrent: streams.load, conversation: chat.load}
             });
             floorRuns.push({single: floorSingle, long: floorLong, load: {single: floorSingleLoad, long: floorLongLoad}});
+            engineRuns.push({single: engineSingle, long: engineLong, load: {single: engineSingleLoad, long: engineLongLoad}});
         }
     } finally {
         await floor?.stop();
+        await engine?.stop();
         await server.stop();
-        log("chatserve and the floor stopped");
+        log("chatserve and the floors stopped");
     }
 
     const raw: RawResults = {
@@ -77,7 +86,8 @@ async function main(): Promise<void> {
         build,
         server: {backend: server.backend, openmp: server.openmp, threads: server.threads, decodeThreads: server.decodeThreads, modelId: server.modelId, firstRequestMs},
         http,
-        floor: {...floor!.info, runs: floorRuns}
+        floor: {...floor!.info, runs: floorRuns},
+        engine: {...engine!.info, runs: engineRuns}
     };
     const summary = summarizeResults(raw);
     await fs.mkdir(path.dirname(options.outFile), {recursive: true});

@@ -1,7 +1,7 @@
 import type {BenchOptions} from "./args.js";
 import type {BuildStatus} from "./build.js";
 import type {Concurrent, Conversation, LongPrompt, SingleStream} from "./httpStreams.js";
-import type {FloorResult} from "./inProcessFloor.js";
+import type {FloorResult, FloorRun} from "./inProcessFloor.js";
 import type {machineInfo, LoadSample, PhaseLoad} from "./machineLoad.js";
 import {ratio, summarize, type Summary} from "./stats.js";
 
@@ -25,7 +25,10 @@ export type RawResults = {
     build: BuildStatus,
     server: {backend: string, openmp: boolean, threads: number, decodeThreads: number, modelId: string, firstRequestMs: number},
     http: HttpRun[],
-    floor: FloorResult
+    /** node-llama-cpp's own evaluate(), in-process. */
+    floor: FloorResult,
+    /** chatserve's engine (chat service and down), in-process: HTTP, JSON and SSE left out. */
+    engine: FloorResult
 };
 
 export type LoadSummary = {before: {busyPct: Summary, loadavg1: Summary}, during: {busyPct: Summary, oursPct: Summary, othersPct: Summary, loadavg1: Summary}};
@@ -46,6 +49,7 @@ function loadSummary(samples: PhaseLoad[]): LoadSummary {
 export function summarizeResults(raw: RawResults) {
     const http = raw.http;
     const floor = raw.floor.runs;
+    const engine = raw.engine.runs;
     const metrics = {
         singleDecodeTokPerS: summarize(http.map((run) => run.single.decodeTokPerS)),
         singleTtftMs: summarize(http.map((run) => run.single.ttftMs)),
@@ -60,16 +64,24 @@ export function summarizeResults(raw: RawResults) {
         turn2CachedTokens: summarize(http.map((run) => run.conversation.turn2.cachedTokens)),
         floorDecodeTokPerS: summarize(floor.map((run) => run.single.decodeTokPerS)),
         floorTtftMs: summarize(floor.map((run) => run.single.ttftMs)),
-        floorPromptTokPerS: summarize(floor.map((run) => run.long.promptTokPerS))
+        floorPromptTokPerS: summarize(floor.map((run) => run.long.promptTokPerS)),
+        engineDecodeTokPerS: summarize(engine.map((run) => run.single.decodeTokPerS)),
+        engineTtftMs: summarize(engine.map((run) => run.single.ttftMs)),
+        enginePromptTokPerS: summarize(engine.map((run) => run.long.promptTokPerS))
     };
-    const decodeVsFloor = ratio(metrics.singleDecodeTokPerS.median, metrics.floorDecodeTokPerS.median);
+    const decodeVsEngine = ratio(metrics.singleDecodeTokPerS.median, metrics.engineDecodeTokPerS.median);
+    const perRun = (baseline: FloorRun[]) =>
+        summarize(http.map((run, index) => ratio(run.single.decodeTokPerS, baseline[index]?.single.decodeTokPerS ?? Number.NaN)));
     const ratios = {
-        /** HTTP single-stream decode ÷ in-process floor decode (medians). */
-        httpDecodeOverFloor: decodeVsFloor,
+        /** HTTP single-stream decode ÷ node-llama-cpp's evaluate() in-process (medians). */
+        httpDecodeOverFloor: ratio(metrics.singleDecodeTokPerS.median, metrics.floorDecodeTokPerS.median),
         /** The same within each run, where the floor's phase ran right after the server's. */
-        httpDecodeOverFloorPerRun: summarize(http.map((run, index) => ratio(run.single.decodeTokPerS, floor[index]?.single.decodeTokPerS ?? Number.NaN))),
-        /** 1 − the ratio of medians: the share of decode speed that HTTP + JSON + SSE + the server cost. */
-        httpOverhead: 1 - decodeVsFloor,
+        httpDecodeOverFloorPerRun: perRun(floor),
+        /** HTTP single-stream decode ÷ chatserve's engine in-process (medians). */
+        httpDecodeOverEngine: decodeVsEngine,
+        httpDecodeOverEnginePerRun: perRun(engine),
+        /** 1 − HTTP ÷ engine (medians): the share of decode speed that HTTP + JSON + SSE cost. */
+        httpOverhead: 1 - decodeVsEngine,
         /** Per run: 4-stream aggregate ÷ that run's single-stream decode; median. */
         concurrentOverSingle: summarize(http.map((run) => ratio(run.concurrent.aggregateTokPerS, run.single.decodeTokPerS))),
         /** Per run: turn-2 TTFT ÷ turn-1 TTFT; median. */
@@ -80,7 +92,9 @@ export function summarizeResults(raw: RawResults) {
     const load = {
         ...Object.fromEntries(httpPhases.map((phase) => [phase, loadSummary(http.map((run) => run.load[phase]))])) as Record<HttpPhase, LoadSummary>,
         floorSingle: loadSummary(floor.map((run) => run.load.single)),
-        floorLong: loadSummary(floor.map((run) => run.load.long))
+        floorLong: loadSummary(floor.map((run) => run.load.long)),
+        engineSingle: loadSummary(engine.map((run) => run.load.single)),
+        engineLong: loadSummary(engine.map((run) => run.load.long))
     };
     return {metrics, ratios, load};
 }
