@@ -15,22 +15,22 @@ export function toReplyPlan(request: ChatCompletionRequest): ReplyPlan {
     const tools = (request.tools ?? []).map(toToolDefinition);
     const duplicate = tools.find((tool, index) => tools.findIndex((other) => other.name === tool.name) !== index);
     if (duplicate != null)
-        throw new BadRequestError(`Invalid 'tools': the function name '${duplicate.name}' appears more than once.`, {param: "tools"});
+        throw new BadRequestError(`Invalid 'tools': the function name '${duplicate.name}' appears more than once.`, {param: "tools", code: "invalid_value"});
 
     const choice = request.tool_choice ?? (tools.length > 0 ? "auto" : "none");
     if (choice !== "none" && tools.length === 0)
-        throw new BadRequestError("Invalid 'tool_choice': it asks for a tool call, but the request has no 'tools'.", {param: "tool_choice"});
+        throw new BadRequestError("Invalid 'tool_choice': 'tool_choice' is only allowed when 'tools' are given.", {param: "tool_choice", code: "invalid_value"});
     if (typeof choice === "object" && !tools.some((tool) => tool.name === choice.function.name))
         throw new BadRequestError(
             `Invalid 'tool_choice': the function '${choice.function.name}' is not one of the request's tools (${tools.map((tool) => tool.name).join(", ")}).`,
-            {param: "tool_choice"});
+            {param: "tool_choice", code: "invalid_value"});
 
     const json = toJsonFormat(request.response_format);
     if (choice !== "none" && json != null)
         throw new BadRequestError(
             "'response_format' cannot be combined with tool calls: a reply is either tool calls or JSON content. " +
             "Send tool_choice 'none' for a JSON reply, or leave out response_format.",
-            {param: "response_format"});
+            {param: "response_format", code: "unsupported_parameter"});
     if (json != null || tools.length === 0)
         return {format: json ?? {type: "text"}, needsToolSupport: false};
 
@@ -50,7 +50,7 @@ function toToolDefinition(tool: NonNullable<ChatCompletionRequest["tools"]>[numb
     const param = `tools[${index}].function.parameters`;
     const schema = toConstrainedSchema(asObjectSchema(parameters), param);
     if ((schema as {type?: unknown}).type !== "object")
-        throw new BadRequestError(`Invalid '${param}': a function's parameters must be an object schema ("type": "object").`, {param});
+        throw new BadRequestError(`Invalid '${param}': a function's parameters must be an object schema ("type": "object").`, {param, code: "invalid_value"});
     return {name, ...(description != null ? {description} : {}), parameters: schema};
 }
 

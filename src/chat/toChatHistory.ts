@@ -57,7 +57,7 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                 if (call == null)
                     throw new BadRequestError(
                         `messages[${index}]: a tool message must answer a tool call of an earlier assistant message; no call has id '${message.tool_call_id}'.`,
-                        {param: `messages[${index}].tool_call_id`});
+                        {param: `messages[${index}].tool_call_id`, code: "invalid_value"});
                 call.result = jsonOrText(contentText(message.content, index));
                 afterToolResult = true;
                 return;
@@ -77,10 +77,10 @@ function contentText(content: string | ContentPart[], messageIndex: number): str
         if (part.type === "text" && typeof part.text === "string")
             return part.text;
         if (part.type === "text")
-            throw new BadRequestError(`Invalid '${param}': a text part needs a string 'text'.`, {param});
+            throw new BadRequestError(`Invalid '${param}': a text part needs a string 'text'.`, {param, code: "invalid_value"});
         if (part.type === "image_url" || part.type === "input_image")
             throw new BadRequestError(`Invalid '${param}': this model does not take image input; send text parts only.`, {param, code: "image_input_not_supported"});
-        throw new BadRequestError(`Invalid '${param}': content parts of type '${part.type}' are not supported; send text parts only.`, {param});
+        throw new BadRequestError(`Invalid '${param}': content parts of type '${part.type}' are not supported; send text parts only.`, {param, code: "invalid_value"});
     }).join("\n");
 }
 

@@ -55,21 +55,21 @@ export class LlamaEmbedder {
         // One input per turn of the event loop (and a long one counted in slices first), so a
         // batch of megabytes does not hold up other streams while it is tokenized.
         if (typeof input === "string")
-            await refuseTextBeyondContext(this.model, [input], this.contextSize, {param: "input", what: `input[${index}]`});
+            await refuseTextBeyondContext(this.model, [input], this.contextSize, {param: `input[${index}]`});
         if (index > 0)
             await nextTurn();
         const tokens = typeof input === "string" ? this.model.tokenize(input) : input as Token[];
         if (tokens.length === 0)
-            throw new BadRequestError(`Invalid 'input[${index}]': an input must not be empty.`, {param: "input"});
+            throw new BadRequestError(`Invalid 'input[${index}]': an input must not be empty.`, {param: `input[${index}]`, code: "invalid_value"});
         // node-llama-cpp adds the model's begin and end tokens ([CLS], [SEP]) and needs one cell to spare.
         const maximum = this.contextSize - 1 - (this.context.calculateInputLength(tokens) - tokens.length);
         if (tokens.length > maximum)
             throw new BadRequestError(
                 `Invalid 'input[${index}]': it is ${tokens.length} tokens long, more than this model's maximum of ${maximum}. ` +
-                "Split it into shorter inputs.", {param: "input", code: "context_length_exceeded"});
+                "Split it into shorter inputs.", {param: `input[${index}]`, code: "context_length_exceeded"});
         const invalid = tokens.find((token) => !Number.isInteger(token) || token < 0 || token >= this.vocabularySize);
         if (invalid != null)
-            throw new BadRequestError(`Invalid 'input[${index}]': token id ${invalid} is not in this model's vocabulary.`, {param: "input"});
+            throw new BadRequestError(`Invalid 'input[${index}]': token id ${invalid} is not in this model's vocabulary.`, {param: `input[${index}]`, code: "invalid_value"});
         return tokens;
     }
 

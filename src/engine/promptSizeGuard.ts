@@ -24,16 +24,16 @@ const sliceLength = 32_768;
 const slackPerSlice = 8;
 const charactersPerTokenAtMost = 16;
 
-/** `what` names the text in the message ("messages", "input[2]"); `param` is the error's field. */
+/** `param` is the error's field, and names the text in its message ("messages", "input[2]"). */
 export async function refuseTextBeyondContext(
-    model: LlamaModel, texts: readonly string[], contextLength: number, {param, what = param}: {param: string, what?: string}
+    model: LlamaModel, texts: readonly string[], contextLength: number, {param}: {param: string}
 ): Promise<void> {
     if (texts.reduce((sum, text) => sum + text.length, 0) <= Math.max(sliceLength, contextLength * charactersPerTokenAtMost))
         return;
     const atLeast = await countTokensAtLeast(model, texts, contextLength);
     if (atLeast > contextLength)
         throw new ContextLengthExceededError(contextLength,
-            {overflow: `your ${what} resulted in more than ${atLeast} tokens`, remedy: `the length of the ${what}`, param});
+            {overflow: `your ${param} resulted in more than ${atLeast} tokens`, remedy: `the length of the ${param}`, param});
 }
 
 /** A lower bound on the texts' tokens, counted a slice per turn of the event loop; stops once past `limit`. */

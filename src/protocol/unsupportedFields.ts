@@ -43,12 +43,12 @@ export function rejectUnsupportedCompletionFields(request: CompletionRequest): v
     if (request.logprobs != null && request.logprobs > 0)
         reject("logprobs", "returning log probabilities");
     if (request.echo === true && request.suffix != null)
-        throw new BadRequestError("echo cannot be combined with suffix.", {param: "echo"});
+        throw new BadRequestError("echo cannot be combined with suffix.", {param: "echo", code: "invalid_value"});
 }
 
 function rejectUnsupportedCommonFields(request: Pick<ChatCompletionRequest & CompletionRequest, "logit_bias" | "stream" | "stream_options">): void {
     if (request.logit_bias != null && Object.keys(request.logit_bias).length > 0)
         reject("logit_bias", "biasing token probabilities");
     if (request.stream_options != null && request.stream !== true)
-        throw new BadRequestError("stream_options is only allowed when stream is true.", {param: "stream_options"});
+        throw new BadRequestError("stream_options is only allowed when stream is true.", {param: "stream_options", code: "invalid_value"});
 }

@@ -127,7 +127,7 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         const refusals = [
             {error: await client.completions.create({model: "tiny-chat", prompt: huge}).catch((caught: unknown) => caught), param: "prompt"},
             {error: await client.completions.create({model: "tiny-fim", prompt: "a", suffix: huge}).catch((caught: unknown) => caught), param: "prompt"},
-            {error: await client.embeddings.create({model: "tiny-embed", input: ["hi", huge]}).catch((caught: unknown) => caught), param: "input"}
+            {error: await client.embeddings.create({model: "tiny-embed", input: ["hi", huge]}).catch((caught: unknown) => caught), param: "input[1]"}
         ];
         for (const {error, param} of refusals) {
             expect(error).toBeInstanceOf(OpenAI.BadRequestError);

@@ -88,6 +88,8 @@ describe("tool calls over HTTP", () => {
 
     it.each([
         [{tool_choice: "required"}, "tool_choice"],
+        [{tool_choice: "auto"}, "tool_choice"],
+        [{tools: [weather, weather]}, "tools"],
         [{tools: [weather], tool_choice: {type: "function", function: {name: "nope"}}}, "tool_choice"],
         [{tools: [{type: "custom", custom: {name: "x"}}]}, "tools[0].type"],
         [{tools: [{type: "function", function: {name: "bad name!"}}]}, "tools[0].function.name"],
@@ -96,11 +98,11 @@ describe("tool calls over HTTP", () => {
         [{response_format: {type: "yaml"}}, "response_format.type"],
         [{tools: [weather], tool_choice: "always"}, "tool_choice"],
         [{model: "sub/nested", tools: [weather], tool_choice: "required"}, "model"]
-    ])("rejects %j with a 400 naming %s, before any generation", async (extra, param) => {
+    ])("rejects %j with a 400 naming %s and a code, before any generation", async (extra, param) => {
         const t = createTestApp();
         const res = await request(t.app).post("/v1/chat/completions").send(chatRequest(extra));
         expect(res.status).toBe(400);
-        expect(errorOf(res.body)).toMatchObject({type: "invalid_request_error", param});
+        expect(errorOf(res.body)).toMatchObject({type: "invalid_request_error", param, code: expect.any(String)});
         expect(t.model.generations).toHaveLength(0);
     });
 });

@@ -64,6 +64,9 @@ describe("LlamaEmbedder", () => {
         const signal = new AbortController().signal;
         void subject.embed(["a"], signal);
         await new Promise((resolve) => setImmediate(resolve));
-        await expect(subject.embed([[500]], signal)).rejects.toMatchObject({status: 400, message: expect.stringContaining("not in this model's vocabulary")});
+        await expect(subject.embed(["a", [500]], signal)).rejects.toMatchObject({
+            status: 400, param: "input[1]", code: "invalid_value", message: expect.stringContaining("not in this model's vocabulary")
+        });
+        await expect(subject.embed([[]], signal)).rejects.toMatchObject({status: 400, param: "input[0]", code: "invalid_value"});
     });
 });

@@ -36,9 +36,9 @@ describe("refuseTextBeyondContext", () => {
 
     it("counts across texts and names the input it was given", async () => {
         const {model} = wordModel();
-        const error = await refuseTextBeyondContext(model, [words(6_000), words(6_000)], 5_000, {param: "input", what: "input[3]"})
+        const error = await refuseTextBeyondContext(model, [words(6_000), words(6_000)], 5_000, {param: "input[3]"})
             .catch((caught: unknown) => caught) as ContextLengthExceededError;
-        expect(error.toBody().error).toMatchObject({param: "input", code: "context_length_exceeded"});
+        expect(error.toBody().error).toMatchObject({param: "input[3]", code: "context_length_exceeded"});
         expect(error.message).toContain("your input[3] resulted in more than");
     });
 
