@@ -40,7 +40,8 @@ export class LlamaEmbedder {
                 signal.throwIfAborted();
                 vectors.push([...(await this.context.getEmbeddingFor(tokens)).vector]);
             }
-            return {vectors, promptTokens: tokenLists.reduce((sum, tokens) => sum + tokens.length, 0)};
+            // Usage counts what was evaluated: with the tokens the model adds around each input ([CLS], [SEP]), as llama-server does.
+            return {vectors, promptTokens: tokenLists.reduce((sum, tokens) => sum + this.context.calculateInputLength(tokens), 0)};
         } finally {
             this.slot.release(slot);
         }

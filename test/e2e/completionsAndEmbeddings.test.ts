@@ -93,7 +93,9 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         expect(floats.object).toBe("list");
         expect(floats.data.map((item) => item.index)).toEqual([0, 1]);
         expect(floats.data[0]!.embedding).toHaveLength(64);
-        expect(floats.usage.prompt_tokens).toBeGreaterThan(0);
+        // Usage counts what was evaluated: each input's tokens (one per word of the tiny vocabulary here) and the [CLS] and [SEP] around it.
+        const counted = await client.embeddings.create({model: "tiny-embed", input: ["the time", "one word"], encoding_format: "float"});
+        expect(counted.usage).toMatchObject({prompt_tokens: 2 + 2 + 2 * 2, total_tokens: 8});
         for (const [index, item] of viaBase64.data.entries())
             item.embedding.forEach((value, dimension) => expect(value).toBeCloseTo(floats.data[index]!.embedding[dimension]!, 5));
         expect(floats.data[0]!.embedding).not.toEqual(floats.data[1]!.embedding);

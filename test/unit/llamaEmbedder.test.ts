@@ -41,7 +41,8 @@ describe("LlamaEmbedder", () => {
 
         const next = subject.embed(["hello world"], new AbortController().signal);
         await finishNext();
-        await expect(next).resolves.toEqual({vectors: [[2, 0]], promptTokens: 2});
+        // Usage counts the tokens the model adds around the input too (the double adds two).
+        await expect(next).resolves.toEqual({vectors: [[2, 0]], promptTokens: 4});
     });
 
     it("embeds one request at a time: the next waits in the queue, and one past --max-queue gets a 503", async () => {
