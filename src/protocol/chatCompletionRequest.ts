@@ -1,4 +1,5 @@
 import {z} from "zod";
+import {seed} from "./seed.js";
 
 /**
  * OpenAI's `POST /v1/chat/completions` request body, spec fields in the order of OpenAI's API reference.
@@ -87,7 +88,7 @@ export const chatCompletionRequestSchema = z.object({
     presence_penalty: penalty,
     parallel_tool_calls: z.boolean().nullish(),
     response_format: responseFormat.nullish(),
-    seed: z.number().int().nullish(),
+    seed: seed.nullish(),
     stop: z.union([z.string(), z.array(z.string()).max(64)]).nullish(),
     stream: z.boolean().nullish(),
     stream_options: z.object({include_usage: z.boolean().optional()}).nullish(),

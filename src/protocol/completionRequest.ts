@@ -1,4 +1,5 @@
 import {z} from "zod";
+import {seed} from "./seed.js";
 
 /**
  * OpenAI's legacy `POST /v1/completions` body: raw prompts, no chat template. IDE autocomplete
@@ -20,7 +21,7 @@ export const completionRequestSchema = z.object({
     max_tokens: z.number().int().min(1).nullish(),
     n: z.number().int().min(1).nullish(),
     presence_penalty: penalty,
-    seed: z.number().int().nullish(),
+    seed: seed.nullish(),
     // Autocomplete plugins send long stop lists; any length is accepted.
     stop: z.union([z.string(), z.array(z.string())]).nullish(),
     stream: z.boolean().nullish(),

@@ -45,7 +45,9 @@ describe("chatCompletionRequestSchema", () => {
         ["presence_penalty", -2, true], ["presence_penalty", 2, true], ["presence_penalty", 2.5, false],
         ["frequency_penalty", -2.01, false], ["frequency_penalty", 1.5, true],
         ["max_tokens", 1, true], ["max_tokens", 0, false], ["max_tokens", 1.5, false],
-        ["max_completion_tokens", 0, false], ["n", 0, false], ["seed", 1.5, false]
+        ["max_completion_tokens", 0, false], ["n", 0, false], ["seed", 1.5, false], ["seed", -7, true],
+        // Python's 2**63 - 1, as JSON.parse reads it: past 2^53, but a whole number.
+        ["seed", JSON.parse("9223372036854775807"), true]
     ])("%s = %s valid: %s", (field, value, valid) => {
         const issue = firstIssue({[field]: value});
         if (valid)

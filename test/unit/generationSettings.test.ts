@@ -29,6 +29,8 @@ describe("toGenerationOptions", () => {
         const seedOf = (seed: number) => toGenerationOptions(request({seed}), 10, 100).sampling.seed;
         expect([0, 42, 2 ** 32 - 2].map(seedOf)).toEqual([0, 42, 2 ** 32 - 2]);
         expect([2 ** 32 - 1, 2 ** 32, -1, -2, Number.MAX_SAFE_INTEGER].map(seedOf)).toEqual([0, 1, 2 ** 32 - 2, 2 ** 32 - 3, 2 ** 21 - 1]);
+        // 2^63 (what 2**63 - 1 parses to) is 2^31 modulo 2^32 - 1, exactly: a double's remainder is exact.
+        expect(seedOf(2 ** 63)).toBe(2 ** 31);
     });
 
     it("gives each request without a seed a random one of its own", () => {
