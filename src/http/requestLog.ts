@@ -10,6 +10,8 @@ import type {ErrorBody} from "../errors.js";
  * leaves. Headers and bodies are never logged: the prompt is the user's data and the
  * Authorization header is a secret.
  */
+const clientClosedRequest = 499;
+
 export function requestLog(logger: Logger) {
     return (req: Request, res: Response, next: NextFunction) => {
         const started = process.hrtime.bigint();
@@ -25,7 +27,8 @@ export function requestLog(logger: Logger) {
                 reqId: requestId,
                 method: req.method,
                 path: req.path,
-                status: res.statusCode,
+                // A client that left before any reply was sent got none: nginx's 499, not the 200 Express presets.
+                status: res.headersSent ? res.statusCode : clientClosedRequest,
                 aborted: !res.writableFinished || undefined,
                 model: res.locals.model as string | undefined,
                 promptTokens: usage?.promptTokens,

@@ -1,5 +1,7 @@
+import http from "node:http";
+import type {AddressInfo} from "node:net";
 import request from "supertest";
-import {describe, expect, it} from "vitest";
+import {describe, expect, it, vi} from "vitest";
 import {createTestApp, errorOf} from "./support/testApp.js";
 
 describe("POST /v1/embeddings limits", () => {
@@ -45,3 +47,37 @@ describe("the request log line", () => {
         expect(requestLines().map((line) => [line.status, line.error])).toEqual([[400, "context_length_exceeded"], [200, undefined], [200, "internal_error"]]);
     });
 });
+
+describe("the request log line of a client that left", () => {
+    it("says 499 when the client left before any reply was sent, and the reply's status once it was", async () => {
+        const logLines: string[] = [];
+        const t = createTestApp({logLines});
+        const server = http.createServer(t.app);
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+        try {
+            const {port} = server.address() as AddressInfo;
+            const leave = async (body: Record<string, unknown>, after: "sent" | "response") => {
+                const released = t.model.nextRelease();
+                const req = http.request({port, host: "127.0.0.1", method: "POST", path: "/v1/chat/completions", headers: {"content-type": "application/json"}});
+                req.on("error", () => {});
+                req.end(JSON.stringify(body));
+                if (after === "response")
+                    await new Promise((resolve) => req.on("response", (response) => response.once("data", resolve)));
+                else {
+                    const generations = t.model.generations.length;
+                    await vi.waitFor(() => expect(t.model.generations.length).toBe(generations + 1));
+                }
+                req.destroy();
+                await released;
+            };
+            t.model.script = {pieces: ["Hello"], hangUntilAborted: true};
+            await leave({model: "tiny-chat", messages: [{role: "user", content: "Hi"}]}, "sent");
+            await leave({model: "tiny-chat", messages: [{role: "user", content: "Hi"}], stream: true}, "response");
+            const lines = logLines.map((line) => JSON.parse(line)).filter((line) => line.event === "request");
+            expect(lines.map((line) => [line.status, line.aborted])).toEqual([[499, true], [200, true]]);
+        } finally {
+            await new Promise((resolve) => server.close(resolve));
+        }
+    });
+});
+
