@@ -1,6 +1,6 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import {toGenerationOptions} from "../chat/generationSettings.js";
-import type {GenerationOptions, PreparedPrompt, SequenceLease} from "../engine/types.js";
+import type {GenerationOptions, LoadedModel, PreparedPrompt, SequenceLease} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
 import type {ModelSource} from "../models/modelRegistry.js";
 import {defaultCompletionMaxTokens, type CompletionRequest} from "../protocol/completionRequest.js";
@@ -12,6 +12,21 @@ export type CompletionJob = {index: number, promptText: string, prompt: Prepared
 
 /** A leased sequence plus the prompts to run on it, one after another; `release()` in a finally. */
 export type CompletionRun = {identity: ReplyIdentity, jobs: CompletionJob[], echo: boolean, lease: SequenceLease, release(): void};
+
+/** The request's prompts, one per choice: a text, or token ids (a flat array of ids is one prompt). */
+function promptsOf(prompt: CompletionRequest["prompt"]): Array<string | number[]> {
+    if (typeof prompt === "string")
+        return [prompt];
+    return prompt.every((entry) => typeof entry === "number") ? [prompt as number[]] : prompt as Array<string | number[]>;
+}
+
+async function prepare(model: LoadedModel, prompt: string | number[], suffix: string | null, param: string): Promise<{prompt: PreparedPrompt, promptText: string}> {
+    if (typeof prompt !== "string") {
+        const {text, ...prepared} = await model.prepareTokens(prompt, param);
+        return {prompt: prepared, promptText: text};
+    }
+    return {prompt: await (suffix != null ? model.prepareInfill(prompt, suffix) : model.prepareText(prompt)), promptText: prompt};
+}
 
 /**
  * Legacy completions: raw prompts (no template), or fill-in-the-middle when `suffix` is sent.
@@ -28,13 +43,15 @@ export class CompletionService {
             throw new BadRequestError(`The model '${request.model}' has no fill-in-the-middle tokens, so 'suffix' cannot be used with it.`,
                 {param: "suffix", code: "fim_not_supported"});
 
-        const texts = typeof request.prompt === "string" ? [request.prompt] : request.prompt;
+        const prompts = promptsOf(request.prompt);
+        if (fim && prompts.some((prompt) => typeof prompt !== "string"))
+            throw new BadRequestError("'suffix' needs a text prompt: token ids cannot be framed for fill-in-the-middle.", {param: "suffix", code: "invalid_value"});
         const jobs: CompletionJob[] = [];
-        for (const [index, promptText] of texts.entries()) {
+        for (const [index, promptInput] of prompts.entries()) {
             // Prompts are tokenized one per turn of the event loop, so a long array does not hold up other streams.
             if (index > 0)
                 await nextTurn();
-            const prompt = await (fim ? model.prepareInfill(promptText, request.suffix!) : model.prepareText(promptText));
+            const {prompt, promptText} = await prepare(model, promptInput, fim ? request.suffix! : null, prompts.length > 1 ? `prompt[${index}]` : "prompt");
             const options = toGenerationOptions(request, prompt.tokens.length, model.contextLength,
                 {defaultMaxTokens: defaultCompletionMaxTokens, promptParam: "prompt"});
             jobs.push({index, promptText, prompt, options});

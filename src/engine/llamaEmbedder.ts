@@ -3,6 +3,7 @@ import type {LlamaEmbeddingContext, LlamaModel, Token} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
 import {refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {SequencePool, type PooledSequence} from "./sequencePool.js";
+import {refuseTokensOutsideVocabulary} from "./textPrompt.js";
 import type {EmbeddingResult} from "./types.js";
 
 /**
@@ -11,15 +12,12 @@ import type {EmbeddingResult} from "./types.js";
  * fit the context (with the tokens the model adds around it) is an error, never silently truncated.
  */
 export class LlamaEmbedder {
-    private readonly vocabularySize: number;
-
     /** One request embeds at a time: the context evaluates one input at a time anyway. */
     private readonly slot: SequencePool<PooledSequence>;
 
     public constructor(
         private readonly model: LlamaModel, private readonly context: LlamaEmbeddingContext, public readonly contextSize: number, maxQueue: number
     ) {
-        this.vocabularySize = model.fileInfo.metadata.tokenizer.ggml.tokens.length;
         this.slot = new SequencePool<PooledSequence>([{contextTokens: []}], maxQueue);
     }
 
@@ -68,9 +66,7 @@ export class LlamaEmbedder {
             throw new BadRequestError(
                 `Invalid 'input[${index}]': it is ${tokens.length} tokens long, more than this model's maximum of ${maximum}. ` +
                 "Split it into shorter inputs.", {param: `input[${index}]`, code: "context_length_exceeded"});
-        const invalid = tokens.find((token) => !Number.isInteger(token) || token < 0 || token >= this.vocabularySize);
-        if (invalid != null)
-            throw new BadRequestError(`Invalid 'input[${index}]': token id ${invalid} is not in this model's vocabulary.`, {param: `input[${index}]`, code: "invalid_value"});
+        refuseTokensOutsideVocabulary(this.model, tokens, `input[${index}]`);
         return tokens;
     }
 

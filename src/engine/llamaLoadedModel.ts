@@ -11,7 +11,7 @@ import type {LlamaRuntime} from "./llamaRuntime.js";
 import {generateOnSequence} from "./sequenceGeneration.js";
 import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {SequencePool} from "./sequencePool.js";
-import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt} from "./textPrompt.js";
+import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt} from "./textPrompt.js";
 import type {EmbeddingResult, GenerationOptions, JsonSchema, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition} from "./types.js";
 
 export type ModelLoadOptions = {
@@ -121,6 +121,10 @@ export class LlamaLoadedModel implements LoadedModel {
             await refuseTextBeyondContext(this.model, [prompt], this.contextLength, {param: "prompt"});
             return prepareTextPrompt(this.model, prompt);
         });
+    }
+
+    public prepareTokens(tokens: readonly number[], param: string): Promise<PreparedPrompt & {text: string}> {
+        return this.outsideSequence(async () => prepareTokenPrompt(this.model, tokens, param));
     }
 
     public prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt> {

@@ -1,4 +1,5 @@
 import type {LlamaModel, Token} from "node-llama-cpp";
+import {BadRequestError} from "../errors.js";
 import type {PreparedPrompt} from "./types.js";
 
 /**
@@ -8,6 +9,25 @@ import type {PreparedPrompt} from "./types.js";
  */
 export function prepareTextPrompt(model: LlamaModel, text: string): PreparedPrompt {
     return {tokens: [...bos(model), ...model.tokenize(text, true)], stopTokens: [], stopStrings: []};
+}
+
+/**
+ * A prompt the client tokenized itself (legacy completions with token ids, as evaluation harnesses
+ * send them): evaluated as it came, nothing added, as llama-server and vLLM do. `text` is what the
+ * tokens spell, special tokens included, for `echo`.
+ */
+export function prepareTokenPrompt(model: LlamaModel, tokens: readonly number[], param: string): PreparedPrompt & {text: string} {
+    refuseTokensOutsideVocabulary(model, tokens, param);
+    const prompt = [...tokens] as Token[];
+    return {tokens: prompt, stopTokens: [], stopStrings: [], text: model.detokenize(prompt, true)};
+}
+
+/** Token ids a client sent must be the model's: llama.cpp would read out of its tables (or abort) on others. */
+export function refuseTokensOutsideVocabulary(model: LlamaModel, tokens: readonly number[], param: string): void {
+    const vocabularySize = model.fileInfo.metadata.tokenizer.ggml.tokens.length;
+    const foreign = tokens.find((token) => !Number.isInteger(token) || token < 0 || token >= vocabularySize);
+    if (foreign != null)
+        throw new BadRequestError(`Invalid '${param}': token id ${foreign} is not in this model's vocabulary.`, {param, code: "invalid_value"});
 }
 
 /**

@@ -127,6 +127,8 @@ export interface LoadedModel {
     compileSchema(schema: JsonSchema | null): void,
     /** A raw prompt, no template (legacy completions). */
     prepareText(prompt: string): Promise<PreparedPrompt>,
+    /** Token ids a client sent as its prompt (legacy completions), as they came; `text` is what they spell. */
+    prepareTokens(tokens: readonly number[], param: string): Promise<PreparedPrompt & {text: string}>,
     /** A fill-in-the-middle prompt; only when `supportsInfill`. */
     prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt>,
     /** Strings or token-id arrays → one vector each; one request at a time per model, queued like sequences. */

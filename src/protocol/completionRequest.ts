@@ -6,12 +6,17 @@ import {seed} from "./seed.js";
  * (Continue and others) uses it with FIM prompts, long stop lists and small `max_tokens`.
  */
 const penalty = z.number().min(-2).max(2).nullish();
+const tokenId = z.number().int("a token id is a whole number").min(0, "a token id is not negative");
 
 export const completionRequestSchema = z.object({
     model: z.string().min(1, "model is required"),
-    prompt: z.union([z.string(), z.array(z.string()).min(1, "prompt must not be an empty array")], {
-        error: "prompt must be a string or an array of strings"
-    }),
+    // OpenAI's four forms: text, texts, token ids, lists of token ids (each list one prompt).
+    prompt: z.union([
+        z.string(),
+        z.array(z.string()).min(1, "prompt must not be an empty array"),
+        z.array(tokenId).min(1, "prompt must not be an empty array"),
+        z.array(z.array(tokenId).min(1, "a prompt of token ids must not be empty")).min(1, "prompt must not be an empty array")
+    ], {error: "prompt must be a string, an array of strings, an array of token ids, or an array of arrays of token ids"}),
     best_of: z.number().int().min(1).nullish(),
     echo: z.boolean().nullish(),
     frequency_penalty: penalty,

@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import OpenAI from "openai";
 import {buildTinyChatModel, buildTinyEmbeddingModel} from "../fixtures/gguf/tinyModels.js";
+import {buildSpmVocab} from "../fixtures/gguf/vocab.js";
 import {hasSharedModels, sharedModels} from "./support/sharedModels.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
 
@@ -61,6 +62,27 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         expect(reply.choices[0]!.text.startsWith("the cat")).toBe(true);
         expect(reply.choices[1]!.text.startsWith("a dog")).toBe(true);
         expect(reply.usage!.completion_tokens).toBe(6);
+    });
+
+    it("takes prompts as token ids, evaluated as they came: the reply the text they spell gets", async () => {
+        const vocab = buildSpmVocab();
+        const ids = [vocab.id("<s>"), vocab.id("\u2581the"), vocab.id("\u2581time")];
+        const byText = await client.completions.create({model: "tiny-chat", prompt: "the time", max_tokens: 4, temperature: 0});
+        const byIds = await client.completions.create({model: "tiny-chat", prompt: ids, max_tokens: 4, temperature: 0, echo: true});
+        expect([byIds.usage!.prompt_tokens, byIds.usage!.completion_tokens]).toEqual([3, 4]);
+        expect(byText.usage!.prompt_tokens).toBe(3);
+        expect(byIds.choices[0]!.text).toMatch(/^<s>\s?the time/);
+        expect(byIds.choices[0]!.text.endsWith(byText.choices[0]!.text)).toBe(true);
+
+        const two = await client.completions.create({model: "tiny-chat", prompt: [ids, ids], max_tokens: 4, temperature: 0});
+        expect(two.choices.map((choice) => choice.text)).toEqual([byText.choices[0]!.text, byText.choices[0]!.text]);
+
+        const refusals = [
+            await client.completions.create({model: "tiny-chat", prompt: [ids, [1, 1_000_000]]}).catch((caught: unknown) => caught),
+            await client.completions.create({model: "tiny-fim", prompt: ids, suffix: "the end"}).catch((caught: unknown) => caught)
+        ];
+        expect(refusals[0]).toMatchObject({status: 400, code: "invalid_value", param: "prompt[1]", message: expect.stringContaining("token id 1000000")});
+        expect(refusals[1]).toMatchObject({status: 400, code: "invalid_value", param: "suffix"});
     });
 
     it("applies a long stop list without leaking any stop text", async () => {

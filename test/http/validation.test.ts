@@ -90,3 +90,30 @@ describe("chat request validation", () => {
         expect(errorOf(res.body).code).toBe("context_length_exceeded");
     });
 });
+
+describe("legacy completions prompt forms", () => {
+    const t = createTestApp();
+    const post = (prompt: unknown) => request(t.app).post("/v1/completions").send({model: "tiny-chat", prompt, max_tokens: 1});
+
+    it.each([
+        ["a text", "the cat", 1],
+        ["texts", ["the cat", "a dog"], 2],
+        ["token ids", [1, 2, 3], 1],
+        ["lists of token ids", [[1, 2], [3]], 2]
+    ])("takes %s, one choice per prompt", async (_form, prompt, choices) => {
+        const res = await post(prompt);
+        expect(res.status).toBe(200);
+        expect(res.body.choices).toHaveLength(choices);
+    });
+
+    it.each([
+        ["an empty array", []],
+        ["an empty list of token ids", [[]]],
+        ["a negative token id", [1, -2]],
+        ["texts and ids mixed", ["the cat", 2]]
+    ])("refuses %s with a 400 naming prompt (or the entry at fault)", async (_form, prompt) => {
+        const res = await post(prompt);
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({type: "invalid_request_error", param: expect.stringMatching(/^prompt/), code: expect.any(String)});
+    });
+});

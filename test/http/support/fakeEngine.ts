@@ -74,6 +74,10 @@ export class FakeModel implements LoadedModel {
         return wordTokens(prompt);
     }
 
+    public async prepareTokens(tokens: readonly number[]): Promise<PreparedPrompt & {text: string}> {
+        return {tokens: [...tokens] as Token[], stopTokens: [], stopStrings: [], text: tokens.map((token) => `<${token}>`).join("")};
+    }
+
     public async prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt> {
         return wordTokens(`${prefix} ${suffix}`);
     }
