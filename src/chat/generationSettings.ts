@@ -25,7 +25,7 @@ export function toGenerationOptions(
 ): GenerationOptions {
     if (promptTokens === 0)
         throw new BadRequestError(`The ${promptParam} is empty: this model adds no beginning-of-text token, so there is nothing to generate after.`,
-            {param: promptParam});
+            {param: promptParam, code: "invalid_value"});
     // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
     const requested = request.max_completion_tokens ?? request.max_tokens ?? null;
     const room = contextLength - promptTokens;
