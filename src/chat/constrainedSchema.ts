@@ -3,6 +3,7 @@ import {fromClientDialects} from "./schemaDialects.js";
 import {refuseExplodingAlternatives} from "./schemaAlternatives.js";
 import {atLeast, integerBounds, numberKeyword, numericBounds, patternString} from "./schemaBounds.js";
 import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
+import {formatString} from "./stringFormats.js";
 
 /**
  * A client's JSON Schema → the schema the grammar is built from, or a 400 naming the first keyword
@@ -23,7 +24,6 @@ const unenforceable = new Set([
     "dependencies", "if", "then", "else", "not", "allOf", "unevaluatedProperties", "unevaluatedItems",
     "contentEncoding", "contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"
 ]);
-const supportedFormats = new Set(["date-time", "date", "time"]);
 /** Keywords a schema with `anyOf` / `oneOf` must not also have: the grammar follows one branch alone. */
 const branchSiblings = ["type", "properties", "required", "additionalProperties", "items", "prefixItems", "enum", "const"];
 const anyJson: JsonSchema = {
@@ -118,12 +118,8 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
         case "string":
             if (schema.pattern !== undefined)
                 return patternString(schema, path, description);
-            if (schema.format !== undefined) {
-                if (typeof schema.format !== "string" || !supportedFormats.has(schema.format))
-                    throw unsupported(path, "format",
-                        `the string format '${String(schema.format)}' cannot be enforced by constrained decoding (supported: ${[...supportedFormats].join(", ")})`);
-                return {type: "string", format: schema.format as "date-time", ...description};
-            }
+            if (schema.format !== undefined)
+                return formatString(schema, path, description);
             return {type: "string", ...numberKeyword(schema, "minLength", path), ...numberKeyword(schema, "maxLength", path), ...description};
         case "integer":
             return {type, ...integerBounds(schema, path), ...description};

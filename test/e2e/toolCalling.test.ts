@@ -1,6 +1,7 @@
 // Tool calls and structured output end to end: a real server, real GGUF models with tool-calling
 // templates, the official client. Random-weight models write gibberish, so every valid call and
 // every valid JSON reply here is the work of constrained decoding.
+import {isIPv4} from "node:net";
 import {Ajv} from "ajv";
 import OpenAI from "openai";
 import type {ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageFunctionToolCall, ChatCompletionTool} from "openai/resources/chat/completions";
@@ -250,6 +251,26 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
                 const value = JSON.parse(reply.choices[0]!.message.content!);
                 expect(validate(value), `${JSON.stringify(validate.errors)} in ${reply.choices[0]!.message.content}`).toBe(true);
                 expect(Number.isSafeInteger(value.count)).toBe(true);
+            }
+        });
+
+        it("json_schema as pydantic writes it: formats without a pattern (uuid, duration, ipv4) come out valid", async () => {
+            const schema = {
+                type: "object",
+                properties: {id: {type: "string", format: "uuid"}, wait: {type: "string", format: "duration"}, host: {type: "string", format: "ipv4"}},
+                required: ["id", "wait", "host"],
+                additionalProperties: false
+            };
+            for (const seed of [1, 2]) {
+                const reply = await client.chat.completions.create({
+                    model: "m", messages: [{role: "user", content: "Some data."}], temperature: 1, seed, max_tokens: 300,
+                    response_format: {type: "json_schema", json_schema: {name: "data", strict: true, schema}}
+                });
+                expect(reply.choices[0]!.finish_reason).toBe("stop");
+                const value = JSON.parse(reply.choices[0]!.message.content!);
+                expect(value.id).toMatch(/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i);
+                expect(value.wait).toMatch(/^-?P(?=\d|T\d)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/);
+                expect(isIPv4(value.host), value.host).toBe(true);
             }
         });
 

@@ -44,6 +44,22 @@ describe("toConstrainedSchema", () => {
         }, "p")).toMatchObject({properties: {a: {$ref: "#/$defs/A"}}, $defs: {A: {type: "boolean"}}});
     });
 
+    it("enforces pydantic's uuid, duration and ipv4 formats through patterns that take valid values and refuse others", () => {
+        const patternOf = (format: string) => new RegExp((toConstrainedSchema({type: "string", format}, "p") as {pattern: string}).pattern);
+        const cases: Record<string, [valid: string[], invalid: string[]]> = {
+            uuid: [["123e4567-e89b-12d3-a456-426614174000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"], ["123e4567e89b12d3a456426614174000", "123e4567-e89b-12d3-a456-42661417400g"]],
+            duration: [["P1D", "PT0S", "P1DT2H3M4.5S", "-P3W", "P1Y2M"], ["P", "PT", "P1DT", "1D", "P1H"]],
+            ipv4: [["0.0.0.0", "192.168.1.255", "255.255.255.255"], ["256.1.1.1", "1.2.3", "01.2.3.4", "1.2.3.4.5"]]
+        };
+        for (const [format, [valid, invalid]] of Object.entries(cases)) {
+            for (const value of valid)
+                expect(value, `${format} ${value}`).toMatch(patternOf(format));
+            for (const value of invalid)
+                expect(value, `${format} ${value}`).not.toMatch(patternOf(format));
+        }
+        expect(toConstrainedSchema({type: "string", format: "date"}, "p")).toEqual({type: "string", format: "date"});
+    });
+
     it("infers a missing type, and reads an empty schema or a bare object type as any value or any object", () => {
         expect(toConstrainedSchema({properties: {a: {type: "integer"}}}, "p")).toMatchObject({type: "object", additionalProperties: false});
         expect(toConstrainedSchema({type: "object"}, "p")).toEqual({type: "object", properties: {}, additionalProperties: true});
