@@ -45,7 +45,9 @@ function convert(input: unknown, path: string, defNames: ReadonlySet<string>): J
     if (input === true)
         return anyJson;
     if (!isObject(input))
-        throw invalid(path, "a schema must be a JSON object or true");
+        throw invalid(path, input === false
+            ? "the schema false matches nothing here (it can close a tuple as 'items', or forbid a property)"
+            : "a schema must be a JSON object or true");
     const schema = fromClientDialects(input, path);
     for (const keyword of Object.keys(schema))
         if (unenforceable.has(keyword))

@@ -1,11 +1,34 @@
-import {asObject, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
+import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
 
 /**
  * What clients write that means something the converter (constrainedSchema.ts) reads in another
  * form: draft 4's exclusive flags, zod's safe-integer bounds, draft-07 tuples, zod's record `propertyNames`.
  */
 export function fromClientDialects(schema: SchemaObject, path: string): SchemaObject {
-    return withDraft7Tuple(withPropertyNamesResolved(withoutSafeIntegerBounds(withDraft4FlagsRead(schema)), path));
+    return withFalseSchemasRead(withDraft7Tuple(withPropertyNamesResolved(withoutSafeIntegerBounds(withDraft4FlagsRead(schema)), path)), path);
+}
+
+/**
+ * `false` (nothing allowed) where it says something the grammar can do without it: `items: false`
+ * closes a tuple (zod 4's `z.tuple` writes it after `prefixItems`), and a property whose schema is
+ * `false` may not appear, so it is left out; one that is also required cannot be satisfied.
+ */
+function withFalseSchemasRead(schema: SchemaObject, path: string): SchemaObject {
+    let result = schema;
+    if (result.items === false) {
+        const {items: _, ...rest} = result;
+        const length = Array.isArray(rest.prefixItems) ? rest.prefixItems.length : 0;
+        result = {...rest, maxItems: typeof rest.maxItems === "number" ? Math.min(rest.maxItems, length) : length};
+    }
+    if (isObject(result.properties) && Object.values(result.properties).includes(false)) {
+        const forbidden = Object.keys(result.properties).filter((name) => (result.properties as SchemaObject)[name] === false);
+        const required = Array.isArray(result.required) ? result.required : [];
+        const needed = forbidden.find((name) => required.includes(name));
+        if (needed != null)
+            throw invalid(`${path}.properties.${needed}`, `the property '${needed}' is required, but its schema is false: no value can satisfy it`);
+        result = {...result, properties: Object.fromEntries(Object.entries(result.properties).filter(([, value]) => value !== false))};
+    }
+    return result;
 }
 
 /**

@@ -44,8 +44,20 @@ describe("toConstrainedSchema", () => {
         }, "p")).toMatchObject({properties: {a: {$ref: "#/$defs/A"}}, $defs: {A: {type: "boolean"}}});
     });
 
+    it("reads false where it closes a tuple (zod 4's z.tuple) or forbids a property, and refuses it where it requires the impossible", () => {
+        // z.toJSONSchema(z.tuple([z.string(), z.number()])), as zod 4 and LangChain write it.
+        const tuple = {type: "array", prefixItems: [{type: "string"}, {type: "number"}], items: false, minItems: 2, maxItems: 2};
+        expect(toConstrainedSchema(tuple, "p")).toEqual({type: "array", prefixItems: [{type: "string"}, {type: "number"}], minItems: 2, maxItems: 2});
+        expect(toConstrainedSchema({type: "array", prefixItems: [{type: "string"}], items: false}, "p")).toMatchObject({maxItems: 1});
+        expect(toConstrainedSchema({type: "array", items: false}, "p")).toMatchObject({maxItems: 0});
+        expect(toConstrainedSchema({type: "object", properties: {a: {type: "string"}, b: false}, required: ["a"]}, "p"))
+            .toMatchObject({properties: {a: {type: "string"}}, additionalProperties: false});
+        expect(rejection({type: "object", properties: {b: false}, required: ["b"]})).toMatchObject({status: 400, param: "response_format.json_schema.schema.properties.b"});
+        expect(rejection({type: "object", properties: {b: {anyOf: [false]}}})).toMatchObject({status: 400, message: expect.stringContaining("false matches nothing")});
+    });
+
     it("enforces pydantic's uuid, duration and ipv4 formats through patterns that take valid values and refuse others", () => {
-        const patternOf = (format: string) => new RegExp((toConstrainedSchema({type: "string", format}, "p") as {pattern: string}).pattern);
+        const patternOf = (format: string) => new RegExp((toConstrainedSchema({type: "string", format}, "p") as unknown as {pattern: string}).pattern);
         const cases: Record<string, [valid: string[], invalid: string[]]> = {
             uuid: [["123e4567-e89b-12d3-a456-426614174000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"], ["123e4567e89b12d3a456426614174000", "123e4567-e89b-12d3-a456-42661417400g"]],
             duration: [["P1D", "PT0S", "P1DT2H3M4.5S", "-P3W", "P1Y2M"], ["P", "PT", "P1DT", "1D", "P1H"]],
