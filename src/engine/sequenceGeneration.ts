@@ -161,6 +161,7 @@ function samplingFor(
     return [{
         ...sampler,
         grammarEvaluationState: () => shaper.grammar(),
-        tokenBias: () => shaper.tokenBias(options.maxTokens - generated.length) ?? grammars.constrainedBias()
+        // A character's bytes stay valid UTF-8 first; then the shaper's bias (closing JSON in time).
+        tokenBias: () => grammars.afterToken(generated.at(-1)) ?? shaper.tokenBias(options.maxTokens - generated.length) ?? grammars.constrainedBias()
     }, true];
 }

@@ -340,3 +340,27 @@ describe("a model whose template has no tools", () => {
         expect(reply.choices[0]!.message.tool_calls).toBeUndefined();
     });
 });
+
+describe("constrained text on a byte-fallback vocabulary (the tiny model's)", () => {
+    let server: TestServer;
+    let client: OpenAI;
+    beforeAll(async () => {
+        server = await startTestServer({m: await buildTinyChatModel(undefined, {tools: true})}, {ctxSize: 2048});
+        client = server.client();
+    });
+    afterAll(async () => server?.stop());
+
+    it("writes strings of whole UTF-8 characters (no overlong forms such as E0 90 9A), so maxLength holds", async () => {
+        const schema = {type: "object", properties: {summary: {type: "string", maxLength: 40}}, required: ["summary"], additionalProperties: false};
+        // Seeds 1 and 10 wrote an overlong three-byte form, which llama.cpp's grammar counted as one character.
+        for (let seed = 1; seed <= 12; seed++) {
+            const reply = await client.chat.completions.create({
+                model: "m", messages: question, temperature: 1, seed, max_tokens: 200,
+                response_format: {type: "json_schema", json_schema: {name: "s", strict: true, schema}}
+            });
+            const {summary} = JSON.parse(reply.choices[0]!.message.content!) as {summary: string};
+            expect(summary, `seed ${seed}`).not.toContain("\uFFFD");
+            expect([...summary].length).toBeLessThanOrEqual(40);
+        }
+    });
+});

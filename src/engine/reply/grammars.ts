@@ -3,6 +3,7 @@ import {
 } from "node-llama-cpp";
 import type {JsonSchema} from "../types.js";
 import {markCustomRules, withCustomRules} from "./customRules.js";
+import {VocabularyBytes} from "./vocabularyBytes.js";
 import {integerRangeGbnf} from "./integerRange.js";
 
 /** Grammars compiled per model are kept for reuse: agents send the same tools on every turn. */
@@ -31,7 +32,7 @@ export class ReplyGrammars {
     private readonly grammars = new Map<string, LlamaGrammar>();
     /** Token biases by purpose; each starts from the invalid-UTF-8 bans. */
     private readonly biases = new Map<string, TokenBias>();
-    private invalidUtf8: Token[] | null = null;
+    private vocabularyBytes: VocabularyBytes | null = null;
 
     public constructor(private readonly model: LlamaModel) {}
 
@@ -42,6 +43,22 @@ export class ReplyGrammars {
      */
     public constrainedBias(): TokenBias {
         return this.bias("constrained", () => {});
+    }
+
+    /**
+     * After a token that ends in a lead byte whose next byte has a narrower range (E0, ED, F0, F4),
+     * the constrained bias with the continuation bytes outside that range banned too: llama.cpp's
+     * grammar would take E0 90 9A as one character, which decodes as three U+FFFD. Undefined after
+     * any other token. Checked every step, so only a map lookup until such a byte comes.
+     */
+    public afterToken(previous: Token | undefined): TokenBias | undefined {
+        const lead = this.bytes().narrowLeadAtEnd(previous);
+        if (lead == null)
+            return undefined;
+        return this.bias(`after:${lead}`, (bias) => {
+            for (const token of this.bytes().barredAfterLead(lead))
+                bias.set(token, "never");
+        });
     }
 
     /** A JSON value matching `schema`; null means any JSON object. */
@@ -114,39 +131,24 @@ export class ReplyGrammars {
         return grammar;
     }
 
+    /** The vocabulary is scanned once per model, not once per bias. */
+    private bytes(): VocabularyBytes {
+        this.vocabularyBytes ??= VocabularyBytes.of(this.model);
+        return this.vocabularyBytes;
+    }
+
     private bias(key: string, add: (bias: TokenBias) => void): TokenBias {
         let bias = this.biases.get(key);
         if (bias == null) {
             // The vocabulary is scanned once per model, not once per bias.
-            this.invalidUtf8 ??= invalidUtf8Tokens(this.model);
             bias = new TokenBias(this.model.tokenizer);
-            for (const token of this.invalidUtf8)
+            for (const token of this.bytes().invalid)
                 bias.set(token, "never");
             add(bias);
             this.biases.set(key, bias);
         }
         return bias;
     }
-}
-
-/** Tokens holding a byte no UTF-8 text contains, read from the GGUF vocabulary. */
-function invalidUtf8Tokens(model: LlamaModel): Token[] {
-    const ggml = (model.fileInfo.metadata as {tokenizer?: {ggml?: {model?: string, tokens?: readonly string[]}}}).tokenizer?.ggml;
-    const pattern = ggml?.model === "llama"
-        // SentencePiece byte fallback: one token per byte, written <0xF5>.
-        ? /^<0x(?:C0|C1|F[5-9A-F])>$/i
-        : ggml?.model === "gpt2"
-            // Byte-level BPE writes byte b (C0, C1, F5–FF) as the character U+00b.
-            ? /[\u00C0\u00C1\u00F5-\u00FF]/
-            : null;
-    if (pattern == null || ggml?.tokens == null)
-        return [];
-    const tokens: Token[] = [];
-    ggml.tokens.forEach((text, id) => {
-        if (pattern.test(text))
-            tokens.push(id as Token);
-    });
-    return tokens;
 }
 
 /** Every string of one to three closing characters: `"`, `"}`, `}]`, `"}}`… */
