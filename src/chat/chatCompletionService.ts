@@ -17,7 +17,10 @@ function compileGrammars(model: LoadedModel, format: ReplyFormat): void {
     const schemas: Array<{schema: JsonSchema | null, param: string}> = format.type === "json"
         ? [{schema: format.schema, param: "response_format"}]
         : format.type === "toolCalls" && format.choice !== "none"
-            ? format.tools.map((tool, index) => ({schema: tool.parameters, param: `tools[${index}].function.parameters`}))
+            ? [
+                ...format.tools.map((tool, index) => ({schema: tool.parameters, param: `tools[${index}].function.parameters`})),
+                ...(format.answer != null ? [{schema: format.answer.schema, param: "response_format"}] : [])
+            ]
             : [];
     for (const {schema, param} of schemas) {
         try {
@@ -30,6 +33,16 @@ function compileGrammars(model: LoadedModel, format: ReplyFormat): void {
                 {param, code: "unsupported_schema_keyword"});
         }
     }
+}
+
+/**
+ * With tool_choice "auto" or "none", a model whose template cannot render tools simply answers:
+ * in text, or in the JSON that response_format asks for.
+ */
+function withoutTools(format: ReplyFormat, model: LoadedModel): ReplyFormat {
+    if (format.type !== "toolCalls" || model.supportsTools)
+        return format;
+    return format.answer != null ? {type: "json", schema: format.answer.schema} : {type: "text"};
 }
 
 /** A generation that holds a sequence: iterate `events`, then `release()` in a finally. */
@@ -54,8 +67,7 @@ export class ChatCompletionService {
         const plan = toReplyPlan(request);
         const history = toChatHistory(request.messages);
         const model = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat");
-        // With tool_choice "auto" or "none", a model whose template cannot render tools simply answers in text.
-        const format = plan.format.type === "toolCalls" && !model.supportsTools ? {type: "text"} as const : plan.format;
+        const format = withoutTools(plan.format, model);
         compileGrammars(model, format);
         // A reasoning model thinks unless told not to (Qwen3's variable, or DeepSeek V3.1's), or unless its reply is constrained from the start.
         const kwargs = request.chat_template_kwargs;
@@ -65,7 +77,7 @@ export class ChatCompletionService {
         const lease = await model.acquireSequence(prompt, signal);
         return {
             identity: newReplyIdentity(request.model),
-            opensWithCall: format.type === "toolCalls" && !beginsFreely(format),
+            opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
             events: lease.generate(prompt, options, signal),
             release: () => lease.release()
         };

@@ -26,12 +26,7 @@ export function toReplyPlan(request: ChatCompletionRequest): ReplyPlan {
             {param: "tool_choice", code: "invalid_value"});
 
     const json = toJsonFormat(request.response_format);
-    if (choice !== "none" && json != null)
-        throw new BadRequestError(
-            "'response_format' cannot be combined with tool calls: a reply is either tool calls or JSON content. " +
-            "Send tool_choice 'none' for a JSON reply, or leave out response_format.",
-            {param: "response_format", code: "unsupported_parameter"});
-    if (json != null || tools.length === 0)
+    if (tools.length === 0 || (json != null && choice === "none"))
         return {format: json ?? {type: "text"}, needsToolSupport: false};
 
     return {
@@ -39,7 +34,10 @@ export function toReplyPlan(request: ChatCompletionRequest): ReplyPlan {
             type: "toolCalls",
             tools,
             choice: typeof choice === "object" ? {name: choice.function.name} : choice,
-            parallel: request.parallel_tool_calls ?? true
+            parallel: request.parallel_tool_calls ?? true,
+            // As at OpenAI: with "auto" the reply is calls or the JSON answer; a reply that must be
+            // calls ("required", a name) has no answer, and response_format shapes a later one.
+            ...(json?.type === "json" && choice === "auto" ? {answer: {schema: json.schema}} : {})
         },
         needsToolSupport: choice === "required" || typeof choice === "object"
     };

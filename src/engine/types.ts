@@ -35,7 +35,12 @@ export type ReplyFormat =
          */
         choice: "auto" | "none" | "required" | {name: string},
         /** Whether one reply may hold several calls. */
-        parallel: boolean
+        parallel: boolean,
+        /**
+         * With "auto" and `response_format`: a reply that is not calls is a JSON value matching this
+         * schema (null: any object), the model choosing at its first token.
+         */
+        answer?: {schema: JsonSchema | null}
     };
 
 export type GenerationOptions = {

@@ -254,6 +254,32 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             }
         });
 
+        it("tools with response_format (auto): every reply is valid calls or JSON matching the schema, streamed or not", async () => {
+            const answer = {type: "object", properties: {summary: {type: "string", maxLength: 40}, days: {type: "integer"}}, required: ["summary", "days"], additionalProperties: false};
+            const validAnswer = ajv.compile(answer);
+            const kinds = new Set<string>();
+            for (const seed of [1, 2, 3, 4]) {
+                const request = {
+                    ...base, temperature: 1, seed, max_tokens: 300,
+                    response_format: {type: "json_schema" as const, json_schema: {name: "forecast", strict: true, schema: answer}}
+                };
+                const reply = (await client.chat.completions.create(request)).choices[0]!;
+                const streamed = await streamedReply(client, request);
+                expect(streamed.content).toBe(reply.message.content ?? "");
+                if (reply.finish_reason === "tool_calls") {
+                    expectValidCalls(reply.message.tool_calls as ChatCompletionMessageFunctionToolCall[]);
+                    kinds.add("calls");
+                } else {
+                    expect(reply.finish_reason).toBe("stop");
+                    const value = JSON.parse(reply.message.content!);
+                    expect(validAnswer(value), `${JSON.stringify(validAnswer.errors)} in ${reply.message.content}`).toBe(true);
+                    kinds.add("answer");
+                }
+            }
+            // On each model these seeds take both ways, so both are checked.
+            expect([...kinds].sort()).toEqual(["answer", "calls"]);
+        });
+
         it("json_schema as pydantic writes it: formats without a pattern (uuid, duration, ipv4) come out valid", async () => {
             const schema = {
                 type: "object",

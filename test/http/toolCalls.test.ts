@@ -86,6 +86,24 @@ describe("tool calls over HTTP", () => {
         });
     });
 
+    it("tools with a JSON response_format: auto is calls or that JSON, and a model without tools gives the JSON alone", async () => {
+        const json = {type: "json_schema", json_schema: {name: "a", schema: {type: "object", properties: {a: {type: "integer"}}, required: ["a"]}}};
+        const schema = {type: "object", properties: {a: {type: "integer"}}, additionalProperties: false};
+        const t = createTestApp();
+        t.model.script = {pieces: ["{\"a\": 1}"]};
+        const streamed = await request(t.app).post("/v1/chat/completions")
+            .send(chatRequest({tools: [weather], response_format: json, stream: true})).buffer(true).expect(200);
+        const chunks = dataEvents(streamed.text).slice(0, -1).map((data) => JSON.parse(data));
+        // Text may come, so the first chunk's content is "" (null would promise calls only).
+        expect(chunks[0].choices[0].delta).toEqual({role: "assistant", content: ""});
+        expect(chunks.map((chunk) => chunk.choices[0].delta.content ?? "").join("")).toBe("{\"a\": 1}");
+        expect(t.model.generations[0]!.options.format).toMatchObject({type: "toolCalls", choice: "auto", answer: {schema}});
+
+        t.model.supportsTools = false;
+        await request(t.app).post("/v1/chat/completions").send(chatRequest({tools: [weather], response_format: json})).expect(200);
+        expect(t.model.generations[1]!.options.format).toEqual({type: "json", schema});
+    });
+
     it.each([
         [{tool_choice: "required"}, "tool_choice"],
         [{tool_choice: "auto"}, "tool_choice"],
@@ -93,7 +111,6 @@ describe("tool calls over HTTP", () => {
         [{tools: [weather], tool_choice: {type: "function", function: {name: "nope"}}}, "tool_choice"],
         [{tools: [{type: "custom", custom: {name: "x"}}]}, "tools[0].type"],
         [{tools: [{type: "function", function: {name: "bad name!"}}]}, "tools[0].function.name"],
-        [{tools: [weather], response_format: {type: "json_object"}}, "response_format"],
         [{response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "string", pattern: "(?=a)a+"}}}}, "response_format.json_schema.schema.pattern"],
         [{response_format: {type: "yaml"}}, "response_format.type"],
         [{tools: [weather], tool_choice: "always"}, "tool_choice"],

@@ -40,6 +40,16 @@ describe("toReplyPlan", () => {
             .toMatchObject({format: {choice: {name: "get_time"}}, needsToolSupport: true});
     });
 
+    it("with response_format, tool_choice auto is calls or that JSON; a reply that must be calls has no answer", () => {
+        const json = {type: "json_schema", json_schema: {name: "a", schema: {type: "object", properties: {n: {type: "integer"}}, required: ["n"]}}} as const;
+        expect(plan({tools: [weather], response_format: json}).format).toMatchObject({
+            type: "toolCalls", choice: "auto", answer: {schema: {type: "object", properties: {n: {type: "integer"}}, additionalProperties: false}}
+        });
+        expect(plan({tools: [weather], response_format: {type: "json_object"}}).format).toMatchObject({choice: "auto", answer: {schema: null}});
+        expect(plan({tools: [weather], tool_choice: "required", response_format: json}).format).not.toHaveProperty("answer");
+        expect(plan({tools: [weather], response_format: {type: "text"}}).format).not.toHaveProperty("answer");
+    });
+
     it("answers tool_choice none in text with the tools still rendered, or in JSON without them", () => {
         expect(plan({tools: [weather], tool_choice: "none"})).toMatchObject({format: {type: "toolCalls", choice: "none"}, needsToolSupport: false});
         expect(plan({tools: [weather], tool_choice: "none", response_format: {type: "json_object"}}).format).toEqual({type: "json", schema: null});
@@ -62,7 +72,6 @@ describe("toReplyPlan", () => {
         [{tool_choice: "required"}, "tool_choice"],
         [{tools: [weather], tool_choice: {type: "function", function: {name: "nope"}}}, "tool_choice"],
         [{tools: [weather, weather]}, "tools"],
-        [{tools: [weather], response_format: {type: "json_object"}}, "response_format"],
         [{tools: [{type: "function", function: {name: "f", parameters: {type: "object", properties: {n: {type: "number", maximum: 3}}}}}]}, "tools[0].function.parameters.properties.n.maximum"],
         [{response_format: {type: "json_schema", json_schema: {name: "n", schema: {type: "string", pattern: "\\bx"}}}}, "response_format.json_schema.schema.pattern"]
     ])("rejects %j with a 400 naming %s", (extra, param) => {

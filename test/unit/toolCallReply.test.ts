@@ -11,6 +11,7 @@ const grammars = {
         tags.includes(piece) ? [1000 + tags.indexOf(piece)] : [...piece].map((char) => char.charCodeAt(0))),
     literal: (choices: string[], suffix: string, options?: {optional?: boolean}) => ({grammar: "literal", choices, suffix, optional: options?.optional ?? false}),
     json: (schema: unknown) => ({grammar: "json", schema}),
+    jsonOr: (schema: unknown, opening: unknown) => ({grammar: "jsonOr", schema, opening}),
     closingBias: (inString: boolean) => ({bias: "closing", inString})
 } as unknown as ReplyGrammars;
 
@@ -162,5 +163,46 @@ describe("ToolCallReply", () => {
         const reserve = 8 + chars("{\"city\":\"\"}");
         expect(shaper.tokenBias(1000)).toBeUndefined();
         expect(shaper.tokenBias(reserve)).toEqual({bias: "closing", inString: true});
+    });
+
+    describe("auto with a JSON answer (response_format): calls or that JSON, chosen at the first token", () => {
+        const answer = {schema: {type: "object", properties: {city: {type: "string"}}, required: ["city"], additionalProperties: false}} as const;
+        const withAnswer = (syntax: ToolCallSyntax) =>
+            new ToolCallReply(grammars, syntax, {type: "toolCalls", tools: [weather], choice: "auto", parallel: true, answer}, ["STOP"]);
+
+        it("Qwen: the first token is the call's own token or JSON; JSON is streamed as text and ends the reply when whole", () => {
+            const shaper = withAnswer(qwenSyntax);
+            expect(shaper.grammar()).toEqual({grammar: "jsonOr", schema: answer.schema, opening: {token: 1000}});
+            expect(shaper.push("{\"city\": ", plenty)).toEqual({events: [{type: "text", text: "{\"city\": "}]});
+            expect(shaper.grammar()).toEqual({grammar: "jsonOr", schema: answer.schema, opening: {token: 1000}});
+            // A stop sequence does not cut JSON; the value's end ends the reply.
+            expect(shaper.push("\"STOP\"}", plenty)).toEqual({events: [{type: "text", text: "\"STOP\"}"}], finish: "stop"});
+        });
+
+        it("Qwen: the call's token opens a call as without an answer", () => {
+            const shaper = withAnswer(qwenSyntax);
+            expect(shaper.push("<tool_call>", plenty)).toEqual({events: [], forced: grammars.tokenize("\n{\"name\": \"")});
+            expect(shaper.grammar()).toMatchObject({grammar: "literal", choices: ["get_weather"]});
+        });
+
+        it("Llama 3: text that could still become the call's opening is held; once it cannot, it is the answer", () => {
+            const shaper = withAnswer(llama3Syntax);
+            expect(shaper.grammar()).toEqual({grammar: "jsonOr", schema: answer.schema, opening: {text: "{\"name\":"}});
+            expect(shaper.push("{\"", plenty)).toEqual({events: []});
+            expect(shaper.push("city\": \"Paris\"}", plenty)).toEqual({events: [{type: "text", text: "{\"city\": \"Paris\"}"}], finish: "stop"});
+
+            const calling = withAnswer(llama3Syntax);
+            expect(calling.push("{\"name\":", plenty)).toEqual({events: [], forced: grammars.tokenize(" \"")});
+        });
+
+        it("an answer the model ends or the budget cuts comes out as far as it got, held text included", () => {
+            const ended = withAnswer(llama3Syntax);
+            ended.push("{\"", plenty);
+            expect(ended.end("")).toEqual({events: [{type: "text", text: "{\""}], finish: "stop"});
+            const cut = withAnswer(qwenSyntax);
+            cut.push("{\"ci", plenty);
+            expect(cut.cut("ty")).toEqual([{type: "text", text: "ty"}]);
+            expect(cut.tokenBias(1)).toEqual({bias: "closing", inString: true});
+        });
     });
 });

@@ -15,8 +15,9 @@ export class ConstrainedJson {
     private readonly scanner = new JsonScanner();
     private readonly reserve: number;
 
-    public constructor(private readonly grammars: ReplyGrammars, schema: JsonSchema | null) {
-        this.grammar = grammars.json(schema);
+    /** `grammar`: a state that constrains the value, when not the schema's own (one that also allows a tool call). */
+    public constructor(private readonly grammars: ReplyGrammars, schema: JsonSchema | null, grammar?: LlamaGrammarEvaluationState) {
+        this.grammar = grammar ?? grammars.json(schema);
         this.reserve = closingReserve(schema);
     }
 

@@ -13,11 +13,12 @@ export function createReplyShaper(prompt: PreparedPrompt, options: GenerationOpt
 }
 
 /**
- * Whether the model begins its reply as it likes. A JSON reply and a required or named call are
- * constrained from their first token, so only these replies can begin with a thought.
+ * Whether the model begins its reply as it likes. A JSON reply, a required or named call, and the
+ * choice between calls and a JSON answer are constrained from their first token, so only these
+ * replies can begin with a thought.
  */
 export function beginsFreely(format: ReplyFormat): boolean {
-    return format.type === "text" || (format.type === "toolCalls" && (format.choice === "auto" || format.choice === "none"));
+    return format.type === "text" || (format.type === "toolCalls" && (format.choice === "auto" || format.choice === "none") && format.answer == null);
 }
 
 function formatShaper(prompt: PreparedPrompt, options: GenerationOptions, grammars: ReplyGrammars): ReplyShaper {

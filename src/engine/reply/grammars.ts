@@ -9,6 +9,9 @@ import {integerRangeGbnf} from "./integerRange.js";
 /** Grammars compiled per model are kept for reuse: agents send the same tools on every turn. */
 const maxCachedGrammars = 64;
 
+/** The start rule of `jsonOr`'s grammars (a name node-llama-cpp's JSON grammars never use). */
+const eitherRule = "chatserve-call-or-json";
+
 /** Closing characters of JSON, favoured when a constrained reply must end within its token budget. */
 const closers = ["\"", "}", "]"];
 
@@ -75,6 +78,21 @@ export class ReplyGrammars {
                 (text, [rule, replacement]) => text.replace(rule, replacement),
                 new LlamaJsonSchemaGrammar(this.model.llama, marked as never).grammar);
             return new LlamaGrammar(this.model.llama, {grammar: withCustomRules(grammar, rules)});
+        });
+    }
+
+    /**
+     * A JSON value matching `schema`, or else `opening` (the opening of a tool call: one token, a
+     * special one such as Qwen's `<tool_call>`, or text): the model chooses at its first token.
+     * Once past the opening, the state is complete and the caller goes on with the call's grammars.
+     */
+    public jsonOr(schema: JsonSchema | null, opening: {token: Token} | {text: string}): LlamaGrammarEvaluationState {
+        const json = this.compileJson(schema);
+        const alternative = "token" in opening ? `<[${opening.token}]>` : gbnfString(opening.text);
+        const grammar = `${json.grammar}\n${eitherRule} ::= ${alternative} | ${json.rootRuleName}\n`;
+        return new LlamaGrammarEvaluationState({
+            model: this.model,
+            grammar: this.compiled(grammar, () => new LlamaGrammar(this.model.llama, {grammar, rootRuleName: eitherRule}))
         });
     }
 

@@ -2,11 +2,11 @@ import {LlamaText, type LlamaGrammarEvaluationState, type Token, type TokenBias}
 import type {GenerationEvent, ReplyFormat, ToolCallSyntax, ToolDefinition} from "../types.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {closingReserve, ConstrainedJson} from "./constrainedJson.js";
-import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
+import {textEvents, type ReplyShaper, type ShaperStep} from "./replyShaper.js";
 import {TextReply} from "./textReply.js";
 
 type ToolCallsFormat = Extract<ReplyFormat, {type: "toolCalls"}>;
-type Phase = "lead" | "text" | "name" | "arguments" | "next";
+type Phase = "lead" | "text" | "answer" | "name" | "arguments" | "next";
 
 /** A reply never holds more calls than this, so a model that keeps calling still ends. */
 const maxCallsPerReply = 16;
@@ -14,9 +14,11 @@ const maxCallsPerReply = 16;
 /**
  * A reply of tool calls in the template's own syntax. Free text comes first only with
  * `tool_choice: "auto"` (or "none", which stops there), until the model writes the opening of a call
- * (a plain-text opening only at the start of the reply). From there every call is
- * constrained: its name to one of the tools, its arguments to that tool's JSON schema, and between
- * calls the model may only open another call or end. Template markup is forced, not sampled.
+ * (a plain-text opening only at the start of the reply). With "auto" and a JSON `answer`, the
+ * reply is either calls or that JSON, chosen at its first token under a grammar that allows both.
+ * From the opening on every call is constrained: its name to one of the tools, its arguments to
+ * that tool's JSON schema, and between calls the model may only open another call or end.
+ * Template markup is forced, not sampled.
  */
 export class ToolCallReply implements ReplyShaper {
     public readonly opening: {tokens: Token[], events: GenerationEvent[]} = {tokens: [], events: []};
@@ -35,6 +37,8 @@ export class ToolCallReply implements ReplyShaper {
     private calls = 0;
     /** The arguments being generated. */
     private current: ConstrainedJson | null = null;
+    /** The JSON answer the reply is if it is not calls (tool_choice "auto" with response_format). */
+    private readonly answer: ConstrainedJson | null = null;
 
     public constructor(
         private readonly grammars: ReplyGrammars,
@@ -57,7 +61,12 @@ export class ToolCallReply implements ReplyShaper {
             Math.max(...format.tools.map((tool) => tool.name.length)) + syntax.paramsPrefix.length +
             Math.max(...format.tools.map((tool) => closingReserve(tool.parameters)));
 
-        if (format.choice === "auto" && !triggerIsToken)
+        if (format.choice === "auto" && format.answer != null) {
+            const opening = triggerIsToken ? {token: grammars.tokenize(this.trigger)[0]!} : {text: this.trigger};
+            this.state = grammars.jsonOr(format.answer.schema, opening);
+            this.answer = new ConstrainedJson(grammars, format.answer.schema, this.state);
+            this.phase = "lead";
+        } else if (format.choice === "auto" && !triggerIsToken)
             this.phase = "lead";
         else if (format.choice === "auto" || format.choice === "none")
             this.phase = "text";
@@ -79,13 +88,17 @@ export class ToolCallReply implements ReplyShaper {
         // "none": a template whose call opens with one special token cannot open a call at all.
         if (this.format.choice === "none")
             return this.grammars.banning(this.trigger);
-        return this.phase === "arguments" ? this.current?.tokenBias(remainingTokens) : undefined;
+        if (this.phase === "arguments")
+            return this.current?.tokenBias(remainingTokens);
+        return this.answering ? this.answer!.tokenBias(remainingTokens) : undefined;
     }
 
     public push(text: string, remainingTokens: number): ShaperStep {
         switch (this.phase) {
             case "lead":
                 return this.pushLead(text);
+            case "answer":
+                return this.pushAnswer(text);
             case "text": {
                 const step = this.text.push(text);
                 // With tool_choice "none" the opening of a call ends the text reply instead.
@@ -110,12 +123,16 @@ export class ToolCallReply implements ReplyShaper {
     }
 
     public end(rest: string): ShaperStep {
+        if (this.answering)
+            return {events: this.pushAnswer(this.takeLead() + rest).events, finish: "stop"};
         if (this.phase === "lead" || this.phase === "text")
             return this.text.end(this.takeLead() + rest);
         return {events: this.phase === "arguments" ? this.pushArguments(rest).events : [], finish: "toolCalls"};
     }
 
     public cut(rest: string): GenerationEvent[] {
+        if (this.answering)
+            return this.pushAnswer(this.takeLead() + rest).events;
         if (this.phase === "lead" || this.phase === "text")
             return this.text.cut(this.takeLead() + rest);
         return this.phase === "arguments" ? this.pushArguments(rest).events : [];
@@ -134,8 +151,22 @@ export class ToolCallReply implements ReplyShaper {
         }
         if (this.trigger.startsWith(lead) && !this.stops.some((stop) => this.written.includes(stop)))
             return {events: []};
+        if (this.answer != null) {
+            this.phase = "answer";
+            return this.pushAnswer(this.takeLead());
+        }
         this.phase = "text";
         return this.text.push(this.takeLead());
+    }
+
+    /** Whether the reply is (or may still become) the JSON answer rather than calls. */
+    private get answering(): boolean {
+        return this.answer != null && (this.phase === "lead" || this.phase === "answer");
+    }
+
+    private pushAnswer(text: string): ShaperStep {
+        const events = textEvents(this.answer!.take(text));
+        return this.answer!.isComplete ? {events, finish: "stop"} : {events};
     }
 
     /** What `pushLead` holds (nothing once the text has moved on). */

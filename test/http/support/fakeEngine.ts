@@ -49,7 +49,7 @@ export class FakeModel implements LoadedModel {
     public readonly contextLength = CONTEXT_LENGTH;
     public supportsInfill = false;
     public readonly embeddingDimensions = 4;
-    public readonly supportsTools = true;
+    public supportsTools = true;
     public script: Script = defaultScript;
     /** The tools the last prompt was rendered with, and whether it let a reasoning model think. */
     public renderedTools: readonly ToolDefinition[] = [];
