@@ -10,10 +10,12 @@ export function newToolCall(name: string): ToolCall {
 
 /**
  * A non-streamed reply: with tool calls and no text before them, `content` is null as in OpenAI's
- * replies. A reasoning model's thought is `reasoning_content`, as llama-server and DeepSeek's API send it.
+ * replies, and so it is for a reply that could only be calls (`opensWithCall`) even when max_tokens
+ * cut it before its first call had a name. A reasoning model's thought is `reasoning_content`, as
+ * llama-server and DeepSeek's API send it.
  */
 export function chatCompletion(
-    identity: ReplyIdentity, reply: {content: string, reasoning?: string, toolCalls: ToolCall[]}, result: GenerationResult
+    identity: ReplyIdentity, reply: {content: string, reasoning?: string, toolCalls: ToolCall[], opensWithCall?: boolean}, result: GenerationResult
 ): ChatCompletion {
     const hasCalls = reply.toolCalls.length > 0;
     return {
@@ -24,7 +26,7 @@ export function chatCompletion(
             index: 0,
             message: {
                 role: "assistant",
-                content: hasCalls && reply.content === "" ? null : reply.content,
+                content: (hasCalls || reply.opensWithCall === true) && reply.content === "" ? null : reply.content,
                 ...(reply.reasoning == null || reply.reasoning === "" ? {} : {reasoning_content: reply.reasoning}),
                 refusal: null,
                 ...(hasCalls ? {tool_calls: reply.toolCalls} : {})

@@ -41,6 +41,12 @@ describe("chatCompletionFormat", () => {
         });
     });
 
+    it("chatCompletion: content is null for a reply that could only be calls, even one cut before its first call", () => {
+        const cut = chatCompletion(identity, {content: "", toolCalls: [], opensWithCall: true}, {...result, finishReason: "length"});
+        expect(cut.choices[0]!.message).toEqual({role: "assistant", content: null, refusal: null});
+        expect(chatCompletion(identity, {content: "", toolCalls: []}, result).choices[0]!.message.content).toBe("");
+    });
+
     it("chatCompletionChunk carries the identity, the delta and the finish reason", () => {
         const chunk = chatCompletionChunk(identity, {content: "He"}, null, false);
         expect(chunk).toEqual({

@@ -49,7 +49,7 @@ async function sendReply(res: Response, generation: ChatGeneration): Promise<voi
     if (result.finishReason === "abort" || res.headersSent)
         return;
     recordUsage(res, result);
-    res.json(chatCompletion(generation.identity, {content, reasoning, toolCalls}, result));
+    res.json(chatCompletion(generation.identity, {content, reasoning, toolCalls, opensWithCall: generation.opensWithCall}, result));
 }
 
 async function streamReply(res: Response, generation: ChatGeneration, includeUsage: boolean, logger: Logger): Promise<void> {
