@@ -3,9 +3,19 @@ import type {Logger} from "pino";
 import {ApiError, BadRequestError, ClientGoneError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
 import {recordError} from "./requestLog.js";
 
+/**
+ * OpenAI's APIs that chatserve does not serve but clients default to: the 404 says what to use instead.
+ * The Vercel AI SDK's `openai(model)` and LangChain's `useResponsesApi` send the Responses API.
+ */
+const otherApis: ReadonlyArray<[RegExp, string]> = [
+    [/^\/v1\/responses(\/|$)/, "chatserve serves the Chat Completions API, not the Responses API: send POST /v1/chat/completions " +
+        "(the Vercel AI SDK's openai.chat(model) or createOpenAICompatible; LangChain's ChatOpenAI without useResponsesApi)."]
+];
+
 /** Unknown routes get OpenAI's 404 envelope, not Express's HTML page. */
 export function notFound(req: Request): never {
-    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. Please check the URL and method.`, "unknown_url");
+    const hint = otherApis.find(([path]) => path.test(req.path))?.[1];
+    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. ${hint ?? "Please check the URL and method."}`, "unknown_url");
 }
 
 /**

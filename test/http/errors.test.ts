@@ -61,6 +61,12 @@ describe("transport errors", () => {
         expect(errorOf(res.body).message).toContain("/v1/embeddingz");
     });
 
+    it("the Responses API → 404 that says to use chat completions", async () => {
+        const res = await request(t.app).post("/v1/responses").send({model: "tiny-chat", input: "Hi"});
+        expect(res.status).toBe(404);
+        expect(errorOf(res.body)).toMatchObject({code: "unknown_url", message: expect.stringContaining("POST /v1/chat/completions")});
+    });
+
     it("a wrong method on a known path → 404", async () => {
         const res = await request(t.app).get("/v1/chat/completions");
         expect(res.status).toBe(404);
