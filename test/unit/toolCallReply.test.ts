@@ -1,6 +1,7 @@
 import {LlamaText} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
 import type {ReplyGrammars} from "../../src/engine/reply/grammars.js";
+import {CallOrAnswerReply} from "../../src/engine/reply/callOrAnswerReply.js";
 import {ToolCallReply} from "../../src/engine/reply/toolCallReply.js";
 import type {ReplyFormat, ToolCallSyntax} from "../../src/engine/types.js";
 
@@ -167,8 +168,8 @@ describe("ToolCallReply", () => {
 
     describe("auto with a JSON answer (response_format): calls or that JSON, chosen at the first token", () => {
         const answer = {schema: {type: "object", properties: {city: {type: "string"}}, required: ["city"], additionalProperties: false}} as const;
-        const withAnswer = (syntax: ToolCallSyntax) =>
-            new ToolCallReply(grammars, syntax, {type: "toolCalls", tools: [weather], choice: "auto", parallel: true, answer}, ["STOP"]);
+        const withAnswer = (syntax: ToolCallSyntax) => new CallOrAnswerReply(grammars,
+            new ToolCallReply(grammars, syntax, {type: "toolCalls", tools: [weather], choice: "auto", parallel: true, answer}, ["STOP"]), answer.schema);
 
         it("Qwen: the first token is the call's own token or JSON; JSON is streamed as text and ends the reply when whole", () => {
             const shaper = withAnswer(qwenSyntax);

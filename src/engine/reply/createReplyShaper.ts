@@ -1,4 +1,5 @@
 import type {GenerationOptions, PreparedPrompt, ReplyFormat} from "../types.js";
+import {CallOrAnswerReply} from "./callOrAnswerReply.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {JsonReply} from "./jsonReply.js";
 import type {ReplyShaper} from "./replyShaper.js";
@@ -29,9 +30,11 @@ function formatShaper(prompt: PreparedPrompt, options: GenerationOptions, gramma
             return new TextReply(stops);
         case "json":
             return new JsonReply(grammars, format.schema);
-        case "toolCalls":
+        case "toolCalls": {
             if (prompt.toolSyntax == null)
                 throw new Error("tool calls need a prompt rendered with tools");
-            return new ToolCallReply(grammars, prompt.toolSyntax, format, stops);
+            const calls = new ToolCallReply(grammars, prompt.toolSyntax, format, stops);
+            return format.answer != null && format.choice === "auto" ? new CallOrAnswerReply(grammars, calls, format.answer.schema) : calls;
+        }
     }
 }

@@ -2,11 +2,11 @@ import {LlamaText, type LlamaGrammarEvaluationState, type Token, type TokenBias}
 import type {GenerationEvent, ReplyFormat, ToolCallSyntax, ToolDefinition} from "../types.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {closingReserve, ConstrainedJson} from "./constrainedJson.js";
-import {textEvents, type ReplyShaper, type ShaperStep} from "./replyShaper.js";
+import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
 import {TextReply} from "./textReply.js";
 
 type ToolCallsFormat = Extract<ReplyFormat, {type: "toolCalls"}>;
-type Phase = "lead" | "text" | "answer" | "name" | "arguments" | "next";
+type Phase = "lead" | "text" | "name" | "arguments" | "next";
 
 /** A reply never holds more calls than this, so a model that keeps calling still ends. */
 const maxCallsPerReply = 16;
@@ -14,16 +14,17 @@ const maxCallsPerReply = 16;
 /**
  * A reply of tool calls in the template's own syntax. Free text comes first only with
  * `tool_choice: "auto"` (or "none", which stops there), until the model writes the opening of a call
- * (a plain-text opening only at the start of the reply). With "auto" and a JSON `answer`, the
- * reply is either calls or that JSON, chosen at its first token under a grammar that allows both.
- * From the opening on every call is constrained: its name to one of the tools, its arguments to
- * that tool's JSON schema, and between calls the model may only open another call or end.
- * Template markup is forced, not sampled.
+ * (a plain-text opening only at the start of the reply). From there every call is
+ * constrained: its name to one of the tools, its arguments to that tool's JSON schema, and between
+ * calls the model may only open another call or end. Template markup is forced, not sampled.
  */
 export class ToolCallReply implements ReplyShaper {
     public readonly opening: {tokens: Token[], events: GenerationEvent[]} = {tokens: [], events: []};
     private readonly text: TextReply;
-    private readonly trigger: string;
+    /** What the model writes to open a call: the first word of the template's call prefix. */
+    public readonly trigger: string;
+    /** Whether that is one token of its own (Qwen's `<tool_call>`) rather than text (Llama 3's `{"name":`). */
+    public readonly triggerIsToken: boolean;
     /** The rest of a call's opening, forced once the model has written the trigger. */
     private readonly afterTrigger: Token[];
     /** What the model writes to open another call after one: the separator, then the trigger. */
@@ -37,8 +38,6 @@ export class ToolCallReply implements ReplyShaper {
     private calls = 0;
     /** The arguments being generated. */
     private current: ConstrainedJson | null = null;
-    /** The JSON answer the reply is if it is not calls (tool_choice "auto" with response_format). */
-    private readonly answer: ConstrainedJson | null = null;
 
     public constructor(
         private readonly grammars: ReplyGrammars,
@@ -53,20 +52,15 @@ export class ToolCallReply implements ReplyShaper {
         // A call opened by a token of its own (Qwen's <tool_call>) may follow text; one opened by
         // plain text (Llama 3's {"name":) only starts a reply, as llama.cpp reads it: further on it
         // is just JSON in an answer.
-        const triggerIsToken = grammars.tokenize(this.trigger).length === 1;
-        this.text = new TextReply(stops, triggerIsToken ? this.trigger : null);
+        this.triggerIsToken = grammars.tokenize(this.trigger).length === 1;
+        this.text = new TextReply(stops, this.triggerIsToken ? this.trigger : null);
         const named = typeof format.choice === "object" ? this.tool(format.choice.name) : null;
         this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
         this.nextCallCost = syntax.suffix.toString().length + this.nextCallOpening.length + prefix.length +
             Math.max(...format.tools.map((tool) => tool.name.length)) + syntax.paramsPrefix.length +
             Math.max(...format.tools.map((tool) => closingReserve(tool.parameters)));
 
-        if (format.choice === "auto" && format.answer != null) {
-            const opening = triggerIsToken ? {token: grammars.tokenize(this.trigger)[0]!} : {text: this.trigger};
-            this.state = grammars.jsonOr(format.answer.schema, opening);
-            this.answer = new ConstrainedJson(grammars, format.answer.schema, this.state);
-            this.phase = "lead";
-        } else if (format.choice === "auto" && !triggerIsToken)
+        if (format.choice === "auto" && !this.triggerIsToken)
             this.phase = "lead";
         else if (format.choice === "auto" || format.choice === "none")
             this.phase = "text";
@@ -88,24 +82,19 @@ export class ToolCallReply implements ReplyShaper {
         // "none": a template whose call opens with one special token cannot open a call at all.
         if (this.format.choice === "none")
             return this.grammars.banning(this.trigger);
-        if (this.phase === "arguments")
-            return this.current?.tokenBias(remainingTokens);
-        return this.answering ? this.answer!.tokenBias(remainingTokens) : undefined;
+        return this.phase === "arguments" ? this.current?.tokenBias(remainingTokens) : undefined;
     }
 
     public push(text: string, remainingTokens: number): ShaperStep {
         switch (this.phase) {
             case "lead":
                 return this.pushLead(text);
-            case "answer":
-                return this.pushAnswer(text);
             case "text": {
                 const step = this.text.push(text);
                 // With tool_choice "none" the opening of a call ends the text reply instead.
                 if (!this.text.triggered || this.format.choice === "none")
                     return step;
-                this.phase = this.startName();
-                return {events: step.events, forced: this.afterTrigger};
+                return {...this.openCall(), events: step.events};
             }
             case "name":
                 return this.pushName(text);
@@ -122,17 +111,19 @@ export class ToolCallReply implements ReplyShaper {
         }
     }
 
+    /** The model has written the trigger: the rest of the call's opening is forced, and its name comes next. */
+    public openCall(): ShaperStep {
+        this.phase = this.startName();
+        return {events: [], forced: this.afterTrigger};
+    }
+
     public end(rest: string): ShaperStep {
-        if (this.answering)
-            return {events: this.pushAnswer(this.takeLead() + rest).events, finish: "stop"};
         if (this.phase === "lead" || this.phase === "text")
             return this.text.end(this.takeLead() + rest);
         return {events: this.phase === "arguments" ? this.pushArguments(rest).events : [], finish: "toolCalls"};
     }
 
     public cut(rest: string): GenerationEvent[] {
-        if (this.answering)
-            return this.pushAnswer(this.takeLead() + rest).events;
         if (this.phase === "lead" || this.phase === "text")
             return this.text.cut(this.takeLead() + rest);
         return this.phase === "arguments" ? this.pushArguments(rest).events : [];
@@ -145,28 +136,12 @@ export class ToolCallReply implements ReplyShaper {
     private pushLead(text: string): ShaperStep {
         this.written += text;
         const lead = this.written.trimStart();
-        if (lead.startsWith(this.trigger)) {
-            this.phase = this.startName();
-            return {events: [], forced: this.afterTrigger};
-        }
+        if (lead.startsWith(this.trigger))
+            return this.openCall();
         if (this.trigger.startsWith(lead) && !this.stops.some((stop) => this.written.includes(stop)))
             return {events: []};
-        if (this.answer != null) {
-            this.phase = "answer";
-            return this.pushAnswer(this.takeLead());
-        }
         this.phase = "text";
         return this.text.push(this.takeLead());
-    }
-
-    /** Whether the reply is (or may still become) the JSON answer rather than calls. */
-    private get answering(): boolean {
-        return this.answer != null && (this.phase === "lead" || this.phase === "answer");
-    }
-
-    private pushAnswer(text: string): ShaperStep {
-        const events = textEvents(this.answer!.take(text));
-        return this.answer!.isComplete ? {events, finish: "stop"} : {events};
     }
 
     /** What `pushLead` holds (nothing once the text has moved on). */
