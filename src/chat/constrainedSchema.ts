@@ -1,7 +1,7 @@
 import type {JsonSchema} from "../engine/types.js";
 import {fromClientDialects} from "./schemaDialects.js";
 import {refuseExplodingAlternatives} from "./schemaAlternatives.js";
-import {atLeast, integerBounds, numberKeyword, numericBounds, patternString} from "./schemaBounds.js";
+import {atLeast, integerBounds, numberBounds, numberKeyword, numericBounds, patternString} from "./schemaBounds.js";
 import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
 import {formatString} from "./stringFormats.js";
 
@@ -88,7 +88,7 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
     switch (type) {
         case "any":
             for (const keyword of numericBounds.filter((bound) => bound in schema))
-                throw unsupported(path, keyword, `'${keyword}' needs 'type: "integer"' to be enforced by constrained decoding`);
+                throw unsupported(path, keyword, `'${keyword}' needs 'type: "integer"' or 'type: "number"' to be enforced by constrained decoding`);
             if (schema.pattern !== undefined)
                 throw unsupported(path, "pattern", "'pattern' needs 'type: \"string\"' to be enforced by constrained decoding");
             return anyJson;
@@ -125,12 +125,8 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
             return {type: "string", ...numberKeyword(schema, "minLength", path), ...numberKeyword(schema, "maxLength", path), ...description};
         case "integer":
             return {type, ...integerBounds(schema, path), ...description};
-        case "number": {
-            const bound = numericBounds.find((keyword) => keyword in schema);
-            if (bound != null)
-                throw unsupported(path, bound, `'${bound}' can be enforced by constrained decoding on integers only, not on numbers`);
-            return {type, ...description};
-        }
+        case "number":
+            return {type, ...numberBounds(schema, path), ...description} as JsonSchema;
         case "boolean": case "null":
             return {type, ...description};
         default:

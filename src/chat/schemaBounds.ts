@@ -56,6 +56,45 @@ export function integerBounds(schema: SchemaObject, path: string): {minimum?: nu
     return {...(low === undefined ? {} : {minimum: low}), ...(high === undefined ? {} : {maximum: high})};
 }
 
+/**
+ * A number's bounds, which the grammar enforces (engine/reply/numberRange.ts) when they are whole
+ * numbers, the kind clients write (zod's `.min(0).max(1)`, `.positive()`); a fractional bound
+ * (`.max(0.5)`) is refused. `exclusiveMinimum` as a number (draft 6 on) or a flag on `minimum`
+ * (draft 4); of two lower or two upper bounds the tighter counts. Written back in draft 2020's
+ * form: `minimum` or `exclusiveMinimum`, `maximum` or `exclusiveMaximum`, each a number.
+ */
+export function numberBounds(schema: SchemaObject, path: string): Record<string, number> {
+    const bound = (keyword: string) => {
+        const value = schema[keyword];
+        if (typeof value !== "number")
+            return undefined;
+        if (!Number.isSafeInteger(value))
+            throw unsupported(path, keyword, `'${keyword}' on a number can be enforced by constrained decoding when it is a whole number within ±(2^53 − 1), not ${value}`);
+        return value;
+    };
+    const [minimum, maximum, exclusiveMinimum, exclusiveMaximum] = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].map(bound);
+    const low = tighter([
+        minimum == null ? null : {value: minimum, inclusive: schema.exclusiveMinimum !== true},
+        exclusiveMinimum == null ? null : {value: exclusiveMinimum, inclusive: false}
+    ], 1);
+    const high = tighter([
+        maximum == null ? null : {value: maximum, inclusive: schema.exclusiveMaximum !== true},
+        exclusiveMaximum == null ? null : {value: exclusiveMaximum, inclusive: false}
+    ], -1);
+    if (low != null && high != null && (low.value > high.value || (low.value === high.value && !(low.inclusive && high.inclusive))))
+        throw invalid(path, "its bounds leave no number");
+    return {
+        ...(low == null ? {} : {[low.inclusive ? "minimum" : "exclusiveMinimum"]: low.value}),
+        ...(high == null ? {} : {[high.inclusive ? "maximum" : "exclusiveMaximum"]: high.value})
+    };
+}
+
+/** Of bounds on one side, the tighter: further in `direction` (1 for lower bounds), exclusive on a tie. */
+function tighter(bounds: Array<{value: number, inclusive: boolean} | null>, direction: 1 | -1) {
+    return bounds.filter((bound) => bound != null).reduce<{value: number, inclusive: boolean} | null>((best, bound) =>
+        best == null || (bound.value - best.value) * direction > 0 || (bound.value === best.value && !bound.inclusive) ? bound : best, null);
+}
+
 export function numberKeyword(schema: SchemaObject, keyword: string, path: string): Record<string, number> {
     const value = schema[keyword];
     if (value === undefined)

@@ -219,7 +219,7 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             expect(streamed).toBe(reply.choices[0]!.message.content);
         });
 
-        it("json_schema as zod writes it: patterns (uuid, date, ipv4, regex), integer bounds, draft-07 tuples, records; every reply validates", async () => {
+        it("json_schema as zod writes it: patterns (uuid, date, ipv4, regex), integer and number bounds, draft-07 tuples, records; every reply validates", async () => {
             const patterns = {
                 id: "^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$",
                 day: "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$",
@@ -232,13 +232,17 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
                 properties: {
                     ...Object.fromEntries(Object.entries(patterns).map(([name, pattern]) => [name, {type: "string", format: "x", pattern}])),
                     count: {type: "integer", minimum: -9007199254740991, maximum: 9007199254740991},
+                    // zod's .min(0).max(1), .positive() and .negative() on numbers.
+                    share: {type: "number", minimum: 0, maximum: 1},
+                    rate: {type: "number", exclusiveMinimum: 0},
+                    debt: {type: "number", exclusiveMaximum: 0},
                     month: {type: "integer", minimum: 1, maximum: 12},
                     below: {type: "integer", minimum: -250, exclusiveMaximum: 0},
                     pair: {type: "array", items: [{type: "string", maxLength: 4}, {type: "boolean"}], additionalItems: false, minItems: 2, maxItems: 2},
                     scores: {type: "object", propertyNames: {type: "string", enum: ["low", "high"]}, additionalProperties: {type: "integer"}, required: ["low", "high"]},
                     none: {type: "object", propertyNames: {type: "string"}, additionalProperties: false}
                 },
-                required: [...Object.keys(patterns), "count", "month", "below", "pair", "scores", "none"],
+                required: [...Object.keys(patterns), "count", "share", "rate", "debt", "month", "below", "pair", "scores", "none"],
                 additionalProperties: false
             };
             const validate = new Ajv({strict: false, validateFormats: false}).compile(schema);
@@ -303,7 +307,7 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
         it("answers unenforceable schemas and impossible tool choices with 400s naming the field", async () => {
             const badSchema = client.chat.completions.create({
                 model: "m", messages: question,
-                response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "object", properties: {n: {type: "number", minimum: 1}}}}}
+                response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "object", properties: {n: {type: "number", minimum: 1.5}}}}}
             });
             await expect(badSchema).rejects.toMatchObject({status: 400, param: "response_format.json_schema.schema.properties.n.minimum"});
             await expect(client.chat.completions.create({...base, tool_choice: {type: "function", function: {name: "missing"}}}))

@@ -56,6 +56,15 @@ describe("toConstrainedSchema", () => {
         expect(rejection({type: "object", properties: {b: {anyOf: [false]}}})).toMatchObject({status: 400, message: expect.stringContaining("false matches nothing")});
     });
 
+    it("keeps whole-number bounds on numbers in draft 2020's form, the tighter of two, and refuses a range with no number", () => {
+        expect(toConstrainedSchema({type: "number", minimum: 0, maximum: 1}, "p")).toEqual({type: "number", minimum: 0, maximum: 1});
+        // Draft 4's flag, and two lower bounds: the tighter (exclusive on a tie) counts.
+        expect(toConstrainedSchema({type: "number", minimum: 0, exclusiveMinimum: true}, "p")).toEqual({type: "number", exclusiveMinimum: 0});
+        expect(toConstrainedSchema({type: "number", minimum: 2, exclusiveMinimum: 2, exclusiveMaximum: 9}, "p")).toEqual({type: "number", exclusiveMinimum: 2, exclusiveMaximum: 9});
+        expect(rejection({type: "number", exclusiveMinimum: 3, maximum: 3})).toMatchObject({status: 400, message: expect.stringContaining("leave no number")});
+        expect(rejection({type: "number", maximum: 0.5})).toMatchObject({status: 400, param: "response_format.json_schema.schema.maximum", code: "unsupported_schema_keyword"});
+    });
+
     it("enforces pydantic's uuid, duration and ipv4 formats through patterns that take valid values and refuse others", () => {
         const patternOf = (format: string) => new RegExp((toConstrainedSchema({type: "string", format}, "p") as unknown as {pattern: string}).pattern);
         const cases: Record<string, [valid: string[], invalid: string[]]> = {
@@ -83,7 +92,7 @@ describe("toConstrainedSchema", () => {
         [{pattern: "^a+$"}, "response_format.json_schema.schema.pattern"],
         [{type: "string", pattern: "^a+$", maxLength: 3}, "response_format.json_schema.schema.maxLength"],
         [{type: "object", propertyNames: {pattern: "^a"}}, "response_format.json_schema.schema.propertyNames"],
-        [{type: "object", properties: {n: {type: "number", minimum: 0}}}, "response_format.json_schema.schema.properties.n.minimum"],
+        [{type: "object", properties: {n: {type: "number", minimum: 0.5}}}, "response_format.json_schema.schema.properties.n.minimum"],
         [{minimum: 0}, "response_format.json_schema.schema.minimum"],
         [{type: "array", items: {type: "string"}, uniqueItems: true}, "response_format.json_schema.schema.uniqueItems"],
         [{allOf: [{type: "string"}]}, "response_format.json_schema.schema.allOf"],

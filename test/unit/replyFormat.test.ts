@@ -72,7 +72,7 @@ describe("toReplyPlan", () => {
         [{tool_choice: "required"}, "tool_choice"],
         [{tools: [weather], tool_choice: {type: "function", function: {name: "nope"}}}, "tool_choice"],
         [{tools: [weather, weather]}, "tools"],
-        [{tools: [{type: "function", function: {name: "f", parameters: {type: "object", properties: {n: {type: "number", maximum: 3}}}}}]}, "tools[0].function.parameters.properties.n.maximum"],
+        [{tools: [{type: "function", function: {name: "f", parameters: {type: "object", properties: {n: {type: "number", maximum: 3.5}}}}}]}, "tools[0].function.parameters.properties.n.maximum"],
         [{response_format: {type: "json_schema", json_schema: {name: "n", schema: {type: "string", pattern: "\\bx"}}}}, "response_format.json_schema.schema.pattern"]
     ])("rejects %j with a 400 naming %s", (extra, param) => {
         expect(rejection(extra)).toMatchObject({status: 400, param});

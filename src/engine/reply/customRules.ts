@@ -1,14 +1,17 @@
 import {randomBytes} from "node:crypto";
 import {integerRangeGbnf} from "./integerRange.js";
+import {numberRangeGbnf} from "./numberRange.js";
 import {patternToGbnf} from "./patternGrammar.js";
 
 /**
  * What node-llama-cpp's schema grammar builder cannot express, chatserve writes itself: a string's
- * `pattern` and an integer's `minimum` / `maximum` (as constrainedSchema.ts leaves them: inclusive
- * integers). Each such node is stood in for by a marker constant, and the marker's literal in the
+ * `pattern`, an integer's `minimum` / `maximum` (as constrainedSchema.ts leaves them: inclusive
+ * integers) and a number's bounds (whole numbers, each inclusive or exclusive). Each such node is stood in for by a marker constant, and the marker's literal in the
  * built grammar is then swapped for a rule of ours.
  */
 type CustomRule = {name: string, gbnf: string, quoted: boolean};
+
+const numericBounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
 
 export function markCustomRules(schema: unknown): {schema: unknown, rules: CustomRule[]} {
     const rules: CustomRule[] = [];
@@ -30,6 +33,13 @@ export function markCustomRules(schema: unknown): {schema: unknown, rules: Custo
             return markerFor({gbnf: integerRangeGbnf(
                 typeof node.minimum === "number" ? node.minimum : -Number.MAX_SAFE_INTEGER,
                 typeof node.maximum === "number" ? node.maximum : Number.MAX_SAFE_INTEGER
+            ), quoted: false});
+        if (node.type === "number" && numericBounds.some((keyword) => typeof node[keyword] === "number"))
+            return markerFor({gbnf: numberRangeGbnf(
+                typeof node.minimum === "number" ? {value: node.minimum, inclusive: true}
+                    : typeof node.exclusiveMinimum === "number" ? {value: node.exclusiveMinimum, inclusive: false} : undefined,
+                typeof node.maximum === "number" ? {value: node.maximum, inclusive: true}
+                    : typeof node.exclusiveMaximum === "number" ? {value: node.exclusiveMaximum, inclusive: false} : undefined
             ), quoted: false});
         return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, mark(item)]));
     };

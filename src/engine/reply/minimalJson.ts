@@ -71,10 +71,21 @@ class MinimalLength {
             case "boolean":
             case "null":
                 return 4;
+            case "integer":
+            case "number":
+                return boundedNumberLength(schema);
             default:
                 return 1;
         }
     }
+}
+
+/** 0 where the bounds allow it; else about the bound nearest zero, a fraction's digits included. */
+function boundedNumberLength(schema: Schema): number {
+    const [low, high] = [schema.minimum ?? schema.exclusiveMinimum, schema.maximum ?? schema.exclusiveMaximum] as Array<number | undefined>;
+    if ((low == null || low <= 0) && (high == null || high >= 0))
+        return schema.exclusiveMinimum === 0 || schema.exclusiveMaximum === 0 ? 3 : 1;
+    return String(low != null && low > 0 ? low : high).length + 2;
 }
 
 /** Brackets around `count` entries of `length` characters in all, with commas between them. */
