@@ -33,7 +33,9 @@ export async function* generateOnSequence(
     options: GenerationOptions,
     signal: AbortSignal
 ): AsyncGenerator<GenerationEvent, GenerationResult> {
-    const prompt = {...prepared, tokens: reuseCachedTokens(sequence, prepared.tokens, detokenize, options.maxTokens)};
+    // A client's own token ids are evaluated as sent; a rendered prompt may be re-spelled in the cache's tokens.
+    const tokens = prepared.exactTokens === true ? prepared.tokens : reuseCachedTokens(sequence, prepared.tokens, detokenize, options.maxTokens);
+    const prompt = {...prepared, tokens};
     // Whatever happens next, the sequence's tokens change: the tail no longer follows them.
     unevaluatedTail.delete(sequence);
     const promptTokens = prompt.tokens.length;

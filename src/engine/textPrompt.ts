@@ -19,7 +19,7 @@ export function prepareTextPrompt(model: LlamaModel, text: string): PreparedProm
 export function prepareTokenPrompt(model: LlamaModel, tokens: readonly number[], param: string): PreparedPrompt & {text: string} {
     refuseTokensOutsideVocabulary(model, tokens, param);
     const prompt = [...tokens] as Token[];
-    return {tokens: prompt, stopTokens: [], stopStrings: [], text: model.detokenize(prompt, true)};
+    return {tokens: prompt, stopTokens: [], stopStrings: [], exactTokens: true, text: model.detokenize(prompt, true)};
 }
 
 /** Token ids a client sent must be the model's: llama.cpp would read out of its tables (or abort) on others. */

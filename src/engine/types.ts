@@ -61,7 +61,9 @@ export type PreparedPrompt = {
     /** How this template writes a tool call; set when the prompt was rendered with tools. */
     toolSyntax?: ToolCallSyntax,
     /** How a reasoning model's template marks its thought; set for templates that have one. */
-    thought?: ThoughtMarkers
+    thought?: ThoughtMarkers,
+    /** The client's own token ids: evaluated exactly as sent, never re-spelled in the tokens a cached sequence holds. */
+    exactTokens?: boolean
 };
 
 /** The text around a reasoning model's thought (`<think>` … `</think>`), trimmed. */

@@ -1,4 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {getLlama, LlamaLogLevel} from "node-llama-cpp";
 import OpenAI from "openai";
 import {buildTinyChatModel, buildTinyEmbeddingModel} from "../fixtures/gguf/tinyModels.js";
 import {buildSpmVocab} from "../fixtures/gguf/vocab.js";
@@ -16,7 +17,7 @@ describe("completions, fill-in-the-middle and embeddings", () => {
             "tiny-chat": await buildTinyChatModel(),
             "tiny-nobos": await buildTinyChatModel(undefined, {bos: false}),
             "tiny-embed": await buildTinyEmbeddingModel(),
-            ...(hasSharedModels ? {"bert": sharedModels.bertEmbedding} : {})
+            ...(hasSharedModels ? {"bert": sharedModels.bertEmbedding, "qwen": sharedModels.qwenTools} : {})
         });
         client = server.client();
     });
@@ -83,6 +84,22 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         ];
         expect(refusals[0]).toMatchObject({status: 400, code: "invalid_value", param: "prompt[1]", message: expect.stringContaining("token id 1000000")});
         expect(refusals[1]).toMatchObject({status: 400, code: "invalid_value", param: "suffix"});
+    });
+
+    it.runIf(hasSharedModels)("evaluates token ids as sent even where a cached sequence spells the same text otherwise (Qwen's BPE)", async () => {
+        const text = "Lily went to the park with her mom and saw a big red ball in the grass";
+        const cached = await client.completions.create({model: "qwen", prompt: text, max_tokens: 1, temperature: 0});
+        // The same text in other ids: its first words as the tokenizer splits them, the rest letter by letter.
+        const llama = await getLlama({build: "never", gpu: false, logLevel: LlamaLogLevel.error});
+        const model = await llama.loadModel({modelPath: sharedModels.qwenTools});
+        const vocabulary = model.fileInfo.metadata.tokenizer.ggml.tokens;
+        const idOf = new Map(vocabulary.map((piece, id) => [piece, id]));
+        const words = model.tokenize(text);
+        const spelled = [...words.slice(0, 4), ...words.slice(4).flatMap((id) => [...vocabulary[id]!].map((char) => idOf.get(char)!))];
+        await model.dispose();
+        expect(spelled.length).toBeGreaterThan(cached.usage!.prompt_tokens);
+        const reply = await client.completions.create({model: "qwen", prompt: spelled, max_tokens: 1, temperature: 0});
+        expect(reply.usage!.prompt_tokens).toBe(spelled.length);
     });
 
     it("applies a long stop list without leaking any stop text", async () => {
