@@ -111,6 +111,8 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
         }
         case "array":
             atLeast(schema, "maxItems", Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0, path);
+            if (typeof schema.minItems === "number" && typeof schema.maxItems === "number" && schema.minItems > schema.maxItems)
+                throw invalid(path, `its bounds leave no array: 'minItems' ${schema.minItems} is above 'maxItems' ${schema.maxItems}`);
             return {
                 type: "array",
                 ...(schema.items !== undefined ? {items: convert(schema.items, `${path}.items`, defNames)} : {}),

@@ -66,8 +66,10 @@ export function integerBounds(schema: SchemaObject, path: string): {minimum?: nu
 export function numberBounds(schema: SchemaObject, path: string): Record<string, number> {
     const bound = (keyword: string) => {
         const value = schema[keyword];
-        if (typeof value !== "number")
+        if (value === undefined || typeof value === "boolean")
             return undefined;
+        if (typeof value !== "number" || !Number.isFinite(value))
+            throw invalid(`${path}.${keyword}`, `'${keyword}' must be a number`);
         if (!Number.isSafeInteger(value))
             throw unsupported(path, keyword, `'${keyword}' on a number can be enforced by constrained decoding when it is a whole number within ±(2^53 − 1), not ${value}`);
         return value;

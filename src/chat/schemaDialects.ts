@@ -11,7 +11,9 @@ export function fromClientDialects(schema: SchemaObject, path: string): SchemaOb
 /**
  * `false` (nothing allowed) where it says something the grammar can do without it: `items: false`
  * closes a tuple (zod 4's `z.tuple` writes it after `prefixItems`), and a property whose schema is
- * `false` may not appear, so it is left out; one that is also required cannot be satisfied.
+ * `false` may not appear, so it is left out of an object that takes no other keys (chatserve's
+ * default for listed properties). Next to `additionalProperties` that lets other keys in, or on a
+ * required property, it cannot be enforced or satisfied: a 400.
  */
 function withFalseSchemasRead(schema: SchemaObject, path: string): SchemaObject {
     let result = schema;
@@ -26,7 +28,10 @@ function withFalseSchemasRead(schema: SchemaObject, path: string): SchemaObject 
         const needed = forbidden.find((name) => required.includes(name));
         if (needed != null)
             throw invalid(`${path}.properties.${needed}`, `the property '${needed}' is required, but its schema is false: no value can satisfy it`);
-        result = {...result, properties: Object.fromEntries(Object.entries(result.properties).filter(([, value]) => value !== false))};
+        if (result.additionalProperties !== undefined && result.additionalProperties !== false)
+            throw unsupported(`${path}.properties.${forbidden[0]}`, null,
+                "a property whose schema is false next to 'additionalProperties' that allows other keys cannot be enforced by constrained decoding");
+        result = {...result, properties: Object.fromEntries(Object.entries(result.properties).filter(([, value]) => value !== false)), additionalProperties: false};
     }
     return result;
 }

@@ -14,9 +14,10 @@ const nativeFormats = new Set(["date-time", "date", "time"]);
 const octet = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 /**
  * ISO 8601 durations (`P1DT2H`, `PT0.5S`): at least one component, a `T` only before time ones.
- * Numbers have at most 9 digits, so a model that keeps writing digits still ends the string.
+ * Numbers have at most 6 digits: a model that keeps writing digits still ends the string, and
+ * pydantic's timedelta takes every value (9-digit hours overflowed it).
  */
-const n = "\\d{1,9}";
+const n = "\\d{1,6}";
 const durationDate = `(${n}Y(${n}M)?(${n}W)?(${n}D)?|${n}M(${n}W)?(${n}D)?|${n}W(${n}D)?|${n}D)`;
 const seconds = `${n}(\\.${n})?S`;
 const durationTime = `(${n}H(${n}M)?(${seconds})?|${n}M(${seconds})?|${seconds})`;
@@ -32,8 +33,12 @@ export function formatString(schema: SchemaObject, path: string, description: {d
     if (typeof format === "string" && nativeFormats.has(format))
         return {type: "string", format: format as "date-time", ...description};
     const pattern = typeof format === "string" ? formatPatterns.get(format) : undefined;
-    if (pattern != null)
+    if (pattern != null) {
+        const bound = ["minLength", "maxLength"].find((keyword) => keyword in schema);
+        if (bound != null)
+            throw unsupported(path, bound, `'${bound}' next to 'format: ${format}' cannot be enforced by constrained decoding`);
         return patternString({...schema, pattern}, path, description);
+    }
     throw unsupported(path, "format", `the string format '${String(format)}' cannot be enforced by constrained decoding ` +
         `(supported: ${[...nativeFormats, ...formatPatterns.keys()].join(", ")})`);
 }

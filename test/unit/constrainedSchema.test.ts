@@ -52,6 +52,11 @@ describe("toConstrainedSchema", () => {
         expect(toConstrainedSchema({type: "array", items: false}, "p")).toMatchObject({maxItems: 0});
         expect(toConstrainedSchema({type: "object", properties: {a: {type: "string"}, b: false}, required: ["a"]}, "p"))
             .toMatchObject({properties: {a: {type: "string"}}, additionalProperties: false});
+        // Alone, or with a schema for other keys: still closed, or refused, never any object.
+        expect(toConstrainedSchema({type: "object", properties: {secret: false}}, "p")).toEqual({type: "object", properties: {}, additionalProperties: false});
+        expect(rejection({type: "object", properties: {secret: false}, additionalProperties: {type: "string"}}))
+            .toMatchObject({status: 400, param: "response_format.json_schema.schema.properties.secret"});
+        expect(rejection({type: "array", prefixItems: [{type: "string"}], items: false, minItems: 2})).toMatchObject({status: 400, message: expect.stringContaining("no array")});
         expect(rejection({type: "object", properties: {b: false}, required: ["b"]})).toMatchObject({status: 400, param: "response_format.json_schema.schema.properties.b"});
         expect(rejection({type: "object", properties: {b: {anyOf: [false]}}})).toMatchObject({status: 400, message: expect.stringContaining("false matches nothing")});
     });
@@ -63,6 +68,7 @@ describe("toConstrainedSchema", () => {
         expect(toConstrainedSchema({type: "number", minimum: 2, exclusiveMinimum: 2, exclusiveMaximum: 9}, "p")).toEqual({type: "number", exclusiveMinimum: 2, exclusiveMaximum: 9});
         expect(rejection({type: "number", exclusiveMinimum: 3, maximum: 3})).toMatchObject({status: 400, message: expect.stringContaining("leave no number")});
         expect(rejection({type: "number", maximum: 0.5})).toMatchObject({status: 400, param: "response_format.json_schema.schema.maximum", code: "unsupported_schema_keyword"});
+        expect(rejection({type: "number", minimum: "5"})).toMatchObject({status: 400, param: "response_format.json_schema.schema.minimum", code: "invalid_schema"});
     });
 
     it("enforces pydantic's uuid, duration and ipv4 formats through patterns that take valid values and refuse others", () => {
@@ -79,6 +85,7 @@ describe("toConstrainedSchema", () => {
                 expect(value, `${format} ${value}`).not.toMatch(patternOf(format));
         }
         expect(toConstrainedSchema({type: "string", format: "date"}, "p")).toEqual({type: "string", format: "date"});
+        expect(rejection({type: "string", format: "uuid", maxLength: 36})).toMatchObject({param: "response_format.json_schema.schema.maxLength", message: expect.stringContaining("format: uuid")});
     });
 
     it("infers a missing type, and reads an empty schema or a bare object type as any value or any object", () => {
