@@ -83,6 +83,10 @@ export function numberBounds(schema: SchemaObject, path: string): Record<string,
         maximum == null ? null : {value: maximum, inclusive: schema.exclusiveMaximum !== true},
         exclusiveMaximum == null ? null : {value: exclusiveMaximum, inclusive: false}
     ], -1);
+    // Beyond this a number just inside an exclusive bound (up to 6 decimals) could parse onto it.
+    for (const [side, keyword] of [[low, "exclusiveMinimum"], [high, "exclusiveMaximum"]] as const)
+        if (side != null && !side.inclusive && Math.abs(side.value) > 1e9)
+            throw unsupported(path, keyword, `an exclusive bound on a number can be enforced by constrained decoding within ±10^9, not ${side.value}`);
     if (low != null && high != null && (low.value > high.value || (low.value === high.value && !(low.inclusive && high.inclusive))))
         throw invalid(path, "its bounds leave no number");
     return {

@@ -68,6 +68,7 @@ describe("toConstrainedSchema", () => {
         expect(toConstrainedSchema({type: "number", minimum: 2, exclusiveMinimum: 2, exclusiveMaximum: 9}, "p")).toEqual({type: "number", exclusiveMinimum: 2, exclusiveMaximum: 9});
         expect(rejection({type: "number", exclusiveMinimum: 3, maximum: 3})).toMatchObject({status: 400, message: expect.stringContaining("leave no number")});
         expect(rejection({type: "number", maximum: 0.5})).toMatchObject({status: 400, param: "response_format.json_schema.schema.maximum", code: "unsupported_schema_keyword"});
+        expect(rejection({type: "number", minimum: 2e9, exclusiveMinimum: true})).toMatchObject({status: 400, param: "response_format.json_schema.schema.exclusiveMinimum"});
         expect(rejection({type: "number", minimum: "5"})).toMatchObject({status: 400, param: "response_format.json_schema.schema.minimum", code: "invalid_schema"});
     });
 

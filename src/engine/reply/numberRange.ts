@@ -3,14 +3,19 @@ import {integerRangeGbnf} from "./integerRange.js";
 /** One end of a number's range: a whole number (see schemaBounds.ts), and whether it is allowed itself. */
 export type NumberBound = {value: number, inclusive: boolean};
 
-const anyFraction = "(\".\" [0-9]{1,16})?";
-const zeroFraction = "(\".\" \"0\"{1,16})?";
-const nonzeroFraction = "\".\" \"0\"{0,15} [1-9] [0-9]{0,15}";
+/**
+ * At most 6 decimals: with an integer part of up to 9 digits (schemaBounds.ts keeps exclusive
+ * bounds within ±10^9) a number keeps 15 significant digits, so it parses to a double on the right
+ * side of its bound (8.9999999999999999 would parse to 9, past `exclusiveMaximum: 9`).
+ */
+const anyFraction = "(\".\" [0-9]{1,6})?";
+const zeroFraction = "(\".\" \"0\"{1,6})?";
+const nonzeroFraction = "\".\" \"0\"{0,5} [1-9] [0-9]{0,5}";
 
 /**
  * GBNF for the JSON numbers between `low` and `high` (either may be absent), so `minimum` /
  * `maximum` / `exclusiveMinimum` / `exclusiveMaximum` on a `number` (zod's `.min(0).max(1)`,
- * `.positive()`) hold in every reply. Numbers are written plainly, no exponent. With whole-number
+ * `.positive()`) hold in every reply. Numbers are written plainly: no exponent, at most 6 decimals. With whole-number
  * bounds the integer part decides everything except at a bound itself, where the fraction does:
  * any at an inclusive lower bound, none but zeros at an inclusive upper one, a nonzero one just
  * above an exclusive lower bound. Negative numbers are a minus sign and a magnitude above zero.
