@@ -163,7 +163,6 @@ function samplingFor(
     return [{
         ...sampler,
         grammarEvaluationState: () => shaper.grammar(),
-        // A character's bytes stay valid UTF-8 first; then the shaper's bias (closing JSON in time).
-        tokenBias: () => grammars.afterToken(generated.at(-1)) ?? shaper.tokenBias(options.maxTokens - generated.length) ?? grammars.constrainedBias()
+        tokenBias: () => grammars.nextBias(shaper.tokenBias(options.maxTokens - generated.length), generated.at(-1))
     }, true];
 }

@@ -35,6 +35,8 @@ export class ReplyGrammars {
     private readonly grammars = new Map<string, LlamaGrammar>();
     /** Token biases by purpose; each starts from the invalid-UTF-8 bans. */
     private readonly biases = new Map<string, TokenBias>();
+    private readonly keys = new WeakMap<TokenBias, string>();
+    private readonly additions = new Map<string, (bias: TokenBias) => void>();
     private vocabularyBytes: VocabularyBytes | null = null;
 
     public constructor(private readonly model: LlamaModel) {}
@@ -49,18 +51,22 @@ export class ReplyGrammars {
     }
 
     /**
-     * After a token that ends in a lead byte whose next byte has a narrower range (E0, ED, F0, F4),
-     * the constrained bias with the continuation bytes outside that range banned too: llama.cpp's
-     * grammar would take E0 90 9A as one character, which decodes as three U+FFFD. Undefined after
-     * any other token. Checked every step, so only a map lookup until such a byte comes.
+     * The bias for the next constrained token: `bias` (the shaper's, else the constrained one) and,
+     * after a token that ends in a lead byte whose next byte has a narrower range (E0, ED, F0, F4),
+     * the continuation bytes outside that range banned too: llama.cpp's grammar would take
+     * E0 90 9A as one character, which decodes as three U+FFFD. Checked every step, so only a map
+     * lookup until such a byte comes.
      */
-    public afterToken(previous: Token | undefined): TokenBias | undefined {
+    public nextBias(bias: TokenBias | undefined, previous: Token | undefined): TokenBias {
+        const base = bias ?? this.constrainedBias();
         const lead = this.bytes().narrowLeadAtEnd(previous);
-        if (lead == null)
-            return undefined;
-        return this.bias(`after:${lead}`, (bias) => {
+        const key = this.keys.get(base);
+        if (lead == null || key == null)
+            return base;
+        return this.bias(`${key}|after:${lead}`, (combined) => {
+            this.additions.get(key)!(combined);
             for (const token of this.bytes().barredAfterLead(lead))
-                bias.set(token, "never");
+                combined.set(token, "never");
         });
     }
 
@@ -158,12 +164,14 @@ export class ReplyGrammars {
     private bias(key: string, add: (bias: TokenBias) => void): TokenBias {
         let bias = this.biases.get(key);
         if (bias == null) {
-            // The vocabulary is scanned once per model, not once per bias.
             bias = new TokenBias(this.model.tokenizer);
             for (const token of this.bytes().invalid)
                 bias.set(token, "never");
             add(bias);
             this.biases.set(key, bias);
+            // What it was built from, so `nextBias` can build it again with more bans.
+            this.keys.set(bias, key);
+            this.additions.set(key, add);
         }
         return bias;
     }
