@@ -186,14 +186,24 @@ describe("ToolCallReply", () => {
             expect(shaper.grammar()).toMatchObject({grammar: "literal", choices: ["get_weather"]});
         });
 
-        it("Llama 3: text that could still become the call's opening is held; once it cannot, it is the answer", () => {
+        it("Llama 3: text is held while it could still be a tool's whole opening; an answer may begin with a \"name\" key", () => {
+            const opening = "{\"name\": \"get_weather\", \"parameters\": ";
             const shaper = withAnswer(llama3Syntax);
-            expect(shaper.grammar()).toEqual({grammar: "jsonOr", schema: answer.schema, opening: {text: "{\"name\":"}});
+            expect(shaper.grammar()).toEqual({grammar: "jsonOr", schema: answer.schema, opening: {texts: [opening]}});
             expect(shaper.push("{\"", plenty)).toEqual({events: []});
             expect(shaper.push("city\": \"Paris\"}", plenty)).toEqual({events: [{type: "text", text: "{\"city\": \"Paris\"}"}], finish: "stop"});
 
+            const named = withAnswer(llama3Syntax);
+            expect(named.push("{\"name\": \"get_", plenty)).toEqual({events: []});
+            expect(named.push("w", plenty)).toEqual({events: []});
+            expect(named.push("ine\"}", plenty)).toEqual({events: [{type: "text", text: "{\"name\": \"get_wine\"}"}], finish: "stop"});
+
             const calling = withAnswer(llama3Syntax);
-            expect(calling.push("{\"name\":", plenty)).toEqual({events: [], forced: grammars.tokenize(" \"")});
+            expect(calling.push("{\"name\": \"get_weather\"", plenty)).toEqual({events: []});
+            expect(calling.push(", \"parameters\": {\"city", plenty)).toEqual({
+                events: [{type: "toolCall", index: 0, name: "get_weather"}, {type: "toolArguments", index: 0, text: "{\"city"}]
+            });
+            expect(calling.grammar()).toEqual({grammar: "json", schema: weather.parameters});
         });
 
         it("an answer the model ends or the budget cuts comes out as far as it got, held text included", () => {

@@ -7,19 +7,25 @@ import type {ToolCallReply} from "./toolCallReply.js";
 
 /**
  * `tool_choice: "auto"` with `response_format`: the reply is tool calls or a JSON answer, as at
- * OpenAI. The model chooses at its first token, under a grammar that allows the call's opening or
- * the answer's JSON (grammars.jsonOr). Text that could still become a call's opening (Llama 3's
- * `{"name":`) is held; once it cannot, it is the answer's, streamed as content and complete at its
- * closing character. A call goes on as `calls` writes it.
+ * OpenAI, under a grammar that allows a call's opening or the answer's JSON (grammars.jsonOr).
+ * A call opened by a token of its own (Qwen's `<tool_call>`) is chosen at the first token. One
+ * opened by text that JSON could begin with too (Llama 3's `{"name": "`) is chosen once the text
+ * holds a tool's whole opening (`{"name": "get_weather", "parameters": `), so an answer whose first
+ * key is "name" stays possible; until then the text is held. Text that can no longer become a call
+ * is the answer's, streamed as content and complete at its closing character. A call goes on as
+ * `calls` writes it.
  */
 export class CallOrAnswerReply implements ReplyShaper {
     public readonly opening = {tokens: [], events: []};
     private readonly answer: ConstrainedJson;
+    /** A call's whole opening per tool, where it is text. */
+    private readonly openings: ReturnType<ToolCallReply["namedOpenings"]>;
     private chosen: "calls" | "answer" | null = null;
     private held = "";
 
     public constructor(grammars: ReplyGrammars, private readonly calls: ToolCallReply, schema: JsonSchema | null) {
-        const opening = calls.triggerIsToken ? {token: grammars.tokenize(calls.trigger)[0]!} : {text: calls.trigger};
+        this.openings = calls.triggerIsToken ? [] : calls.namedOpenings();
+        const opening = calls.triggerIsToken ? {token: grammars.tokenize(calls.trigger)[0]!} : {texts: this.openings.map(({text}) => text)};
         this.answer = new ConstrainedJson(grammars, schema, grammars.jsonOr(schema, opening));
     }
 
@@ -38,11 +44,22 @@ export class CallOrAnswerReply implements ReplyShaper {
             return this.pushAnswer(text);
         this.held += text;
         const lead = this.held.trimStart();
-        if (lead.startsWith(this.calls.trigger)) {
+        if (this.calls.triggerIsToken && lead.startsWith(this.calls.trigger)) {
             this.chosen = "calls";
             return this.calls.openCall();
         }
-        if (this.calls.trigger.startsWith(lead))
+        const opened = this.openings.find((opening) => lead.startsWith(opening.text));
+        if (opened != null) {
+            this.chosen = "calls";
+            const step = this.calls.openNamedCall(opened.tool);
+            // A token may reach past the opening, into the arguments.
+            const rest = lead.slice(opened.text.length);
+            if (rest === "")
+                return step;
+            const next = this.calls.push(rest, remainingTokens);
+            return {...next, events: [...step.events, ...next.events]};
+        }
+        if ((this.calls.triggerIsToken ? [this.calls.trigger] : this.openings.map(({text}) => text)).some((opening) => opening.startsWith(lead)))
             return {events: []};
         this.chosen = "answer";
         return this.pushAnswer(this.takeHeld());

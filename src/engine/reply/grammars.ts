@@ -88,13 +88,14 @@ export class ReplyGrammars {
     }
 
     /**
-     * A JSON value matching `schema`, or else `opening` (the opening of a tool call: one token, a
-     * special one such as Qwen's `<tool_call>`, or text): the model chooses at its first token.
-     * Once past the opening, the state is complete and the caller goes on with the call's grammars.
+     * A JSON value matching `schema`, or else the opening of a tool call: one token (a special one
+     * such as Qwen's `<tool_call>`) or one of `texts` (Llama 3's `{"name": "get_weather", "parameters": `,
+     * one per tool, which JSON could begin with too). Once past an opening, the state is complete and
+     * the caller goes on with the call's grammars.
      */
-    public jsonOr(schema: JsonSchema | null, opening: {token: Token} | {text: string}): LlamaGrammarEvaluationState {
+    public jsonOr(schema: JsonSchema | null, opening: {token: Token} | {texts: readonly string[]}): LlamaGrammarEvaluationState {
         const json = this.compileJson(schema);
-        const alternative = "token" in opening ? `<[${opening.token}]>` : gbnfString(opening.text);
+        const alternative = "token" in opening ? `<[${opening.token}]>` : `(${opening.texts.map(gbnfString).join(" | ")})`;
         const grammar = `${json.grammar}\n${eitherRule} ::= ${alternative} | ${json.rootRuleName}\n`;
         return new LlamaGrammarEvaluationState({
             model: this.model,

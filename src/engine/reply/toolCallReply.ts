@@ -117,6 +117,18 @@ export class ToolCallReply implements ReplyShaper {
         return {events: [], forced: this.afterTrigger};
     }
 
+    /** A call's whole opening as text, up to its arguments, for each tool (`{"name": "get_weather", "parameters": `). */
+    public namedOpenings(): Array<{text: string, tool: ToolDefinition}> {
+        const prefix = this.syntax.prefix.toString().trimStart();
+        return this.format.tools.map((tool) => ({text: prefix + tool.name + this.syntax.paramsPrefix, tool}));
+    }
+
+    /** The model has written a call's whole opening (`namedOpenings`): its arguments come next. */
+    public openNamedCall(tool: ToolDefinition): ShaperStep {
+        this.phase = "arguments";
+        return {events: [this.startArguments(tool)]};
+    }
+
     public end(rest: string): ShaperStep {
         if (this.phase === "lead" || this.phase === "text")
             return this.text.end(this.takeLead() + rest);
