@@ -6,8 +6,9 @@ import {patternToGbnf} from "./patternGrammar.js";
 /**
  * What node-llama-cpp's schema grammar builder cannot express, chatserve writes itself: a string's
  * `pattern`, an integer's `minimum` / `maximum` (as constrainedSchema.ts leaves them: inclusive
- * integers) and a number's bounds (whole numbers, each inclusive or exclusive). Each such node is stood in for by a marker constant, and the marker's literal in the
- * built grammar is then swapped for a rule of ours.
+ * integers) and a number's bounds (whole numbers, each inclusive or exclusive). Each such node is
+ * stood in for by a marker constant, and the marker's literal in the built grammar is then swapped
+ * for a rule of ours.
  */
 type CustomRule = {name: string, gbnf: string, quoted: boolean};
 

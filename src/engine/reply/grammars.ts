@@ -3,8 +3,8 @@ import {
 } from "node-llama-cpp";
 import type {JsonSchema} from "../types.js";
 import {markCustomRules, withCustomRules} from "./customRules.js";
-import {VocabularyBytes} from "./vocabularyBytes.js";
 import {integerRangeGbnf} from "./integerRange.js";
+import {VocabularyBytes} from "./vocabularyBytes.js";
 
 /** Grammars compiled per model are kept for reuse: agents send the same tools on every turn. */
 const maxCachedGrammars = 64;
