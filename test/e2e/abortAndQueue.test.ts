@@ -113,7 +113,7 @@ async function streamAndQueued(config: ConfigInput, maxTokens: number) {
 
 describe("shutdown with a request queued", () => {
     it("answers the queued request 503 shutting_down at once, while the running stream goes on to its end", async () => {
-        const {server, queued, drain} = await streamAndQueued({}, 1800);
+        const {server, queued, drain} = await streamAndQueued({}, 400);
         try {
             const closing = server.close(10_000);
             const refused = await queued;
