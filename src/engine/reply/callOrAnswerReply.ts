@@ -1,8 +1,8 @@
 import type {LlamaGrammarEvaluationState, TokenBias} from "node-llama-cpp";
 import type {GenerationEvent, JsonSchema} from "../types.js";
-import {ConstrainedJson} from "./constrainedJson.js";
 import type {ReplyGrammars} from "./grammars.js";
-import {textEvents, type ReplyShaper, type ShaperStep} from "./replyShaper.js";
+import {JsonReply} from "./jsonReply.js";
+import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
 import type {ToolCallReply} from "./toolCallReply.js";
 
 /**
@@ -17,20 +17,23 @@ import type {ToolCallReply} from "./toolCallReply.js";
  */
 export class CallOrAnswerReply implements ReplyShaper {
     public readonly opening = {tokens: [], events: []};
-    private readonly answer: ConstrainedJson;
+    private readonly answer: JsonReply;
     /** A call's whole opening per tool, where it is text. */
     private readonly openings: ReturnType<ToolCallReply["namedOpenings"]>;
+    /** What held text may still become: the call's token, or a tool's whole opening. */
+    private readonly openingTexts: readonly string[];
     private chosen: "calls" | "answer" | null = null;
     private held = "";
 
     public constructor(grammars: ReplyGrammars, private readonly calls: ToolCallReply, schema: JsonSchema | null) {
         this.openings = calls.triggerIsToken ? [] : calls.namedOpenings();
         const opening = calls.triggerIsToken ? {token: grammars.tokenize(calls.trigger)[0]!} : {texts: this.openings.map(({text}) => text)};
-        this.answer = new ConstrainedJson(grammars, schema, grammars.jsonOr(schema, opening));
+        this.answer = new JsonReply(grammars, schema, grammars.jsonOr(schema, opening));
+        this.openingTexts = calls.triggerIsToken ? [calls.trigger] : this.openings.map(({text}) => text);
     }
 
     public grammar(): LlamaGrammarEvaluationState | undefined {
-        return this.chosen === "calls" ? this.calls.grammar() : this.answer.grammar;
+        return this.chosen === "calls" ? this.calls.grammar() : this.answer.grammar();
     }
 
     public tokenBias(remainingTokens: number): TokenBias | undefined {
@@ -41,7 +44,7 @@ export class CallOrAnswerReply implements ReplyShaper {
         if (this.chosen === "calls")
             return this.calls.push(text, remainingTokens);
         if (this.chosen === "answer")
-            return this.pushAnswer(text);
+            return this.answer.push(text);
         this.held += text;
         const lead = this.held.trimStart();
         if (this.calls.triggerIsToken && lead.startsWith(this.calls.trigger)) {
@@ -59,23 +62,18 @@ export class CallOrAnswerReply implements ReplyShaper {
             const next = this.calls.push(rest, remainingTokens);
             return {...next, events: [...step.events, ...next.events]};
         }
-        if ((this.calls.triggerIsToken ? [this.calls.trigger] : this.openings.map(({text}) => text)).some((opening) => opening.startsWith(lead)))
+        if (this.openingTexts.some((opening) => opening.startsWith(lead)))
             return {events: []};
         this.chosen = "answer";
-        return this.pushAnswer(this.takeHeld());
+        return this.answer.push(this.takeHeld());
     }
 
     public end(rest: string): ShaperStep {
-        return this.chosen === "calls" ? this.calls.end(rest) : {events: this.pushAnswer(this.takeHeld() + rest).events, finish: "stop"};
+        return this.chosen === "calls" ? this.calls.end(rest) : this.answer.end(this.takeHeld() + rest);
     }
 
     public cut(rest: string): GenerationEvent[] {
-        return this.chosen === "calls" ? this.calls.cut(rest) : this.pushAnswer(this.takeHeld() + rest).events;
-    }
-
-    private pushAnswer(text: string): ShaperStep {
-        const events = textEvents(this.answer.take(text));
-        return this.answer.isComplete ? {events, finish: "stop"} : {events};
+        return this.chosen === "calls" ? this.calls.cut(rest) : this.answer.cut(this.takeHeld() + rest);
     }
 
     private takeHeld(): string {

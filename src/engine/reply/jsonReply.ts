@@ -9,8 +9,9 @@ export class JsonReply implements ReplyShaper {
     public readonly opening = {tokens: [], events: []};
     private readonly value: ConstrainedJson;
 
-    public constructor(grammars: ReplyGrammars, schema: JsonSchema | null) {
-        this.value = new ConstrainedJson(grammars, schema);
+    /** `grammar`: a state that constrains the value, when not the schema's own (one that also allows a tool call). */
+    public constructor(grammars: ReplyGrammars, schema: JsonSchema | null, grammar?: LlamaGrammarEvaluationState) {
+        this.value = new ConstrainedJson(grammars, schema, grammar);
     }
 
     public grammar(): LlamaGrammarEvaluationState {
