@@ -31,26 +31,30 @@ export type BenchOptions = {
     outFile: string
 };
 
-const usage = `usage: npm run bench -- [model.gguf] [--model PATH] [--runs N] [--threads N] [--decode-threads N] [--gpu auto|cpu|cuda|metal|vulkan]
-                      [--flash-attention auto|on|off] [--quick] [--no-build] [--out FILE]
+const usage = `usage: npm run bench -- [model.gguf] [--model PATH] [--runs N] [--max-tokens N] [--threads N] [--decode-threads N]
+                      [--gpu auto|cpu|cuda|metal|vulkan] [--flash-attention auto|on|off] [--quick] [--no-build] [--out FILE]
   model     default ../shared/models/bench-random-smollm2-135m-shape-q8_0.gguf (relative to the project root)
-  --runs    measured runs of every phase (default 3); medians and min–max are reported
+  --runs    measured runs of every phase (default 3; bench:overhead 30); medians and min–max are reported
+  --max-tokens  tokens generated per stream (default 128; bench:overhead 256; --quick 32)
   --threads inference threads for the server and the in-process floor (default: chatserve's default)
   --decode-threads  threads for one-token steps, server and floor (default: chatserve's default)
   --flash-attention llama.cpp's flash attention, server and floor (default: auto)
   --quick   a smoke run: fewer generated tokens and shorter prompts
   --no-build  use dist/ as it is, even if src/ is newer
   --out     JSON results (default bench/results/latest.json; bench:llama-server and bench:settings
-            write bench/results/versus-llama-server.json and versus-settings.json)`;
+            write bench/results/versus-llama-server.json, versus-settings.json and overhead.json)`;
 
-/** `defaultOut`: where results go without --out, relative to the project root. */
-export function parseBenchArgs(argv: readonly string[], defaultOut = "bench/results/latest.json"): BenchOptions {
+/** What a benchmark other than `npm run bench` does without the flags: `out` relative to the project root. */
+export type BenchDefaults = {out?: string, runs?: number, maxTokens?: number};
+
+export function parseBenchArgs(argv: readonly string[], defaults: BenchDefaults = {}): BenchOptions {
     const {values, positionals} = parseArgs({
         args: [...argv],
         allowPositionals: true,
         options: {
             model: {type: "string"},
-            runs: {type: "string", default: "3"},
+            runs: {type: "string", default: String(defaults.runs ?? 3)},
+            "max-tokens": {type: "string"},
             threads: {type: "string"},
             "decode-threads": {type: "string"},
             gpu: {type: "string", default: "auto"},
@@ -84,11 +88,11 @@ export function parseBenchArgs(argv: readonly string[], defaultOut = "bench/resu
         flashAttention,
         quick,
         build: !values["no-build"],
-        maxTokens: quick ? 32 : 128,
+        maxTokens: values["max-tokens"] != null ? positiveInteger("--max-tokens", values["max-tokens"]) : quick ? 32 : defaults.maxTokens ?? 128,
         longPromptTokens: quick ? 400 : 1500,
         systemPromptTokens: quick ? 300 : 1000,
         concurrency: 4,
-        outFile: path.resolve(projectRoot, values.out ?? defaultOut)
+        outFile: path.resolve(projectRoot, values.out ?? defaults.out ?? "bench/results/latest.json")
     };
 }
 

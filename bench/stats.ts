@@ -36,3 +36,24 @@ export function ratio(a: number, b: number): number {
 export function perSecond(tokens: number, spanMs: number): number {
     return spanMs > 0 ? tokens / (spanMs / 1000) : Number.NaN;
 }
+
+/**
+ * A distribution-free interval for the median (at least `confidence`, from the binomial
+ * distribution of how many values fall below it): the k-th smallest and k-th largest value, k as
+ * large as the confidence allows. NaN ends when there are too few values (fewer than 6 at 95 %).
+ */
+export function medianInterval(values: readonly number[], confidence = 0.95): {low: number, high: number} {
+    const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+    const n = sorted.length;
+    const tail = (1 - confidence) / 2;
+    // P(X ≤ j) for X ~ Binomial(n, 1/2), summed up term by term.
+    let term = 0.5 ** n;
+    let below = term;
+    let k = 0;
+    for (let j = 0; j < n / 2 && below <= tail; j++) {
+        k = j + 1;
+        term = term * (n - j) / (j + 1);
+        below += term;
+    }
+    return k === 0 ? {low: Number.NaN, high: Number.NaN} : {low: sorted[k - 1]!, high: sorted[n - k]!};
+}

@@ -20,7 +20,7 @@ const llamaServerBinary = flagAt >= 0 ? argv[flagAt + 1] : undefined;
 if (llamaServerBinary == null)
     throw new Error("--llama-server /path/to/llama-server is required");
 // Everything else is `npm run bench`'s own flags.
-const options = parseBenchArgs(argv.filter((_arg, index) => index !== flagAt && index !== flagAt + 1), "bench/results/versus-llama-server.json");
+const options = parseBenchArgs(argv.filter((_arg, index) => index !== flagAt && index !== flagAt + 1), {out: "bench/results/versus-llama-server.json"});
 ensureBuilt(options.build);
 
 async function startLlamaServer(binary: string): Promise<Contender> {

@@ -23,7 +23,7 @@ for (let index = 0; index < argv.length; index++) {
 }
 if (sides.b.trim() === "")
     throw new Error(`--b "<chatserve flags>" is required, e.g. --b "--flash-attention off"`);
-const options = parseBenchArgs(rest, "bench/results/versus-settings.json");
+const options = parseBenchArgs(rest, {out: "bench/results/versus-settings.json"});
 ensureBuilt(options.build);
 
 const startWith = (flags: string) => () => startChatserveContender(
