@@ -1,5 +1,6 @@
 import type {LlamaGrammarEvaluationState, TokenBias} from "node-llama-cpp";
 import type {GenerationEvent, JsonSchema} from "../types.js";
+import type {CallOpening} from "./callOpening.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {JsonReply} from "./jsonReply.js";
 import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
@@ -19,17 +20,20 @@ export class CallOrAnswerReply implements ReplyShaper {
     public readonly opening = {tokens: [], events: []};
     private readonly answer: JsonReply;
     /** A call's whole opening per tool, where it is text. */
-    private readonly openings: ReturnType<ToolCallReply["namedOpenings"]>;
+    private readonly openings: ReturnType<CallOpening["named"]>;
     /** What held text may still become: the call's token, or a tool's whole opening. */
     private readonly openingTexts: readonly string[];
     private chosen: "calls" | "answer" | null = null;
     private held = "";
 
+    private readonly callOpening: CallOpening;
+
     public constructor(grammars: ReplyGrammars, private readonly calls: ToolCallReply, schema: JsonSchema | null) {
-        this.openings = calls.triggerIsToken ? [] : calls.namedOpenings();
-        const opening = calls.triggerIsToken ? {token: grammars.tokenize(calls.trigger)[0]!} : {texts: this.openings.map(({text}) => text)};
+        const {trigger, triggerIsToken} = this.callOpening = calls.callOpening;
+        this.openings = triggerIsToken ? [] : this.callOpening.named();
+        const opening = triggerIsToken ? {token: grammars.tokenize(trigger)[0]!} : {texts: this.openings.map(({text}) => text)};
         this.answer = new JsonReply(grammars, schema, grammars.jsonOr(schema, opening));
-        this.openingTexts = calls.triggerIsToken ? [calls.trigger] : this.openings.map(({text}) => text);
+        this.openingTexts = triggerIsToken ? [trigger] : this.openings.map(({text}) => text);
     }
 
     public grammar(): LlamaGrammarEvaluationState | undefined {
@@ -47,7 +51,7 @@ export class CallOrAnswerReply implements ReplyShaper {
             return this.answer.push(text);
         this.held += text;
         const lead = this.held.trimStart();
-        if (this.calls.triggerIsToken && lead.startsWith(this.calls.trigger)) {
+        if (this.callOpening.triggerIsToken && lead.startsWith(this.callOpening.trigger)) {
             this.chosen = "calls";
             return this.calls.openCall();
         }

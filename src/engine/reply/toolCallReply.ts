@@ -1,7 +1,8 @@
 import {LlamaText, type LlamaGrammarEvaluationState, type Token, type TokenBias} from "node-llama-cpp";
 import type {GenerationEvent, ReplyFormat, ToolCallSyntax, ToolDefinition} from "../types.js";
 import type {ReplyGrammars} from "./grammars.js";
-import {closingReserve, ConstrainedJson} from "./constrainedJson.js";
+import {CallOpening} from "./callOpening.js";
+import {ConstrainedJson} from "./constrainedJson.js";
 import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
 import {TextReply} from "./textReply.js";
 
@@ -20,18 +21,9 @@ const maxCallsPerReply = 16;
  */
 export class ToolCallReply implements ReplyShaper {
     public readonly opening: {tokens: Token[], events: GenerationEvent[]} = {tokens: [], events: []};
+    public readonly callOpening: CallOpening;
     private readonly text: TextReply;
-    /** What the model writes to open a call: the first word of the template's call prefix. */
-    public readonly trigger: string;
-    /** Whether that is one token of its own (Qwen's `<tool_call>`) rather than text (Llama 3's `{"name":`). */
-    public readonly triggerIsToken: boolean;
-    /** The rest of a call's opening, forced once the model has written the trigger. */
-    private readonly afterTrigger: Token[];
-    /** What the model writes to open another call after one: the separator, then the trigger. */
-    private readonly nextCallOpening: string;
     private readonly maxCalls: number;
-    /** Tokens another call needs at least (characters bound tokens): opened only when the budget has them. */
-    private readonly nextCallCost: number;
     private phase: Phase;
     private state: LlamaGrammarEvaluationState | undefined;
     private written = "";
@@ -45,22 +37,17 @@ export class ToolCallReply implements ReplyShaper {
         private readonly format: ToolCallsFormat,
         private readonly stops: readonly string[]
     ) {
-        const prefix = syntax.prefix.toString();
-        this.trigger = prefix.trimStart().split(/\s/)[0]!;
-        this.afterTrigger = grammars.tokenize(prefix.slice(prefix.indexOf(this.trigger) + this.trigger.length));
-        this.nextCallOpening = (syntax.betweenCalls?.toString() ?? "") + this.trigger;
+        const opening = this.callOpening = new CallOpening(grammars, syntax, format.tools);
         // A call opened by a token of its own (Qwen's <tool_call>) may follow text; one opened by
         // plain text (Llama 3's {"name":) only starts a reply, as llama.cpp reads it: further on it
         // is just JSON in an answer.
-        this.triggerIsToken = grammars.tokenize(this.trigger).length === 1;
-        this.text = new TextReply(stops, this.triggerIsToken ? this.trigger : null);
-        const named = typeof format.choice === "object" ? this.tool(format.choice.name) : null;
+        this.text = new TextReply(stops, opening.triggerIsToken ? opening.trigger : null);
+        const {choice} = format;
+        // replyFormat.ts has refused a named choice that is not one of the tools.
+        const named = typeof choice === "object" ? format.tools.find((tool) => tool.name === choice.name)! : null;
         this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
-        this.nextCallCost = syntax.suffix.toString().length + this.nextCallOpening.length + prefix.length +
-            Math.max(...format.tools.map((tool) => tool.name.length)) + syntax.paramsPrefix.length +
-            Math.max(...format.tools.map((tool) => closingReserve(tool.parameters)));
 
-        if (format.choice === "auto" && !this.triggerIsToken)
+        if (format.choice === "auto" && !opening.triggerIsToken)
             this.phase = "lead";
         else if (format.choice === "auto" || format.choice === "none")
             this.phase = "text";
@@ -81,7 +68,7 @@ export class ToolCallReply implements ReplyShaper {
     public tokenBias(remainingTokens: number): TokenBias | undefined {
         // "none": a template whose call opens with one special token cannot open a call at all.
         if (this.format.choice === "none")
-            return this.grammars.banning(this.trigger);
+            return this.grammars.banning(this.callOpening.trigger);
         return this.phase === "arguments" ? this.current?.tokenBias(remainingTokens) : undefined;
     }
 
@@ -104,9 +91,9 @@ export class ToolCallReply implements ReplyShaper {
                 // The grammar allows ending here, or the whole opening of another call: once the model
                 // has begun the opening, the rest of it is forced.
                 this.written += text;
-                const rest = this.nextCallOpening.slice(this.written.length);
+                const rest = this.callOpening.nextCall.slice(this.written.length);
                 this.phase = this.startName();
-                return {events: [], forced: [...(rest === "" ? [] : this.grammars.tokenize(rest)), ...this.afterTrigger]};
+                return {events: [], forced: [...(rest === "" ? [] : this.grammars.tokenize(rest)), ...this.callOpening.afterTrigger]};
             }
         }
     }
@@ -114,16 +101,10 @@ export class ToolCallReply implements ReplyShaper {
     /** The model has written the trigger: the rest of the call's opening is forced, and its name comes next. */
     public openCall(): ShaperStep {
         this.phase = this.startName();
-        return {events: [], forced: this.afterTrigger};
+        return {events: [], forced: this.callOpening.afterTrigger};
     }
 
-    /** A call's whole opening as text, up to its arguments, for each tool (`{"name": "get_weather", "parameters": `). */
-    public namedOpenings(): Array<{text: string, tool: ToolDefinition}> {
-        const prefix = this.syntax.prefix.toString().trimStart();
-        return this.format.tools.map((tool) => ({text: prefix + tool.name + this.syntax.paramsPrefix, tool}));
-    }
-
-    /** The model has written a call's whole opening (`namedOpenings`): its arguments come next. */
+    /** The model has written a call's whole opening (`CallOpening.named`): its arguments come next. */
     public openNamedCall(tool: ToolDefinition): ShaperStep {
         this.phase = "arguments";
         return {events: [this.startArguments(tool)]};
@@ -148,9 +129,10 @@ export class ToolCallReply implements ReplyShaper {
     private pushLead(text: string): ShaperStep {
         this.written += text;
         const lead = this.written.trimStart();
-        if (lead.startsWith(this.trigger))
+        const {trigger} = this.callOpening;
+        if (lead.startsWith(trigger))
             return this.openCall();
-        if (this.trigger.startsWith(lead) && !this.stops.some((stop) => this.written.includes(stop)))
+        if (trigger.startsWith(lead) && !this.stops.some((stop) => this.written.includes(stop)))
             return {events: []};
         this.phase = "text";
         return this.text.push(this.takeLead());
@@ -194,12 +176,12 @@ export class ToolCallReply implements ReplyShaper {
         this.calls++;
         this.current = null;
         // A model that keeps calling would have its last call cut off by max_tokens: end with whole calls instead.
-        if (this.calls >= this.maxCalls || remainingTokens < this.nextCallCost)
+        if (this.calls >= this.maxCalls || remainingTokens < this.callOpening.nextCallCost)
             return {events, finish: "toolCalls"};
         // Close this call, then let the model choose between opening another one and ending.
         this.phase = "next";
         this.written = "";
-        this.state = this.grammars.literal([this.nextCallOpening], "", {optional: true});
+        this.state = this.grammars.literal([this.callOpening.nextCall], "", {optional: true});
         return {events, forced: this.grammars.tokenize(this.syntax.suffix)};
     }
 
@@ -213,12 +195,5 @@ export class ToolCallReply implements ReplyShaper {
         this.current = new ConstrainedJson(this.grammars, tool.parameters);
         this.state = this.current.grammar;
         return {type: "toolCall", index: this.calls, name: tool.name};
-    }
-
-    private tool(name: string): ToolDefinition {
-        const tool = this.format.tools.find((candidate) => candidate.name === name);
-        if (tool == null)
-            throw new Error(`no tool named '${name}'`);
-        return tool;
     }
 }
