@@ -69,7 +69,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         catalogue.close();
         registry.stopQueueing();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // A reply that ends during the grace period leaves its keep-alive connection idle, and
+        // server.close() closes idle connections only once: sweep them until the last one is gone.
         server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 100);
         // At the end of the grace period, replies still running end with a 503 or an SSE error event
         // (shutting_down) rather than a cut connection; a moment later every connection is closed.
         const timer = setTimeout(() => {
@@ -77,6 +80,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
             setTimeout(() => server.closeAllConnections(), 1000).unref();
         }, graceMs);
         await closed;
+        clearInterval(sweep);
         clearTimeout(timer);
         await registry.dispose();
         await runtime.llama.dispose();

@@ -24,6 +24,10 @@ type Residency = {
  */
 export class ModelRegistry {
     private readonly residents = new Map<string, Residency>();
+    /** Models no longer served whose weights are still being freed: shutdown waits for them too. */
+    private readonly retiring = new Set<Promise<void>>();
+    /** Aborted when shutdown begins: requests still waiting for a model then get their 503. */
+    private readonly stopping = new AbortController();
 
     public constructor(
         private readonly catalogue: Catalogue,
@@ -42,6 +46,7 @@ export class ModelRegistry {
 
     /** The loaded model, loading it first if needed; 404 for an unknown id, 400 for one that cannot serve `capability`. */
     public async acquire(id: string, capability: ModelCapability): Promise<LoadedModel> {
+        this.stopping.signal.throwIfAborted();
         const descriptor = await this.find(id);
         if (descriptor.error != null)
             throw new ModelUnavailableError(id, descriptor.error);
@@ -51,15 +56,11 @@ export class ModelRegistry {
         let residency = this.residents.get(id);
         if (residency == null || residency.descriptor !== descriptor) {
             if (residency != null)
-                retire(residency, "its file changed");
+                this.retire(residency, "its file changed");
             residency = this.startLoading(descriptor);
             this.residents.set(id, residency);
         }
-        try {
-            return await residency.loading;
-        } catch {
-            throw new ModelUnavailableError(id, residency.error ?? "it failed to load");
-        }
+        return await this.loaded(residency);
     }
 
     /** Models whose file has left the folder: their weights (and the deleted file's disk space) go once their running generations end. */
@@ -68,23 +69,66 @@ export class ModelRegistry {
             if (this.catalogue.find(id) != null)
                 continue;
             this.residents.delete(id);
-            retire(residency, "its file left the models folder");
+            this.retire(residency, "its file left the models folder");
             this.logger.info({event: "model_unloaded", model: id}, `unloading ${id}: its file is gone`);
         }
     }
 
-    /** Shutdown has begun: requests queued for a sequence get their 503 now, not when the grace period ends. */
+    /**
+     * Shutdown has begun: requests queued for a sequence, or for a model still loading, get their
+     * 503 now, not when the grace period ends; so does every request after them.
+     */
     public stopQueueing(): void {
+        const reason = new ServiceShuttingDownError();
+        this.stopping.abort(reason);
         for (const residency of this.residents.values())
-            residency.model?.stopQueueing(new ServiceShuttingDownError());
+            residency.model?.stopQueueing(reason);
     }
 
-    /** Frees every model, those still loading once they have loaded (llama.cpp must outlive a load it is running). */
+    /**
+     * Frees every model: those still loading once they have loaded (llama.cpp must outlive a load it
+     * is running), and those already retired once their generations end (llama.cpp must outlive a
+     * batch it is decoding).
+     */
     public async dispose(): Promise<void> {
         const loads = [...this.residents.values()].map((residency) => residency.loading.catch(() => null));
         this.residents.clear();
         const models = (await Promise.all(loads)).filter((model) => model != null);
-        await Promise.all(models.map((model) => model.dispose()));
+        await Promise.all([...models.map((model) => model.dispose()), ...this.retiring]);
+    }
+
+    /** The residency's model once loaded; its load's failure as a 503 with the reason; shutdown's 503 as soon as it begins. */
+    private async loaded(residency: Residency): Promise<LoadedModel> {
+        const {signal} = this.stopping;
+        let onStop = () => {};
+        const stopped = new Promise<never>((_resolve, reject) => {
+            onStop = () => reject(signal.reason);
+            signal.addEventListener("abort", onStop, {once: true});
+        });
+        const loading = residency.loading.catch(() => {
+            throw new ModelUnavailableError(residency.descriptor.id, residency.error ?? "it failed to load");
+        });
+        try {
+            return await Promise.race([loading, stopped]);
+        } finally {
+            signal.removeEventListener("abort", onStop);
+        }
+    }
+
+    /**
+     * A model no longer served: requests waiting for it get a 503 that says why (a retry finds the
+     * folder's current file), and its weights go once its running generations end (or never came, if
+     * its load fails).
+     */
+    private retire(residency: Residency, why: string): void {
+        const id = residency.descriptor.id;
+        const retired: Promise<void> = residency.loading.then((model) => {
+            model.stopQueueing(new ModelUnloadedError(id, why));
+            return model.dispose();
+        }, () => {}).catch((error: unknown) => {
+            this.logger.error({event: "model_unload_failed", model: id, err: error}, `failed to unload ${id}`);
+        }).finally(() => this.retiring.delete(retired));
+        this.retiring.add(retired);
     }
 
     private async find(id: string): Promise<ModelDescriptor> {
@@ -138,18 +182,6 @@ export class ModelRegistry {
             ...(error != null ? {error} : {})
         };
     }
-}
-
-/**
- * A model no longer served: requests waiting for it get a 503 that says why (a retry finds the
- * folder's current file), and its weights go once its running generations end (or never came, if
- * its load fails).
- */
-function retire(residency: Residency, why: string): void {
-    residency.loading.then((model) => {
-        model.stopQueueing(new ModelUnloadedError(residency.descriptor.id, why));
-        return model.dispose();
-    }, () => {});
 }
 
 /** A loaded model knows whether it can fill in the middle (llama.cpp may find the tokens by their text). */

@@ -176,4 +176,77 @@ describe("ModelRegistry", () => {
         await registry.dispose();
         expect(oldModel.disposed).toBe(true);
     });
+
+    it("refuses requests waiting for a model still loading as soon as shutdown begins, and every later one", async () => {
+        const {registry, loader} = setup();
+        const waiting = registry.acquire("m", "chat").catch((error: unknown) => error);
+        await settle();
+        registry.stopQueueing();
+        expect(await waiting).toMatchObject({status: 503, code: "shutting_down"});
+        await expect(registry.acquire("m", "chat")).rejects.toMatchObject({status: 503, code: "shutting_down"});
+
+        // The load itself goes on, and dispose frees what it made.
+        const model = new FakeModel();
+        loader.pending[0]!.resolve(model);
+        await registry.dispose();
+        expect(model.disposed).toBe(true);
+    });
+
+    // llama.cpp must outlive a batch that a retired model is still decoding: freeing it under the
+    // decode crashed the process.
+    it("waits on dispose for a retired model that is still freeing its weights", async () => {
+        const descriptors = [descriptor("m")];
+        const {registry, loader} = setup(descriptors);
+        const model = new SlowlyDisposedModel();
+        const loaded = registry.acquire("m", "chat");
+        await settle();
+        loader.pending[0]!.resolve(model);
+        await loaded;
+        descriptors.splice(0, 1);
+        registry.releaseRemoved();
+        await settle();
+        expect(model.disposing).toBe(true);
+
+        let disposed = false;
+        const disposing = registry.dispose().then(() => disposed = true);
+        await settle();
+        expect(disposed).toBe(false);
+        model.finishDisposing();
+        await disposing;
+        expect(model.disposed).toBe(true);
+    });
+
+    it("logs a retired model whose unloading failed, instead of leaving an unhandled rejection", async () => {
+        const descriptors = [descriptor("m")];
+        const {registry, loader} = setup(descriptors);
+        const model = new SlowlyDisposedModel();
+        const loaded = registry.acquire("m", "chat");
+        await settle();
+        loader.pending[0]!.resolve(model);
+        await loaded;
+        descriptors.splice(0, 1);
+        registry.releaseRemoved();
+        await settle();
+        model.finishDisposing(new Error("the context would not free"));
+        await registry.dispose();
+        expect(model.disposed).toBe(false);
+    });
 });
+
+/** A model whose dispose ends when the test says so (with an error, if given one). */
+class SlowlyDisposedModel extends FakeModel {
+    public disposing = false;
+    private finish: (error?: Error) => void = () => {};
+
+    public override async dispose(): Promise<void> {
+        this.disposing = true;
+        const error = await new Promise<Error | undefined>((resolve) => this.finish = resolve);
+        if (error != null)
+            throw error;
+        this.disposed = true;
+    }
+
+    public finishDisposing(error?: Error): void {
+        this.finish(error);
+    }
+}
