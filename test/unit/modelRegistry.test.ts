@@ -195,16 +195,7 @@ describe("ModelRegistry", () => {
     // llama.cpp must outlive a batch that a retired model is still decoding: freeing it under the
     // decode crashed the process.
     it("waits on dispose for a retired model that is still freeing its weights", async () => {
-        const descriptors = [descriptor("m")];
-        const {registry, loader} = setup(descriptors);
-        const model = new SlowlyDisposedModel();
-        const loaded = registry.acquire("m", "chat");
-        await settle();
-        loader.pending[0]!.resolve(model);
-        await loaded;
-        descriptors.splice(0, 1);
-        registry.releaseRemoved();
-        await settle();
+        const {registry, model} = await retiredModel();
         expect(model.disposing).toBe(true);
 
         let disposed = false;
@@ -217,21 +208,27 @@ describe("ModelRegistry", () => {
     });
 
     it("logs a retired model whose unloading failed, instead of leaving an unhandled rejection", async () => {
-        const descriptors = [descriptor("m")];
-        const {registry, loader} = setup(descriptors);
-        const model = new SlowlyDisposedModel();
-        const loaded = registry.acquire("m", "chat");
-        await settle();
-        loader.pending[0]!.resolve(model);
-        await loaded;
-        descriptors.splice(0, 1);
-        registry.releaseRemoved();
-        await settle();
+        const {registry, model} = await retiredModel();
         model.finishDisposing(new Error("the context would not free"));
         await registry.dispose();
         expect(model.disposed).toBe(false);
     });
 });
+
+/** A registry whose one model was loaded, then retired when its file left the folder: it is being disposed. */
+async function retiredModel() {
+    const descriptors = [descriptor("m")];
+    const {registry, loader} = setup(descriptors);
+    const model = new SlowlyDisposedModel();
+    const loaded = registry.acquire("m", "chat");
+    await settle();
+    loader.pending[0]!.resolve(model);
+    await loaded;
+    descriptors.splice(0, 1);
+    registry.releaseRemoved();
+    await settle();
+    return {registry, model};
+}
 
 /** A model whose dispose ends when the test says so (with an error, if given one). */
 class SlowlyDisposedModel extends FakeModel {
