@@ -59,7 +59,8 @@ export class LlamaEmbedder {
             await nextTurn();
         const tokens = typeof input === "string" ? this.model.tokenize(input) : input as Token[];
         if (tokens.length === 0)
-            throw new BadRequestError(`Invalid 'input[${index}]': an input must not be empty.`, {param: `input[${index}]`, code: "invalid_value"});
+            throw new BadRequestError(`Invalid 'input[${index}]': ${input.length === 0 ? "an input must not be empty" : "it holds no tokens for this model to embed"}.`,
+                {param: `input[${index}]`, code: "invalid_value"});
         // node-llama-cpp adds the model's begin and end tokens ([CLS], [SEP]) and needs one cell to spare.
         const maximum = this.contextSize - 1 - (this.context.calculateInputLength(tokens) - tokens.length);
         if (tokens.length > maximum)

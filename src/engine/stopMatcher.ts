@@ -15,7 +15,7 @@ export class StopMatcher {
 
     public constructor(stops: readonly string[]) {
         this.stops = stops.filter((stop) => stop !== "");
-        this.longestStop = Math.max(0, ...this.stops.map((stop) => stop.length));
+        this.longestStop = this.stops.reduce((longest, stop) => Math.max(longest, stop.length), 0);
     }
 
     /** Whether a stop sequence has been seen; all later input is ignored. */

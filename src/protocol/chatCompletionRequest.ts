@@ -1,5 +1,6 @@
 import {z} from "zod";
 import {seed} from "./seed.js";
+import {stopSequences} from "./stopSequences.js";
 
 /**
  * OpenAI's `POST /v1/chat/completions` request body, spec fields in the order of OpenAI's API reference.
@@ -89,7 +90,7 @@ export const chatCompletionRequestSchema = z.object({
     parallel_tool_calls: z.boolean().nullish(),
     response_format: responseFormat.nullish(),
     seed: seed.nullish(),
-    stop: z.union([z.string(), z.array(z.string()).max(64)]).nullish(),
+    stop: stopSequences(64).nullish(),
     stream: z.boolean().nullish(),
     stream_options: z.object({include_usage: z.boolean().optional()}).nullish(),
     temperature: z.number().min(0).max(2).nullish(),

@@ -45,6 +45,12 @@ describe("chat request validation", () => {
         expect(errorOf(res.body)).toMatchObject({param: "temperature", code: "invalid_value"});
     });
 
+    it("65 stop sequences → 400 saying that 64 is the most", async () => {
+        const res = await post({model: "tiny-chat", messages: [{role: "user", content: "hi"}], stop: Array.from({length: 65}, (_, index) => `s${index}`)});
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({param: "stop", message: expect.stringContaining("at most 64 sequences")});
+    });
+
     it("n: 2 → 400 naming n", async () => {
         const res = await post(chatRequest({n: 2}));
         expect(res.status).toBe(400);
@@ -115,5 +121,20 @@ describe("legacy completions prompt forms", () => {
         const res = await post(prompt);
         expect(res.status).toBe(400);
         expect(errorOf(res.body)).toMatchObject({type: "invalid_request_error", param: expect.stringMatching(/^prompt/), code: expect.any(String)});
+    });
+
+    // One small request must not hold a sequence for hours, nor the event loop for every token.
+    it("takes up to 2048 prompts and 1024 stop sequences, and refuses more with a 400 that says so", async () => {
+        for (const prompt of [Array(2049).fill("a"), Array(2049).fill([1])]) {
+            const res = await post(prompt);
+            expect(res.status).toBe(400);
+            expect(errorOf(res.body)).toMatchObject({param: "prompt", message: expect.stringContaining("at most 2048 entries")});
+        }
+        const stops = (count: number) => request(t.app).post("/v1/completions")
+            .send({model: "tiny-chat", prompt: "the cat", max_tokens: 1, stop: Array.from({length: count}, (_, index) => `s${index}`)});
+        expect((await stops(1024)).status).toBe(200);
+        const tooMany = await stops(1025);
+        expect(tooMany.status).toBe(400);
+        expect(errorOf(tooMany.body)).toMatchObject({param: "stop", message: expect.stringContaining("at most 1024 sequences")});
     });
 });

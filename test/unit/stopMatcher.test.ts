@@ -80,4 +80,9 @@ describe("StopMatcher", () => {
     it("handles a stop at the very start", () => {
         expect(run(["\n\n"], ["\n", "\nhello"])).toBe("");
     });
+
+    it("takes a stop list too long to spread into one call's arguments", () => {
+        const stops = Array.from({length: 200_000}, (_, index) => `s${index}`);
+        expect(run([...stops, "END"], ["abc", "EN", "D"])).toBe("abc");
+    });
 });
