@@ -1,6 +1,7 @@
 import type {JsonSchema} from "../engine/types.js";
 import {fromClientDialects} from "./schemaDialects.js";
 import {refuseExplodingAlternatives} from "./schemaAlternatives.js";
+import {literalsOfType, refuseEmptyBounds, refuseMalformedKeywords} from "./schemaConsistency.js";
 import {atLeast, integerBounds, numberBounds, numberKeyword, numericBounds, patternString} from "./schemaBounds.js";
 import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
 import {formatString} from "./stringFormats.js";
@@ -57,15 +58,17 @@ function convert(input: unknown, path: string, defNames: ReadonlySet<string>): J
         return {oneOf: [convert(rest, path, defNames), {type: "null"}]};
     }
 
+    refuseMalformedKeywords(schema, path);
     const description = typeof schema.description === "string" ? {description: schema.description} : {};
     if (typeof schema.$ref === "string")
         return {$ref: toDefRef(schema.$ref, path, defNames), ...description} as JsonSchema;
     if ("const" in schema)
-        return {const: literal(schema.const, `${path}.const`), ...description};
+        return {const: literalsOfType([literal(schema.const, `${path}.const`)], schema.type, `${path}.const`)[0], ...description} as JsonSchema;
     if (Array.isArray(schema.enum)) {
         if (schema.enum.length === 0)
             throw invalid(`${path}.enum`, "an empty enum matches nothing");
-        return {enum: schema.enum.map((value, index) => literal(value, `${path}.enum[${index}]`)), ...description};
+        const values = schema.enum.map((value, index) => literal(value, `${path}.enum[${index}]`));
+        return {enum: literalsOfType(values, schema.type, `${path}.enum`), ...description} as JsonSchema;
     }
     const alternatives = schema.anyOf ?? schema.oneOf;
     if (Array.isArray(alternatives)) {
@@ -101,6 +104,8 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
             // Every listed property is always written, so fewer allowed than listed cannot hold.
             atLeast(schema, "maxProperties", Object.keys(properties).length, path);
             const additional = schema.additionalProperties;
+            const closed = additional === false || (additional === undefined && Object.keys(properties).length > 0);
+            refuseEmptyBounds(schema, path, closed ? Object.keys(properties).length : null);
             return {
                 type: "object",
                 properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name, convert(value, `${path}.properties.${name}`, defNames)])),
@@ -111,8 +116,7 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
         }
         case "array":
             atLeast(schema, "maxItems", Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0, path);
-            if (typeof schema.minItems === "number" && typeof schema.maxItems === "number" && schema.minItems > schema.maxItems)
-                throw invalid(path, `its bounds leave no array: 'minItems' ${schema.minItems} is above 'maxItems' ${schema.maxItems}`);
+            refuseEmptyBounds(schema, path);
             return {
                 type: "array",
                 ...(schema.items !== undefined ? {items: convert(schema.items, `${path}.items`, defNames)} : {}),
@@ -120,6 +124,7 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
                 ...numberKeyword(schema, "minItems", path), ...numberKeyword(schema, "maxItems", path), ...description
             } as JsonSchema;
         case "string":
+            refuseEmptyBounds(schema, path);
             if (schema.pattern !== undefined)
                 return patternString(schema, path, description);
             if (schema.format !== undefined)

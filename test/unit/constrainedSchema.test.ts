@@ -186,4 +186,25 @@ describe("nested alternatives", () => {
         const tree = {$ref: "#/$defs/node", $defs: {node: {anyOf: [{type: "string"}, {type: "array", items: {$ref: "#/$defs/node"}}]}}};
         expect(() => toConstrainedSchema(tree, "schema")).not.toThrow();
     });
+
+    // Each of these was answered with JSON that broke the schema: the builder went by one keyword.
+    it.each([
+        ["a string's minLength above its maxLength", {type: "string", minLength: 5, maxLength: 2}, "leave no string"],
+        ["an object's minProperties above its maxProperties", {type: "object", minProperties: 3, maxProperties: 1}, "leave no object"],
+        ["more properties asked for than a closed object lists", {type: "object", properties: {a: {type: "integer"}}, minProperties: 3}, "more than the 1 properties"],
+        ["zod's record of no names, with one entry asked for", {type: "object", propertyNames: {enum: []}, minProperties: 1}, "more than the 0 properties"],
+        ["an enum with no value of its type", {type: "integer", enum: ["a", "b"]}, "matches nothing"],
+        ["a const not of its type", {type: "string", const: 5}, "matches nothing"],
+        ["a type that is not a type's name", {type: 5}, "'type' must be"],
+        ["required that is not a list", {type: "object", properties: {a: {type: "string"}}, required: "a"}, "'required' must be"]
+    ])("refuses %s with a 400", (_case, schema, reason) => {
+        expect(rejection(schema)).toMatchObject({status: 400, code: "invalid_schema", message: expect.stringContaining(reason)});
+    });
+
+    it("keeps the enum values of the schema's type, as JSON Schema reads the two together", () => {
+        expect(toConstrainedSchema({type: "integer", enum: [1, "one", 2.5, 3]}, "p")).toEqual({enum: [1, 3]});
+        expect(toConstrainedSchema({type: ["string", "null"], enum: ["a", null, 1]}, "p")).toEqual({enum: ["a", null]});
+        expect(toConstrainedSchema({type: "object", properties: {a: {type: "string"}}, additionalProperties: true, minProperties: 3}, "p"))
+            .toMatchObject({minProperties: 3});
+    });
 });
