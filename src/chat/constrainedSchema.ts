@@ -108,7 +108,8 @@ function convertTyped(schema: SchemaObject, type: unknown, path: string, defName
             refuseEmptyBounds(schema, path, closed ? Object.keys(properties).length : null);
             return {
                 type: "object",
-                properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name, convert(value, `${path}.properties.${name}`, defNames)])),
+                properties: Object.fromEntries(Object.entries(properties).map(([name, value]) =>
+                    [writableText(name, `${path}.properties`), convert(value, `${path}.properties.${name}`, defNames)])),
                 // With no properties listed, `{"type": "object"}` means any object, not only `{}`.
                 additionalProperties: additional === undefined ? Object.keys(properties).length === 0 : additional === false ? false : convert(additional, `${path}.additionalProperties`, defNames),
                 ...numberKeyword(schema, "minProperties", path), ...numberKeyword(schema, "maxProperties", path), ...description
@@ -157,7 +158,22 @@ function toDefRef(ref: string, path: string, defNames: ReadonlySet<string>): str
 }
 
 function literal(value: unknown, path: string): string | number | boolean | null {
-    if (value === null || ["string", "number", "boolean"].includes(typeof value))
-        return value as string | number | boolean | null;
+    if (typeof value === "string")
+        return writableText(value, path);
+    if (value === null || ["number", "boolean"].includes(typeof value))
+        return value as number | boolean | null;
     throw unsupported(path, null, "only strings, numbers, booleans and null can be listed");
+}
+
+const unpairedSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Text the grammar must write as it is. node-llama-cpp writes U+0000 into the grammar unescaped,
+ * where llama.cpp's parser takes it for the grammar's end; an unpaired surrogate has no UTF-8 form
+ * (the reply would hold U+FFFD instead).
+ */
+function writableText(text: string, path: string): string {
+    if (text.includes("\u0000") || unpairedSurrogate.test(text))
+        throw unsupported(path, null, `${JSON.stringify(text)} holds ${text.includes("\u0000") ? "U+0000" : "an unpaired surrogate"}, which constrained decoding cannot write`);
+    return text;
 }

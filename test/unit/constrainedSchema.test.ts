@@ -207,4 +207,10 @@ describe("nested alternatives", () => {
         expect(toConstrainedSchema({type: "object", properties: {a: {type: "string"}}, additionalProperties: true, minProperties: 3}, "p"))
             .toMatchObject({minProperties: 3});
     });
+
+    it("refuses enum values, consts and property names the grammar cannot write: U+0000, unpaired surrogates", () => {
+        for (const schema of [{enum: ["a", "\u0000"]}, {const: "x\ud800"}, {type: "object", properties: {"k\u0000": {type: "string"}}}])
+            expect(rejection(schema)).toMatchObject({status: 400, message: expect.stringContaining("cannot write")});
+        expect(toConstrainedSchema({enum: ["\u0001", "😀"]}, "p")).toEqual({enum: ["\u0001", "😀"]});
+    });
 });
