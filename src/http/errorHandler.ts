@@ -74,5 +74,5 @@ function clientErrorStatus(error: unknown): ApiError | undefined {
     const status = (error as {status?: unknown} | null)?.status;
     if (typeof status !== "number" || status < 400 || status > 499 || error instanceof ApiError)
         return undefined;
-    return new ApiError(status, (error as Error).message, "invalid_request_error");
+    return new ApiError(status, (error as Error).message, "invalid_request_error", "invalid_request");
 }

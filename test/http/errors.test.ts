@@ -1,4 +1,7 @@
 // Transport-level failures: each one in OpenAI's envelope, and the server keeps serving after it.
+import {once} from "node:events";
+import http from "node:http";
+import type {AddressInfo} from "node:net";
 import request from "supertest";
 import {afterEach, describe, expect, it} from "vitest";
 import {chatRequest, createTestApp, errorOf} from "./support/testApp.js";
@@ -43,7 +46,27 @@ describe("transport errors", () => {
     it("a malformed percent-escape in the URL → 400", async () => {
         const res = await request(t.app).get("/v1/models/qwen%E0%A4%A");
         expect(res.status).toBe(400);
-        expect(errorOf(res.body).type).toBe("invalid_request_error");
+        expect(errorOf(res.body)).toMatchObject({type: "invalid_request_error", code: "invalid_request"});
+    });
+
+    it("a body declared over the limit → 413 at once, before the body has arrived, and the connection closes", async () => {
+        const server = http.createServer(t.app).listen(0, "127.0.0.1");
+        await once(server, "listening");
+        try {
+            const req = http.request({port: (server.address() as AddressInfo).port, host: "127.0.0.1", method: "POST", path: "/v1/chat/completions",
+                headers: {"Content-Type": "application/json", "Content-Length": "100000000"}});
+            req.write("{\"model\": ");
+            const [res] = await once(req, "response") as [http.IncomingMessage];
+            let body = "";
+            for await (const chunk of res)
+                body += chunk;
+            expect(res.statusCode).toBe(413);
+            expect(res.headers.connection).toBe("close");
+            expect(errorOf(JSON.parse(body))).toMatchObject({code: "payload_too_large", message: expect.stringContaining("200 bytes")});
+            req.destroy();
+        } finally {
+            server.close();
+        }
     });
 
     it("a body over the configured limit → 413", async () => {
