@@ -14,7 +14,7 @@ import {formatString} from "./stringFormats.js";
  * Rewrites what the grammar builder does not read but can enforce the same way: `anyOf` (as
  * `oneOf`: the output matches one branch), type lists, `nullable`, `definitions`, and schemas
  * without `type` (inferred from their keywords; none at all means any JSON value). Strings'
- * `pattern` and integers' bounds pass through to rules of chatserve's own (engine/reply/customRules.ts);
+ * `pattern`, numbers' bounds and enums of strings pass through to rules of chatserve's own (engine/reply/customRules.ts);
  * other dialects (draft-07 tuples, zod's records) are read first by schemaDialects.ts.
  */
 

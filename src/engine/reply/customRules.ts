@@ -2,14 +2,17 @@ import {randomBytes} from "node:crypto";
 import {integerRangeGbnf} from "./integerRange.js";
 import {numberRangeGbnf} from "./numberRange.js";
 import {patternToGbnf} from "./patternGrammar.js";
+import {stringEnumGbnf} from "./stringEnumTrie.js";
 
 /**
  * What node-llama-cpp's schema grammar builder cannot express, chatserve writes itself: a string's
  * `pattern`, an integer's `minimum` / `maximum` (as constrainedSchema.ts leaves them: inclusive
- * integers) and a number's bounds (whole numbers, each inclusive or exclusive). Each such node is
+ * integers) and a number's bounds (whole numbers, each inclusive or exclusive). And what it writes
+ * too slowly: an enum of strings, as a prefix tree (stringEnumTrie.ts says why). Each such node is
  * stood in for by a marker constant, and the marker's literal in the built grammar is then swapped
  * for a rule of ours.
  */
+/** `gbnf`: the rule's body, possibly followed by lines defining helper rules named `name-…`. */
 type CustomRule = {name: string, gbnf: string, quoted: boolean};
 
 const numericBounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
@@ -18,16 +21,28 @@ export function markCustomRules(schema: unknown): {schema: unknown, rules: Custo
     const rules: CustomRule[] = [];
     // A fresh nonce per schema: no const, enum value or property name a client writes can equal a marker.
     const nonce = randomBytes(8).toString("hex");
-    const markerFor = (rule: Omit<CustomRule, "name">) => {
-        const index = rules.findIndex((known) => known.gbnf === rule.gbnf && known.quoted === rule.quoted);
-        return {const: marker(nonce, index >= 0 ? index : rules.push({...rule, name: marker(nonce, rules.length)}) - 1)};
+    // Equal nodes share one rule: by their GBNF, or for an enum (whose helper rules are named after it) by its values.
+    const names = new Map<string, string>();
+    const namedMarker = (key: string, quoted: boolean, gbnfOf: (name: string) => string) => {
+        let name = names.get(key);
+        if (name == null) {
+            name = marker(nonce, rules.length);
+            names.set(key, name);
+            rules.push({name, gbnf: gbnfOf(name), quoted});
+        }
+        return {const: name};
     };
+    const markerFor = ({gbnf, quoted}: {gbnf: string, quoted: boolean}) => namedMarker(`${quoted}:${gbnf}`, quoted, () => gbnf);
     const mark = (value: unknown): unknown => {
         if (Array.isArray(value))
             return value.map(mark);
         if (value == null || typeof value !== "object")
             return value;
         const node = value as Record<string, unknown>;
+        if (Array.isArray(node.enum) && node.enum.length > 0 && node.enum.every((item) => typeof item === "string")) {
+            const values = node.enum as string[];
+            return namedMarker(`enum:${JSON.stringify(values)}`, false, (name) => stringEnumGbnf(values, name));
+        }
         if (node.type === "string" && typeof node.pattern === "string")
             return markerFor({gbnf: patternToGbnf(node.pattern), quoted: true});
         if (node.type === "integer" && (typeof node.minimum === "number" || typeof node.maximum === "number"))
