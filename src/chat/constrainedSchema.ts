@@ -68,6 +68,9 @@ function convert(input: unknown, path: string, defNames: ReadonlySet<string>): J
         if (schema.enum.length === 0)
             throw invalid(`${path}.enum`, "an empty enum matches nothing");
         const values = schema.enum.map((value, index) => literal(value, `${path}.enum[${index}]`));
+        // Strings alone are written by chatserve's own rule (stringEnumTrie.ts); mixed with other values, by node-llama-cpp's.
+        if (values.some((value) => typeof value !== "string"))
+            values.forEach((value, index) => typeof value === "string" && writableText(value, `${path}.enum[${index}]`));
         return {enum: literalsOfType(values, schema.type, `${path}.enum`), ...description} as JsonSchema;
     }
     const alternatives = schema.anyOf ?? schema.oneOf;
@@ -158,22 +161,24 @@ function toDefRef(ref: string, path: string, defNames: ReadonlySet<string>): str
 }
 
 function literal(value: unknown, path: string): string | number | boolean | null {
-    if (typeof value === "string")
-        return writableText(value, path);
-    if (value === null || ["number", "boolean"].includes(typeof value))
-        return value as number | boolean | null;
+    if (value === null || ["string", "number", "boolean"].includes(typeof value))
+        return value as string | number | boolean | null;
     throw unsupported(path, null, "only strings, numbers, booleans and null can be listed");
 }
 
-const unpairedSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** What node-llama-cpp's grammar builder writes wrongly; JSON escapes it all. */
+const unwritable = [
+    // Control characters but tab, CR and LF go into the grammar unescaped: raw in a JSON string, or
+    // (U+0000) taken by llama.cpp's parser for the grammar's end.
+    {pattern: /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/, what: "a control character"},
+    // No UTF-8 form: the reply would hold U+FFFD instead.
+    {pattern: /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/, what: "an unpaired surrogate"}
+];
 
-/**
- * Text the grammar must write as it is. node-llama-cpp writes U+0000 into the grammar unescaped,
- * where llama.cpp's parser takes it for the grammar's end; an unpaired surrogate has no UTF-8 form
- * (the reply would hold U+FFFD instead).
- */
+/** Text node-llama-cpp's grammar builder writes as it is: a property name, or a string of an enum that mixes types. */
 function writableText(text: string, path: string): string {
-    if (text.includes("\u0000") || unpairedSurrogate.test(text))
-        throw unsupported(path, null, `${JSON.stringify(text)} holds ${text.includes("\u0000") ? "U+0000" : "an unpaired surrogate"}, which constrained decoding cannot write`);
+    const problem = unwritable.find(({pattern}) => pattern.test(text));
+    if (problem != null)
+        throw unsupported(path, null, `${JSON.stringify(text)} holds ${problem.what}, which constrained decoding cannot write here`);
     return text;
 }

@@ -21,19 +21,22 @@ describe("markCustomRules and withCustomRules", () => {
         ].join("\n"));
     });
 
-    it("writes an enum of strings as a prefix tree of its own (the JSON text, quotes included), one rule per distinct enum; other enums are left to node-llama-cpp", () => {
+    it("writes an enum of strings (or a string const) as a prefix tree of its own (the JSON text, quotes included), one rule per distinct enum; other enums are left to node-llama-cpp", () => {
         const {schema, rules} = markCustomRules({type: "object", properties: {
             a: {enum: ["ab", "ac"], description: "two"},
             b: {type: "array", items: {enum: ["ab", "ac"]}},
             c: {enum: ["x", 1, null]},
             d: {const: "x"}
         }});
-        const [first] = rules.map((rule) => rule.name);
+        const [first, second] = rules.map((rule) => rule.name);
         expect(schema).toEqual({type: "object", properties: {
-            a: {const: first}, b: {type: "array", items: {const: first}}, c: {enum: ["x", 1, null]}, d: {const: "x"}
+            a: {const: first}, b: {type: "array", items: {const: first}}, c: {enum: ["x", 1, null]}, d: {const: second}
         }});
-        expect(rules).toEqual([{name: first, gbnf: `"\\"a" ${first}-1\n${first}-1 ::= "b\\"" | "c\\""`, quoted: false}]);
-        expect(withCustomRules(`root ::= "\\"${first}\\""`, rules)).toBe([
+        expect(rules).toEqual([
+            {name: first, gbnf: `"\\"a" ${first}-1\n${first}-1 ::= "b\\"" | "c\\""`, quoted: false},
+            {name: second, gbnf: `"\\"x\\""`, quoted: false}
+        ]);
+        expect(withCustomRules(`root ::= "\\"${first}\\""`, rules.slice(0, 1))).toBe([
             `root ::= ${first}`,
             `${first} ::= "\\"a" ${first}-1`,
             `${first}-1 ::= "b\\"" | "c\\""`

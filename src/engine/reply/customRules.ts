@@ -39,8 +39,9 @@ export function markCustomRules(schema: unknown): {schema: unknown, rules: Custo
         if (value == null || typeof value !== "object")
             return value;
         const node = value as Record<string, unknown>;
-        if (Array.isArray(node.enum) && node.enum.length > 0 && node.enum.every((item) => typeof item === "string")) {
-            const values = node.enum as string[];
+        if (typeof node.const === "string" || (Array.isArray(node.enum) && node.enum.length > 0 && node.enum.every((item) => typeof item === "string"))) {
+            // A string const too: node-llama-cpp writes its control characters raw, which no JSON parser reads.
+            const values = typeof node.const === "string" ? [node.const] : node.enum as string[];
             return namedMarker(`enum:${JSON.stringify(values)}`, false, (name) => stringEnumGbnf(values, name));
         }
         if (node.type === "string" && typeof node.pattern === "string")
