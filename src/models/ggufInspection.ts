@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import {readGgufFileInfo} from "node-llama-cpp";
 import type {ModelCapability} from "../protocol/models.js";
+import {checkGgufBounds} from "./ggufBounds.js";
 
 export type GgufSummary = {
     architecture: string | null,
@@ -25,7 +26,12 @@ const headerReadTimeoutMs = 10_000;
  * Throws when the file is not a readable GGUF; the catalogue turns that into an "unavailable" entry.
  */
 export async function inspectGguf(path: string): Promise<GgufSummary> {
-    await checkHeaderCounts(path);
+    const file = await fs.open(path, "r");
+    try {
+        await checkGgufBounds(file, (await file.stat()).size);
+    } finally {
+        await file.close();
+    }
     const info = await readGgufFileInfo(path, {
         readTensorInfo: false, logWarnings: false, ignoreKeys: skippedKeys, signal: AbortSignal.timeout(headerReadTimeoutMs)
     });
@@ -59,27 +65,4 @@ export async function inspectGguf(path: string): Promise<GgufSummary> {
         trainedContextLength: typeof contextLength === "number" ? contextLength : null,
         capabilities
     };
-}
-
-/**
- * node-llama-cpp's reader reads zeros past the end of a file, so a truncated header that claims
- * billions of entries would be parsed for ever, growing memory: refuse counts the file cannot hold.
- * GGUF v2+: magic, version (u32), tensor count (u64), metadata count (u64); an entry takes at least
- * 13 bytes (key length, one character, type, one byte of value), a tensor's description 24.
- */
-async function checkHeaderCounts(path: string): Promise<void> {
-    const file = await fs.open(path, "r");
-    try {
-        const header = Buffer.alloc(24);
-        const {bytesRead} = await file.read(header, 0, 24, 0);
-        if (bytesRead < 24 || header.toString("latin1", 0, 4) !== "GGUF")
-            return; // not a GGUF: node-llama-cpp's reader says so
-        const size = (await file.stat()).size;
-        const tensors = header.readBigUInt64LE(8);
-        const entries = header.readBigUInt64LE(16);
-        if (entries * 13n + tensors * 24n > BigInt(size))
-            throw new Error(`the GGUF header claims ${entries} metadata entries and ${tensors} tensors, more than a file of ${size} bytes can hold`);
-    } finally {
-        await file.close();
-    }
 }

@@ -12,9 +12,20 @@ async function modelHeader(metadata: GgufMetadata): Promise<string> {
     return file;
 }
 
-/** A GGUF v3 header with the given counts, then `padding` zero bytes (a truncated file). */
-async function headerFile(tensors: bigint, entries: bigint, padding: number): Promise<string> {
-    const header = Buffer.alloc(24 + padding);
+const u64 = (value: bigint) => {
+    const bytes = Buffer.alloc(8);
+    bytes.writeBigUInt64LE(value);
+    return bytes;
+};
+const u32le = (value: number) => {
+    const bytes = Buffer.alloc(4);
+    bytes.writeUInt32LE(value);
+    return bytes;
+};
+
+/** A GGUF v3 header with the given counts, then `padding` zero bytes (a truncated file), or `body`. */
+async function headerFile(tensors: bigint, entries: bigint, padding: number, body = Buffer.alloc(padding)): Promise<string> {
+    const header = Buffer.concat([Buffer.alloc(24), body]);
     header.write("GGUF", 0, "latin1");
     header.writeUInt32LE(3, 4);
     header.writeBigUInt64LE(tensors, 8);
@@ -29,6 +40,20 @@ describe("inspectGguf", () => {
     it("refuses at once a header that claims more entries than the file can hold, instead of parsing zeros for ever", async () => {
         const file = await headerFile(26n, 1n << 40n, 5000);
         await expect(inspectGguf(file)).rejects.toThrow("claims 1099511627776 metadata entries and 26 tensors, more than a file of 5024 bytes can hold");
+    });
+
+    // node-llama-cpp read such an array element by element until its 10 s timeout, growing memory by ~700 MB.
+    it.each([
+        ["an array of 2^40 bytes", [u64(0n), u32le(9), u32le(0), u64(1n << 40n)], "array claims 1099511627776 items"],
+        ["an array of 2^30 arrays", [u64(0n), u32le(9), u32le(9), u64(1n << 30n)], "array claims 1073741824 items"],
+        ["a string of 2^40 bytes", [u64(0n), u32le(8), u64(1n << 40n)], "claims 1099511627776 items"],
+        ["a key of 2^40 bytes", [u64(1n << 40n)], "key claims 1099511627776 items"],
+        ["an unknown type", [u64(0n), u32le(99)], "unknown type (99)"]
+    ])("refuses at once a metadata entry with %s, more than the file can hold", async (_case, entry, message) => {
+        // One real entry (general.architecture = "llama"), then the bad one; a key of length 0 keeps it short.
+        const architecture = [u64(20n), Buffer.from("general.architecture"), u32le(8), u64(5n), Buffer.from("llama")];
+        const file = await headerFile(0n, 2n, 0, Buffer.concat([...architecture, ...entry, Buffer.alloc(200)]));
+        await expect(inspectGguf(file)).rejects.toThrow(message);
     });
 
     it("refuses a file that is not a GGUF", async () => {

@@ -1,0 +1,119 @@
+import type {FileHandle} from "node:fs/promises";
+
+/**
+ * Checks a GGUF header's lengths against the file's size before node-llama-cpp reads it: the
+ * header's counts, then every metadata entry's key, string and array length. node-llama-cpp
+ * believes them: a 300-byte file whose one entry claimed an array of 2^40 bytes had it read element
+ * by element until the 10 s timeout, and left the server ~700 MB bigger. Only lengths are read
+ * (in large chunks), never the values.
+ */
+
+/** Bytes of each scalar metadata type, by GGUF type id (8 is a string, 9 an array). */
+const scalarBytes = new Map([[0, 1], [1, 1], [2, 2], [3, 2], [4, 4], [5, 4], [6, 4], [7, 1], [10, 8], [11, 8], [12, 8]]);
+const stringType = 8;
+const arrayType = 9;
+const chunkBytes = 1 << 20;
+
+export async function checkGgufBounds(file: FileHandle, size: number): Promise<void> {
+    const cursor = new HeaderCursor(file, size);
+    await cursor.need(24);
+    if (cursor.text(4) !== "GGUF")
+        return; // not a GGUF: node-llama-cpp's reader says so
+    cursor.skip(4); // version
+    const tensors = cursor.u64();
+    const entries = cursor.u64();
+    // node-llama-cpp reads zeros past a file's end, so a truncated header claiming billions of
+    // entries was parsed for ever. An entry takes at least 13 bytes (key length, one character,
+    // type, one byte of value), a tensor's description 24.
+    if (entries * 13 + tensors * 24 > size)
+        throw new Error(`the GGUF header claims ${entries} metadata entries and ${tensors} tensors, more than a file of ${size} bytes can hold`);
+    for (let entry = 0; entry < entries; entry++) {
+        await cursor.need(8);
+        cursor.skip(cursor.length(cursor.u64(), 1, `metadata entry ${entry}'s key`));
+        await cursor.need(4);
+        await skipValue(cursor, cursor.u32(), `metadata entry ${entry}`);
+    }
+}
+
+async function skipValue(cursor: HeaderCursor, type: number, what: string): Promise<void> {
+    const bytes = scalarBytes.get(type);
+    if (bytes != null)
+        return cursor.skip(bytes);
+    if (type === stringType) {
+        await cursor.need(8);
+        return cursor.skip(cursor.length(cursor.u64(), 1, what));
+    }
+    if (type !== arrayType)
+        throw new Error(`the GGUF header's ${what} has an unknown type (${type})`);
+    await cursor.need(12);
+    const itemType = cursor.u32();
+    const itemBytes = scalarBytes.get(itemType);
+    // A string is at least its 8-byte length; an array at least its type and count.
+    const count = cursor.length(cursor.u64(), itemBytes ?? (itemType === stringType ? 8 : 12), `${what}'s array`);
+    if (itemBytes != null)
+        return cursor.skip(count * itemBytes);
+    // A vocabulary is hundreds of thousands of strings: their lengths are read without a wait each.
+    for (let index = 0; index < count; index++) {
+        if (itemType === stringType && cursor.has(8))
+            cursor.skip(cursor.length(cursor.u64(), 1, what));
+        else
+            await skipValue(cursor, itemType, what);
+    }
+}
+
+/** Reads the header front to back, a chunk at a time: `need` what the next reads take first. */
+class HeaderCursor {
+    private chunk = Buffer.alloc(0);
+    private chunkStart = 0;
+    private position = 0;
+
+    public constructor(private readonly file: FileHandle, private readonly size: number) {}
+
+    /** A claimed count of items of at least `bytes` each, as a number, if what is left of the file can hold them. */
+    public length(count: number, bytes: number, what: string): number {
+        if (count * bytes > this.size - this.position)
+            throw new Error(`the GGUF header's ${what} claims ${count} items, more than a file of ${this.size} bytes can hold`);
+        return count;
+    }
+
+    public has(bytes: number): boolean {
+        const offset = this.position - this.chunkStart;
+        return offset >= 0 && offset + bytes <= this.chunk.length;
+    }
+
+    public async need(bytes: number): Promise<void> {
+        if (this.position + bytes > this.size)
+            throw new Error(`the GGUF header ends past the end of the file (${this.size} bytes)`);
+        if (this.has(bytes))
+            return;
+        this.chunk = Buffer.alloc(Math.min(chunkBytes, this.size - this.position));
+        this.chunkStart = this.position;
+        await this.file.read(this.chunk, 0, this.chunk.length, this.position);
+    }
+
+    public skip(bytes: number): void {
+        this.position += bytes;
+    }
+
+    public text(bytes: number): string {
+        const start = this.take(bytes);
+        return this.chunk.toString("latin1", start, start + bytes);
+    }
+
+    public u32(): number {
+        return this.chunk.readUInt32LE(this.take(4));
+    }
+
+    /** Exact up to 2^53, which no file reaches; a number, as a BigInt per vocabulary entry was slow. */
+    public u64(): number {
+        const start = this.take(8);
+        return this.chunk.readUInt32LE(start + 4) * 2 ** 32 + this.chunk.readUInt32LE(start);
+    }
+
+    /** Where the next `bytes` start in the chunk; the cursor moves past them. */
+    private take(bytes: number): number {
+        const start = this.position - this.chunkStart;
+        this.position += bytes;
+        return start;
+    }
+}
