@@ -67,11 +67,11 @@ function convert(input: unknown, path: string, defNames: ReadonlySet<string>): J
     if (Array.isArray(schema.enum)) {
         if (schema.enum.length === 0)
             throw invalid(`${path}.enum`, "an empty enum matches nothing");
-        const values = schema.enum.map((value, index) => literal(value, `${path}.enum[${index}]`));
+        const values = literalsOfType(schema.enum.map((value, index) => literal(value, `${path}.enum[${index}]`)), schema.type, `${path}.enum`);
         // Strings alone are written by chatserve's own rule (stringEnumTrie.ts); mixed with other values, by node-llama-cpp's.
         if (values.some((value) => typeof value !== "string"))
-            values.forEach((value, index) => typeof value === "string" && writableText(value, `${path}.enum[${index}]`));
-        return {enum: literalsOfType(values, schema.type, `${path}.enum`), ...description} as JsonSchema;
+            values.forEach((value) => typeof value === "string" && writableText(value, `${path}.enum`));
+        return {enum: values, ...description} as JsonSchema;
     }
     const alternatives = schema.anyOf ?? schema.oneOf;
     if (Array.isArray(alternatives)) {

@@ -6,13 +6,17 @@ import {invalid, type SchemaObject} from "./schemaErrors.js";
  * five characters; `type: "integer"` with `enum: ["a"]` gave "a").
  */
 
-const jsonTypes = ["string", "number", "integer", "boolean", "null", "object", "array"];
+/** JSON Schema's types, and draft 3's "any". */
+const typeNames = ["string", "number", "integer", "boolean", "null", "object", "array", "any"];
 
 /** `type` and `required` of the shapes JSON Schema gives them. */
 export function refuseMalformedKeywords(schema: SchemaObject, path: string): void {
     const {type, required} = schema;
     if (type !== undefined && !(typeof type === "string" || (Array.isArray(type) && type.length > 0 && type.every((name) => typeof name === "string"))))
         throw invalid(`${path}.type`, "'type' must be a type's name or a non-empty list of them");
+    const unknown = [type].flat().find((name) => name !== undefined && !typeNames.includes(name as string));
+    if (unknown !== undefined)
+        throw invalid(`${path}.type`, `unknown type '${String(unknown)}'`);
     if (required !== undefined && !(Array.isArray(required) && required.every((name) => typeof name === "string")))
         throw invalid(`${path}.required`, "'required' must be a list of property names");
 }
@@ -28,7 +32,8 @@ export function refuseEmptyBounds(schema: SchemaObject, path: string, mostProper
             throw invalid(path, `its bounds leave no ${kind}: '${low}' ${lowest} is above '${high}' ${highest}`);
     }
     if (mostProperties != null && typeof schema.minProperties === "number" && schema.minProperties > mostProperties)
-        throw invalid(path, `'minProperties' ${schema.minProperties} is more than the ${mostProperties} properties it allows`);
+        throw invalid(path, `'minProperties' ${schema.minProperties} is more than the ${mostProperties} properties it lists, ` +
+            "and an object that lists its properties takes no others unless 'additionalProperties' says so");
 }
 
 /**
@@ -46,8 +51,8 @@ export function literalsOfType(values: readonly unknown[], type: unknown, path: 
 }
 
 function isOfType(value: unknown, type: unknown): boolean {
-    if (typeof type !== "string" || !jsonTypes.includes(type))
-        return false;
+    if (type === "any")
+        return true;
     if (value === null)
         return type === "null";
     if (type === "integer")

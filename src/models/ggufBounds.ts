@@ -16,10 +16,12 @@ const chunkBytes = 1 << 20;
 
 export async function checkGgufBounds(file: FileHandle, size: number): Promise<void> {
     const cursor = new HeaderCursor(file, size);
+    // Not a GGUF, or version 1 (whose counts are 32-bit): node-llama-cpp's reader says so.
+    if (size < 24)
+        return;
     await cursor.need(24);
-    if (cursor.text(4) !== "GGUF")
-        return; // not a GGUF: node-llama-cpp's reader says so
-    cursor.skip(4); // version
+    if (cursor.text(4) !== "GGUF" || cursor.u32() < 2)
+        return;
     const tensors = cursor.u64();
     const entries = cursor.u64();
     // node-llama-cpp reads zeros past a file's end, so a truncated header claiming billions of
@@ -29,7 +31,7 @@ export async function checkGgufBounds(file: FileHandle, size: number): Promise<v
         throw new Error(`the GGUF header claims ${entries} metadata entries and ${tensors} tensors, more than a file of ${size} bytes can hold`);
     for (let entry = 0; entry < entries; entry++) {
         await cursor.need(8);
-        cursor.skip(cursor.length(cursor.u64(), 1, `metadata entry ${entry}'s key`));
+        cursor.skip(cursor.length(cursor.u64(), 1, `metadata entry ${entry}'s key`, "bytes"));
         await cursor.need(4);
         await skipValue(cursor, cursor.u32(), `metadata entry ${entry}`);
     }
@@ -41,7 +43,7 @@ async function skipValue(cursor: HeaderCursor, type: number, what: string): Prom
         return cursor.skip(bytes);
     if (type === stringType) {
         await cursor.need(8);
-        return cursor.skip(cursor.length(cursor.u64(), 1, what));
+        return cursor.skip(cursor.length(cursor.u64(), 1, what, "bytes"));
     }
     if (type !== arrayType)
         throw new Error(`the GGUF header's ${what} has an unknown type (${type})`);
@@ -55,7 +57,7 @@ async function skipValue(cursor: HeaderCursor, type: number, what: string): Prom
     // A vocabulary is hundreds of thousands of strings: their lengths are read without a wait each.
     for (let index = 0; index < count; index++) {
         if (itemType === stringType && cursor.has(8))
-            cursor.skip(cursor.length(cursor.u64(), 1, what));
+            cursor.skip(cursor.length(cursor.u64(), 1, `${what}'s string`, "bytes"));
         else
             await skipValue(cursor, itemType, what);
     }
@@ -69,10 +71,10 @@ class HeaderCursor {
 
     public constructor(private readonly file: FileHandle, private readonly size: number) {}
 
-    /** A claimed count of items of at least `bytes` each, as a number, if what is left of the file can hold them. */
-    public length(count: number, bytes: number, what: string): number {
+    /** A claimed count of items (or bytes) of at least `bytes` each, as a number, if what is left of the file can hold them. */
+    public length(count: number, bytes: number, what: string, unit = "items"): number {
         if (count * bytes > this.size - this.position)
-            throw new Error(`the GGUF header's ${what} claims ${count} items, more than a file of ${this.size} bytes can hold`);
+            throw new Error(`the GGUF header's ${what} claims ${count} ${unit}, more than a file of ${this.size} bytes can hold`);
         return count;
     }
 

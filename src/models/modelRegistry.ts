@@ -46,8 +46,9 @@ export class ModelRegistry {
 
     /** The loaded model, loading it first if needed; 404 for an unknown id, 400 for one that cannot serve `capability`. */
     public async acquire(id: string, capability: ModelCapability): Promise<LoadedModel> {
-        this.stopping.signal.throwIfAborted();
         const descriptor = await this.find(id);
+        // Not before: finding a file copied in a moment ago waits for a rescan, and shutdown may begin meanwhile.
+        this.stopping.signal.throwIfAborted();
         if (descriptor.error != null)
             throw new ModelUnavailableError(id, descriptor.error);
         if (!descriptor.capabilities.includes(capability))

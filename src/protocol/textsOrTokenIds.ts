@@ -31,7 +31,9 @@ function problemWith(entries: readonly unknown[], field: string): Problem | null
         return problemWithIds(entries);
     if (entries.length > maxEntries)
         return {message: `${field} may hold at most ${maxEntries} entries`, path: []};
-    if (!Array.isArray(first)) {
+    if (typeof first !== "string" && !Array.isArray(first))
+        return {message: `${field} must be a string, an array of strings, an array of token ids, or an array of arrays of token ids`, path: [0]};
+    if (typeof first === "string") {
         const index = entries.findIndex((entry) => typeof entry !== "string");
         return index < 0 ? null : {message: "expected a string, as the first entry is", path: [index]};
     }
@@ -39,7 +41,7 @@ function problemWith(entries: readonly unknown[], field: string): Problem | null
         if (!Array.isArray(ids))
             return {message: "expected an array of token ids, as the first entry is", path: [index]};
         if (ids.length === 0)
-            return {message: `a ${field} of token ids must not be empty`, path: [index]};
+            return {message: "a list of token ids must not be empty", path: [index]};
         const problem = problemWithIds(ids);
         if (problem != null)
             return {message: problem.message, path: [index, ...problem.path]};

@@ -136,5 +136,9 @@ describe("legacy completions prompt forms", () => {
         const tooMany = await stops(1025);
         expect(tooMany.status).toBe(400);
         expect(errorOf(tooMany.body)).toMatchObject({param: "stop", message: expect.stringContaining("at most 1024 sequences")});
+        const notText = await request(t.app).post("/v1/completions").send({model: "tiny-chat", prompt: "the cat", stop: ["a", 1]});
+        expect(errorOf(notText.body)).toMatchObject({param: "stop[1]", message: expect.stringContaining("a stop sequence is a string")});
+        const notAPrompt = await post([null]);
+        expect(errorOf(notAPrompt.body)).toMatchObject({param: "prompt[0]", message: expect.stringContaining("must be a string, an array of strings")});
     });
 });

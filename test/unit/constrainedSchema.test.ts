@@ -215,4 +215,10 @@ describe("nested alternatives", () => {
         expect(toConstrainedSchema({enum: ["\u0000", "\ud800", "😀"]}, "p")).toEqual({enum: ["\u0000", "\ud800", "😀"]});
         expect(toConstrainedSchema({const: "a\bc"}, "p")).toEqual({const: "a\bc"});
     });
+
+    it("reads an enum's type before it looks at what its strings hold; draft 3's 'any' keeps every value", () => {
+        expect(toConstrainedSchema({type: "string", enum: ["a\u0001b", "c", null]}, "p")).toEqual({enum: ["a\u0001b", "c"]});
+        expect(toConstrainedSchema({type: "any", enum: ["a", 1]}, "p")).toEqual({enum: ["a", 1]});
+        expect(rejection({type: "foo", enum: ["a"]})).toMatchObject({status: 400, message: expect.stringContaining("unknown type 'foo'")});
+    });
 });

@@ -46,8 +46,8 @@ describe("inspectGguf", () => {
     it.each([
         ["an array of 2^40 bytes", [u64(0n), u32le(9), u32le(0), u64(1n << 40n)], "array claims 1099511627776 items"],
         ["an array of 2^30 arrays", [u64(0n), u32le(9), u32le(9), u64(1n << 30n)], "array claims 1073741824 items"],
-        ["a string of 2^40 bytes", [u64(0n), u32le(8), u64(1n << 40n)], "claims 1099511627776 items"],
-        ["a key of 2^40 bytes", [u64(1n << 40n)], "key claims 1099511627776 items"],
+        ["a string of 2^40 bytes", [u64(0n), u32le(8), u64(1n << 40n)], "claims 1099511627776 bytes"],
+        ["a key of 2^40 bytes", [u64(1n << 40n)], "key claims 1099511627776 bytes"],
         ["an unknown type", [u64(0n), u32le(99)], "unknown type (99)"]
     ])("refuses at once a metadata entry with %s, more than the file can hold", async (_case, entry, message) => {
         // One real entry (general.architecture = "llama"), then the bad one; a key of length 0 keeps it short.

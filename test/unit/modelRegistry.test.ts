@@ -192,6 +192,24 @@ describe("ModelRegistry", () => {
         expect(model.disposed).toBe(true);
     });
 
+    it("refuses, without loading it, a model found by a rescan that ended after shutdown began", async () => {
+        const descriptors: ModelDescriptor[] = [];
+        const catalogue = new StaticCatalogue(descriptors);
+        let finishRescan = () => {};
+        catalogue.refresh = () => new Promise<void>((resolve) => finishRescan = () => {
+            descriptors.push(descriptor("new"));
+            resolve();
+        });
+        const loader = deferredLoader();
+        const registry = new ModelRegistry(catalogue, loader.load, 1024, createLogger("silent"));
+        const request = registry.acquire("new", "chat").catch((error: unknown) => error);
+        await settle();
+        registry.stopQueueing();
+        finishRescan();
+        expect(await request).toMatchObject({status: 503, code: "shutting_down"});
+        expect(loader.pending).toHaveLength(0);
+    });
+
     // llama.cpp must outlive a batch that a retired model is still decoding: freeing it under the
     // decode crashed the process.
     it("waits on dispose for a retired model that is still freeing its weights", async () => {
