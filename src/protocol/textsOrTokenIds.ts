@@ -5,6 +5,9 @@ export const maxEntries = 2048;
 
 type Problem = {message: string, path: number[]};
 
+/** The message for a prompt (or input) of none of the forms. */
+const forms = (field: string) => `${field} must be a string, an array of strings, an array of token ids, or an array of arrays of token ids`;
+
 /**
  * A prompt (legacy completions) or an input (embeddings) in any of OpenAI's four forms: a string,
  * strings, token ids, or lists of token ids (each list one prompt). An array is checked against the
@@ -12,9 +15,8 @@ type Problem = {message: string, path: number[]};
  * of a million bad entries built a million issues, seconds of the event loop for one 400.
  */
 export function textsOrTokenIds(field: string) {
-    return z.union([z.string(), z.array(z.unknown()).min(1, `${field} must not be an empty array`)], {
-        error: `${field} must be a string, an array of strings, an array of token ids, or an array of arrays of token ids`
-    }).transform((value, context): string | string[] | number[] | number[][] => {
+    const shape = z.union([z.string(), z.array(z.unknown()).min(1, `${field} must not be an empty array`)], {error: forms(field)});
+    return shape.transform((value, context): string | string[] | number[] | number[][] => {
         if (typeof value === "string")
             return value;
         const problem = problemWith(value, field);
@@ -32,7 +34,7 @@ function problemWith(entries: readonly unknown[], field: string): Problem | null
     if (entries.length > maxEntries)
         return {message: `${field} may hold at most ${maxEntries} entries`, path: []};
     if (typeof first !== "string" && !Array.isArray(first))
-        return {message: `${field} must be a string, an array of strings, an array of token ids, or an array of arrays of token ids`, path: [0]};
+        return {message: forms(field), path: [0]};
     if (typeof first === "string") {
         const index = entries.findIndex((entry) => typeof entry !== "string");
         return index < 0 ? null : {message: "expected a string, as the first entry is", path: [index]};
