@@ -13,8 +13,8 @@ import {PayloadTooLargeError, UnsupportedMediaTypeError} from "../errors.js";
 const jsonLikeTypes = ["application/json", "application/*+json", "text/plain", "application/x-www-form-urlencoded"];
 
 export function jsonBody(limit: string) {
-    const parse = express.json({limit, type: (req) => !req.headers["content-type"] || express.request.is.call(req as Request, jsonLikeTypes) !== false, strict: false});
     const maxBytes = byteCount(limit);
+    const parse = express.json({limit: maxBytes, type: (req) => !req.headers["content-type"] || express.request.is.call(req as Request, jsonLikeTypes) !== false, strict: false});
     return (req: Request, res: Response, next: NextFunction) => {
         if (Number(req.headers["content-length"]) > maxBytes) {
             res.set("Connection", "close");

@@ -12,8 +12,12 @@ import {stringEnumGbnf} from "./stringEnumTrie.js";
  * stood in for by a marker constant, and the marker's literal in the built grammar is then swapped
  * for a rule of ours.
  */
-/** `gbnf`: the rule's body, possibly followed by lines defining helper rules named `name-…`. */
-type CustomRule = {name: string, gbnf: string, quoted: boolean};
+type CustomRule = {
+    name: string,
+    /** The rule's body, possibly followed by lines defining helper rules named `name-…`. */
+    gbnf: string,
+    quoted: boolean
+};
 
 const numericBounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
 
