@@ -7,6 +7,9 @@
 // build"), on the 2-core bench machine single-stream decode went from 104.8 to 119.0 tok/s and
 // 4 streams from 103.2 to 139.7 (npm run bench, medians).
 //
+// The addon is compiled with chatserve's own decode call added (native/decodeBatch.cpp, see
+// scripts/addonSource.mjs), which chooses flash attention or plain attention batch by batch.
+//
 // It never fails the install and never leaves a build that does not work: without a compiler,
 // cmake or git, on a machine that uses a GPU, or when the build fails or loads without OpenMP,
 // the prebuilt binaries are used. CHATSERVE_CPU_BUILD=prebuilt skips it.
@@ -18,6 +21,7 @@ import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import {fileURLToPath} from "node:url";
+import {addChatserveSource} from "./addonSource.mjs";
 
 const log = (message) => console.log(`chatserve: ${message}`);
 
@@ -25,7 +29,7 @@ const log = (message) => console.log(`chatserve: ${message}`);
 const steps = {
     async probe({getLlama, LlamaLogLevel}) {
         const llama = await getLlama({gpu: "auto", build: "never", logLevel: LlamaLogLevel.error});
-        return {gpu: llama.gpu, buildType: llama.buildType};
+        return {gpu: llama.gpu, buildType: llama.buildType, chatserveDecode: hasChatserveDecode(llama)};
     },
     async build({getLlama, LlamaLogLevel}) {
         const llama = await getLlama({gpu: false, build: "forceRebuild", logLevel: LlamaLogLevel.error, progressLogs: false});
@@ -35,9 +39,14 @@ const steps = {
         const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error});
         // The same test as src/engine/openmp.ts, which is not built yet when npm runs postinstall.
         const openmp = /\/lib(?:gomp|omp|iomp5)\.so/.test(fs.readFileSync("/proc/self/maps", "utf8"));
-        return {buildType: llama.buildType, openmp};
+        return {buildType: llama.buildType, openmp, chatserveDecode: hasChatserveDecode(llama)};
     }
 };
+
+/** The same test as src/engine/llamaInternals.ts: the addon has chatserve's decode call. */
+function hasChatserveDecode(llama) {
+    return typeof llama._bindings?.chatserveDecodeBatch === "function";
+}
 
 function runStep(name) {
     const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), `--${name}`], {encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"]});
@@ -72,15 +81,18 @@ function install() {
     const current = runStep("probe");
     if (current.gpu !== false)
         return log(`${current.gpu} found: keeping its prebuilt binaries`);
-    if (current.buildType === "localBuild")
+    if (current.buildType === "localBuild" && current.chatserveDecode)
         return log("a local CPU build of llama.cpp is already installed");
 
     log("compiling llama.cpp for this CPU with OpenMP (a few minutes; CHATSERVE_CPU_BUILD=prebuilt skips this)");
     try {
+        const added = addChatserveSource();
+        if (added !== "added" && added !== "present")
+            log(added);
         runStep("build");
         const built = runStep("check");
         if (built.buildType === "localBuild" && built.openmp)
-            return log("done: the server will use the OpenMP build");
+            return log(`done: the server will use the OpenMP build${built.chatserveDecode ? "" : ", without chatserve's decode call"}`);
         log(built.buildType === "localBuild" ? "the build has no OpenMP" : "the build does not load");
     } catch (error) {
         log(`the build failed (${error?.message?.split("\n")[0] ?? error})`);

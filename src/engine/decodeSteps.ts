@@ -1,6 +1,6 @@
 import type {LlamaContext, LlamaContextSequence, SequenceEvaluateOptions, Token} from "node-llama-cpp";
 import {
-    assertSharedLockModule, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext, type NativeSampler, type SequenceState
+    assertSharedLockModule, batchDecoder, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext, type NativeSampler, type SequenceState
 } from "./llamaInternals.js";
 
 /** How a generation samples: node-llama-cpp's evaluate options (functions are read again before every token). */
@@ -35,6 +35,7 @@ type Part = {step: Step, tokens: readonly Token[], last: boolean};
  */
 export class DecodeSteps {
     private readonly native: NativeContext;
+    private readonly decode: () => Promise<unknown>;
     private queue: Step[] = [];
     private dispatchScheduled = false;
     private decoding = false;
@@ -43,8 +44,12 @@ export class DecodeSteps {
     private batchesDecoded = 0;
     private needsCheckpoints: boolean | undefined;
 
-    public constructor(private readonly context: LlamaContext, private readonly threads: number, private readonly decodeThreads: number) {
+    /** `plainAttentionForShortRuns`: see native/decodeBatch.cpp (chatserve's `--flash-attention auto`). */
+    public constructor(
+        private readonly context: LlamaContext, private readonly threads: number, private readonly decodeThreads: number, plainAttentionForShortRuns = false
+    ) {
         this.native = nativeContext(context);
+        this.decode = batchDecoder(context, plainAttentionForShortRuns);
         assertSharedLockModule();
     }
 
@@ -157,7 +162,7 @@ export class DecodeSteps {
             state._sequenceId, state._nextTokenIndex, Uint32Array.from(tokens), last ? Uint32Array.of(tokens.length - 1) : new Uint32Array()
         )[0]);
         this.native.setThreads(size === 1 ? this.decodeThreads : this.threads);
-        await this.native.decodeBatch();
+        await this.decode();
         // node-llama-cpp's bookkeeping, which its erasing, prefix matching and prompt evaluation read.
         for (const {step: {state}, tokens} of batch) {
             state._nextTokenIndex += tokens.length;

@@ -25,6 +25,13 @@ export type NativeContext = {
     setThreads(threads: number): void
 };
 
+/**
+ * chatserve's own native call (native/decodeBatch.cpp): the context's `decodeBatch`, except that with
+ * `plainAttentionForShortRuns` a batch that adds 2 to 63 tokens to a sequence past its 1,024th runs
+ * without flash attention, which llama.cpp's CPU kernel takes row by row. Resolves to whether it did.
+ */
+export type DecodeBatch = (context: NativeContext, plainAttentionForShortRuns: boolean) => Promise<boolean>;
+
 /** node-llama-cpp's native sampler (`AddonSampler`), configured as its own evaluate does. */
 export type NativeSampler = {applyConfig(config: object): void, dispose(): void};
 
@@ -47,6 +54,22 @@ export function nativeContext(context: LlamaContext): NativeContext {
         if (typeof native?.[method] !== "function")
             throw internalsChanged(`the native context's ${method}`);
     return native as NativeContext;
+}
+
+/**
+ * How a context's filled batch is decoded: through chatserve's call where the attention is chosen per
+ * batch and the addon has it (the one `npm install` compiles, see scripts/buildCpuBackend.mjs),
+ * else through node-llama-cpp's own (its prebuilt addons: GPUs, macOS, no compiler).
+ */
+export function batchDecoder(context: LlamaContext, plainAttentionForShortRuns: boolean): () => Promise<unknown> {
+    const native = nativeContext(context);
+    const ours = chatserveDecodeBatch(context);
+    return plainAttentionForShortRuns && ours != null ? () => ours(native, true) : () => native.decodeBatch();
+}
+
+function chatserveDecodeBatch(context: LlamaContext): DecodeBatch | undefined {
+    const call = (context as unknown as {_llama?: {_bindings?: {chatserveDecodeBatch?: unknown}}})._llama?._bindings?.chatserveDecodeBatch;
+    return typeof call === "function" ? call as DecodeBatch : undefined;
 }
 
 export function sequenceState(sequence: LlamaContextSequence): SequenceState {

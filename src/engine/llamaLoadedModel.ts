@@ -71,7 +71,7 @@ export class LlamaLoadedModel implements LoadedModel {
                 const sequences = Array.from({length: options.parallel}, () => context.getSequence());
                 generation = {
                     context,
-                    steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads),
+                    steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),
                     pool: new SequencePool(sequences, options.maxQueue),
                     chatWrapper: resolveChatWrapper(model),
                     grammars: new ReplyGrammars(model)

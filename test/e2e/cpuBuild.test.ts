@@ -19,7 +19,7 @@ const installCouldBuild = process.platform === "linux" && process.env.CHATSERVE_
     ["cmake", "git", "c++"].every(onPath);
 
 describe.skipIf(!installCouldBuild)("the CPU build made by npm install", () => {
-    it("is an OpenMP build of llama.cpp, loaded by the server, decoding with every thread", async (context) => {
+    it("is an OpenMP build of llama.cpp with chatserve's decode call, loaded by the server, decoding with every thread", async (context) => {
         const probe = await getLlama({gpu: "auto", build: "never", logLevel: LlamaLogLevel.error});
         const gpu = probe.gpu;
         await probe.dispose();
@@ -30,6 +30,8 @@ describe.skipIf(!installCouldBuild)("the CPU build made by npm install", () => {
         try {
             expect(runtime.llama.buildType, "no local build: npm install's postinstall (scripts/buildCpuBackend.mjs) makes it; run npm install").toBe("localBuild");
             expect(runtime.openmp).toBe(true);
+            // scripts/addonSource.mjs adds it to node-llama-cpp's addon source (native/decodeBatch.cpp).
+            expect(typeof (runtime.llama as unknown as {_bindings: Record<string, unknown>})._bindings.chatserveDecodeBatch).toBe("function");
             expect(runtime.decodeThreads).toBe(2);
         } finally {
             await runtime.llama.dispose();

@@ -27,7 +27,10 @@ class NativeDouble {
         this.threads = threads;
     }
 
+    public decodedByNodeLlamaCpp = 0;
+
     public async decodeBatch(): Promise<void> {
+        this.decodedByNodeLlamaCpp++;
         this.batches.at(-1)!.threads = this.threads;
         const failure = this.failNextDecode;
         this.failNextDecode = null;
@@ -82,10 +85,13 @@ function sequenceDouble(sequenceId: number, held: number[] = []) {
     return sequence;
 }
 
-function setup({batchSize = 8, threads = 2, decodeThreads = 1} = {}) {
+type ChatserveDecodeBatch = (native: NativeDouble, plainAttentionForShortRuns: boolean) => Promise<void>;
+
+/** `chatserveDecodeBatch`: the call chatserve adds to the addon it compiles (native/decodeBatch.cpp). */
+function setup({batchSize = 8, threads = 2, decodeThreads = 1, plainAttentionForShortRuns = false, chatserveDecodeBatch = undefined as ChatserveDecodeBatch | undefined} = {}) {
     const native = new NativeDouble();
-    const context = {_ctx: native, batchSize} as unknown as LlamaContext;
-    const steps = new DecodeSteps(context, threads, decodeThreads);
+    const context = {_ctx: native, batchSize, _llama: {_bindings: {chatserveDecodeBatch}}} as unknown as LlamaContext;
+    const steps = new DecodeSteps(context, threads, decodeThreads, plainAttentionForShortRuns);
     const sequences = [0, 1, 2, 3].map((id) => sequenceDouble(id));
     const as = (sequence: ReturnType<typeof sequenceDouble>) => sequence as unknown as LlamaContextSequence;
     const step = (sequence: ReturnType<typeof sequenceDouble>, tokens: number[], changesPerToken = false) =>
@@ -253,6 +259,25 @@ describe("DecodeSteps", () => {
         expect(changingNative!.configs).toHaveLength(3);
         fixed.dispose();
         expect(fixedNative!.disposed).toBe(true);
+    });
+
+    it("decodes through chatserve's own call where the addon has it and attention is chosen per batch, else through node-llama-cpp's", async () => {
+        const calls: Array<[NativeDouble, boolean]> = [];
+        const chatserveDecodeBatch: ChatserveDecodeBatch = async (native, plain) => {
+            calls.push([native, plain]);
+        };
+        const ours = setup({plainAttentionForShortRuns: true, chatserveDecodeBatch});
+        await expect(ours.step(ours.sequences[0]!, [1, 2, 3])).resolves.toBe(100);
+        expect(calls).toEqual([[ours.native, true]]);
+        expect(ours.native.decodedByNodeLlamaCpp).toBe(0);
+
+        // `--flash-attention on` (or off) leaves every batch to node-llama-cpp, and so does its prebuilt addon.
+        for (const options of [{plainAttentionForShortRuns: false, chatserveDecodeBatch}, {plainAttentionForShortRuns: true}]) {
+            const theirs = setup(options);
+            await theirs.step(theirs.sequences[0]!, [1, 2, 3]);
+            expect(theirs.native.decodedByNodeLlamaCpp).toBe(1);
+        }
+        expect(calls).toHaveLength(1);
     });
 
     it("decodes nothing while node-llama-cpp holds the context lock (erasing a sequence, evaluating a prompt)", async () => {

@@ -1,0 +1,39 @@
+// Adds chatserve's native call (native/decodeBatch.cpp) to node-llama-cpp's addon source before
+// buildCpuBackend.mjs compiles it: the file goes next to the addon's own (its CMakeLists globs
+// addon/*.cpp), and addon.cpp's module init gets one line that registers it.
+//
+// Idempotent, and all or nothing: if addon.cpp no longer has the lines it hooks onto (a
+// node-llama-cpp upgrade), nothing is changed and the build goes on without it; chatserve then
+// uses node-llama-cpp's two calls (src/engine/llamaInternals.ts).
+import fs from "node:fs";
+import path from "node:path";
+import {fileURLToPath} from "node:url";
+
+const source = fileURLToPath(new URL("../native/decodeBatch.cpp", import.meta.url));
+const declaration = "void chatserveRegister(Napi::Object exports);\n";
+const call = "    chatserveRegister(exports);\n";
+const initAnchor = "Napi::Object registerCallback(Napi::Env env, Napi::Object exports) {\n";
+const callAnchor = "    llama_log_set(addonLlamaCppLogCallback, nullptr);\n";
+
+/** node-llama-cpp's addon source folder, from its package entry. */
+export function addonFolder() {
+    const entry = fileURLToPath(import.meta.resolve("node-llama-cpp"));
+    return path.join(entry, "..", "..", "llama", "addon");
+}
+
+/** @returns {"added" | "present" | string} what happened, or why nothing was. */
+export function addChatserveSource(folder = addonFolder()) {
+    const addonFile = path.join(folder, "addon.cpp");
+    const addon = fs.readFileSync(addonFile, "utf8");
+    const target = path.join(folder, "chatserveDecodeBatch.cpp");
+    fs.copyFileSync(source, target);
+    if (addon.includes(call))
+        return "present";
+    if (!addon.includes(initAnchor) || !addon.includes(callAnchor)) {
+        fs.rmSync(target);
+        return "node-llama-cpp's addon.cpp has changed: building it without chatserve's decode call";
+    }
+    const patched = addon.replace(initAnchor, declaration + "\n" + initAnchor).replace(callAnchor, call + callAnchor);
+    fs.writeFileSync(addonFile, patched);
+    return "added";
+}
