@@ -13,6 +13,7 @@
 // scripts/addonSource.mjs adds this file to the addon that scripts/buildCpuBackend.mjs compiles;
 // where node-llama-cpp's prebuilt addon runs instead, chatserve calls its `decodeBatch`.
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <vector>
 
@@ -24,24 +25,34 @@
 
 namespace {
 
-/** Turns flash attention off for one batch, as decided at construction, and back on when destroyed. */
+/**
+ * Turns flash attention off for one `llama_decode`, as decided at construction, and back on when
+ * destroyed. It holds for every micro-batch of the call (llama.cpp decodes them all before it
+ * returns on the CPU), so a shared step of several streams runs plain throughout.
+ *
+ * llama.cpp reuses the previous graph when the next micro-batch has its shape and KV length, and
+ * that check does not look at this flag: a batch can run in the mode of the graph it reuses. Both
+ * modes compute the same attention from the same cache, and the rule below is chosen so that
+ * batches with the same shape and KV length (padded to 256 cells) mostly get the same answer.
+ *
+ * llama.cpp has no setter; llama_context::opt_init changes the same field (and then reserves new
+ * compute buffers, which this does not: on the CPU, ggml grows them the first time a plain graph
+ * needs more, and they stay that size).
+ */
 class AttentionForBatch {
     public:
         AttentionForBatch(AddonContext& context, bool plainForShortRuns)
-            // llama.cpp has no setter; llama_context::opt_init changes the same field the same way.
             : cparams(const_cast<llama_cparams&>(context.ctx->get_cparams())), flashAttention(cparams.flash_attn) {
-            // A quantized V cache can only be read by flash attention.
-            const bool plainCanRead = context.context_params.type_k == GGML_TYPE_F16 && context.context_params.type_v == GGML_TYPE_F16;
-            if (plainForShortRuns && flashAttention && plainCanRead && plainIsFaster(longestRun(context.batch)))
+            if (plainForShortRuns && flashAttention && plainIsFaster(longestRun(context.batch)) && plainCanRun(context))
                 cparams.flash_attn = false;
-        }
-
-        bool plain() const {
-            return flashAttention && !cparams.flash_attn;
         }
 
         ~AttentionForBatch() {
             cparams.flash_attn = flashAttention;
+        }
+
+        bool plain() const {
+            return flashAttention && !cparams.flash_attn;
         }
 
         AttentionForBatch(const AttentionForBatch&) = delete;
@@ -60,9 +71,23 @@ class AttentionForBatch {
          * Measured on the bench model, 2 cores, a run's time plain ÷ flash: 1.14-1.22 for 16-45 tokens
          * from position 0-256, about even from 512-768, 0.68-0.79 from 1,024 and 0.77-0.85 from 2,048
          * (tokens 16-60). A one-token step and a run of 64 or more take flash attention's fast paths.
+         * The run must end past position 1,024: the KV length llama.cpp gives it is then 1,280 or more.
          */
         static bool plainIsFaster(const Run& run) {
-            return run.tokens >= 2 && run.tokens < 64 && run.from >= 1024;
+            return run.tokens >= 2 && run.tokens < 64 && run.from + run.tokens > 1024;
+        }
+
+        /**
+         * Only an F16 cache (a quantized V cache can only be read by flash attention), and not the
+         * architectures whose graphs change with the flag beyond the attention kernel (MiniMax-M3
+         * switches to dense attention, DeepSeek V4's indexer changes types).
+         */
+        static bool plainCanRun(const AddonContext& context) {
+            if (context.context_params.type_k != GGML_TYPE_F16 || context.context_params.type_v != GGML_TYPE_F16)
+                return false;
+            char architecture[64] = "";
+            llama_model_meta_val_str(llama_get_model(context.ctx), "general.architecture", architecture, sizeof(architecture));
+            return std::strcmp(architecture, "minimax-m3") != 0 && std::strcmp(architecture, "deepseek4") != 0;
         }
 
         /** The sequence with the most tokens in the batch: how many, and the position of its first. */

@@ -10,6 +10,7 @@ import path from "node:path";
 import {fileURLToPath} from "node:url";
 
 const source = fileURLToPath(new URL("../native/decodeBatch.cpp", import.meta.url));
+const targetName = "chatserveDecodeBatch.cpp";
 const declaration = "void chatserveRegister(Napi::Object exports);\n";
 const call = "    chatserveRegister(exports);\n";
 const initAnchor = "Napi::Object registerCallback(Napi::Env env, Napi::Object exports) {\n";
@@ -21,18 +22,29 @@ export function addonFolder() {
     return path.join(entry, "..", "..", "llama", "addon");
 }
 
+/**
+ * What node-llama-cpp's addon source holds of chatserve's call: "current" (this checkout's
+ * native/decodeBatch.cpp, registered), "stale" (absent, or an older copy: a build is needed) or
+ * "unsupported" (addon.cpp lacks the lines it hooks onto: a build would not add it).
+ */
+export function chatserveSourceState(folder = addonFolder()) {
+    const addon = fs.readFileSync(path.join(folder, "addon.cpp"), "utf8");
+    if (!addon.includes(call) && !(addon.includes(initAnchor) && addon.includes(callAnchor)))
+        return "unsupported";
+    const target = path.join(folder, targetName);
+    const current = addon.includes(call) && fs.existsSync(target) && fs.readFileSync(target, "utf8") === fs.readFileSync(source, "utf8");
+    return current ? "current" : "stale";
+}
+
 /** @returns {"added" | "present" | string} what happened, or why nothing was. */
 export function addChatserveSource(folder = addonFolder()) {
+    if (chatserveSourceState(folder) === "unsupported")
+        return "node-llama-cpp's addon.cpp has changed: building it without chatserve's decode call";
     const addonFile = path.join(folder, "addon.cpp");
     const addon = fs.readFileSync(addonFile, "utf8");
-    const target = path.join(folder, "chatserveDecodeBatch.cpp");
-    fs.copyFileSync(source, target);
+    fs.copyFileSync(source, path.join(folder, targetName));
     if (addon.includes(call))
         return "present";
-    if (!addon.includes(initAnchor) || !addon.includes(callAnchor)) {
-        fs.rmSync(target);
-        return "node-llama-cpp's addon.cpp has changed: building it without chatserve's decode call";
-    }
     const patched = addon.replace(initAnchor, declaration + "\n" + initAnchor).replace(callAnchor, call + callAnchor);
     fs.writeFileSync(addonFile, patched);
     return "added";

@@ -21,7 +21,7 @@ import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import {fileURLToPath} from "node:url";
-import {addChatserveSource} from "./addonSource.mjs";
+import {addChatserveSource, chatserveSourceState} from "./addonSource.mjs";
 
 const log = (message) => console.log(`chatserve: ${message}`);
 
@@ -81,7 +81,9 @@ function install() {
     const current = runStep("probe");
     if (current.gpu !== false)
         return log(`${current.gpu} found: keeping its prebuilt binaries`);
-    if (current.buildType === "localBuild" && current.chatserveDecode)
+    // A build made before chatserve's call changed (or before it existed) is made again.
+    const source = chatserveSourceState();
+    if (current.buildType === "localBuild" && (source === "unsupported" || (source === "current" && current.chatserveDecode)))
         return log("a local CPU build of llama.cpp is already installed");
 
     log("compiling llama.cpp for this CPU with OpenMP (a few minutes; CHATSERVE_CPU_BUILD=prebuilt skips this)");

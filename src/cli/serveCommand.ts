@@ -23,7 +23,7 @@ export function serveCommand(program: Command): Command {
         .addOption(new Option("-c, --ctx-size <tokens>", "context window per request, capped at the model's trained context").default(4096).argParser(integer(64)))
         .addOption(new Option("-t, --threads <n>", "inference threads (default: the CPU cores available, measured best)").argParser(integer(1)))
         .addOption(new Option("--decode-threads <n>", "threads for generating tokens (default: all of --threads on an OpenMP build, else one fewer)").argParser(integer(1)))
-        .addOption(new Option("--flash-attention <mode>", "llama.cpp's flash attention: off makes follow-up turns of long conversations faster, first turns slower").choices(flashAttentionChoices).default("auto"))
+        .addOption(new Option("--flash-attention <mode>", "llama.cpp's flash attention: auto (on, but a few new tokens after a long context run without it, on chatserve's CPU build), on (every batch) or off").choices(flashAttentionChoices).default("auto"))
         .addOption(new Option("--parallel <n>", "requests generated at once per model (sequences)").default(4).argParser(integer(1, 64)))
         .addOption(new Option("--max-queue <n>", "requests that may wait for a free sequence before 503").default(64).argParser(integer(0)))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
