@@ -165,7 +165,7 @@ class DecodeBatchWorker : public Napi::AsyncWorker {
         Napi::Promise::Deferred deferred;
 };
 
-/** `chatserveDecodeBatch(context, plainAttentionForShortRuns: boolean): Promise<boolean>`: whether the batch ran without flash attention. */
+/** `chatserveDecodeBatch(context, plainAttentionForShortRuns: boolean): Promise<boolean>`: whether it chose plain attention. */
 Napi::Value DecodeBatch(const Napi::CallbackInfo& info) {
     const Napi::Env env = info.Env();
     if (info.Length() < 2 || !info[0].IsObject() || !info[1].IsBoolean())

@@ -28,7 +28,8 @@ export type NativeContext = {
 /**
  * chatserve's own native call (native/decodeBatch.cpp): the context's `decodeBatch`, except that with
  * `plainAttentionForShortRuns` a batch that adds 2 to 63 tokens to a sequence past its 1,024th runs
- * without flash attention, which llama.cpp's CPU kernel takes row by row. Resolves to whether it did.
+ * without flash attention, which llama.cpp's CPU kernel takes row by row. Resolves to whether it chose
+ * to (llama.cpp may still reuse a graph of the other kind: see the C++).
  */
 export type DecodeBatch = (context: NativeContext, plainAttentionForShortRuns: boolean) => Promise<boolean>;
 
