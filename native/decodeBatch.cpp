@@ -41,9 +41,10 @@ namespace {
  */
 class AttentionForBatch {
     public:
-        AttentionForBatch(AddonContext& context, bool plainForShortRuns)
+        explicit AttentionForBatch(AddonContext& context)
             : cparams(const_cast<llama_cparams&>(context.ctx->get_cparams())), flashAttention(cparams.flash_attn) {
-            if (plainForShortRuns && flashAttention && plainIsFaster(longestRun(context.batch)) && plainCanRun(context))
+            // A one-token step, every generating stream's, never qualifies: it is not even looked into.
+            if (flashAttention && context.batch.n_tokens >= 2 && plainIsFaster(longestRun(context.batch)) && plainCanRun(context))
                 cparams.flash_attn = false;
         }
 
@@ -111,10 +112,9 @@ class AttentionForBatch {
 
 class DecodeBatchWorker : public Napi::AsyncWorker {
     public:
-        DecodeBatchWorker(Napi::Env env, AddonContext* context, bool plainForShortRuns)
+        DecodeBatchWorker(Napi::Env env, AddonContext* context)
             : Napi::AsyncWorker(env, "ChatserveDecodeBatchWorker"),
               context(context),
-              plainForShortRuns(plainForShortRuns),
               deferred(Napi::Promise::Deferred::New(env)) {
             // Held alive until the worker is done, as node-llama-cpp's own workers hold theirs.
             context->Ref();
@@ -135,7 +135,7 @@ class DecodeBatchWorker : public Napi::AsyncWorker {
                 context->sharedSamplerData.gotLogit = false;
                 context->sharedSamplerData.hasLogits = false;
 
-                const AttentionForBatch attention(*context, plainForShortRuns);
+                const AttentionForBatch attention(*context);
                 ranPlain = attention.plain();
                 const int result = llama_decode(context->ctx, context->batch);
                 if (result != 0)
@@ -160,22 +160,21 @@ class DecodeBatchWorker : public Napi::AsyncWorker {
 
     private:
         AddonContext* context;
-        const bool plainForShortRuns;
         bool ranPlain = false;
         Napi::Promise::Deferred deferred;
 };
 
-/** `chatserveDecodeBatch(context, plainAttentionForShortRuns: boolean): Promise<boolean>`: whether it chose plain attention. */
+/** `chatserveDecodeBatch(context): Promise<boolean>`: whether it chose plain attention. */
 Napi::Value DecodeBatch(const Napi::CallbackInfo& info) {
     const Napi::Env env = info.Env();
-    if (info.Length() < 2 || !info[0].IsObject() || !info[1].IsBoolean())
-        throw Napi::TypeError::New(env, "chatserveDecodeBatch(context, plainAttentionForShortRuns: boolean)");
+    if (info.Length() < 1 || !info[0].IsObject())
+        throw Napi::TypeError::New(env, "chatserveDecodeBatch(context)");
 
     AddonContext* context = Napi::ObjectWrap<AddonContext>::Unwrap(info[0].As<Napi::Object>());
     if (context->disposed || !context->contextLoaded || !context->has_batch)
         throw Napi::Error::New(env, "chatserveDecodeBatch: the context has no batch to decode");
 
-    auto* worker = new DecodeBatchWorker(env, context, info[1].As<Napi::Boolean>().Value());
+    auto* worker = new DecodeBatchWorker(env, context);
     worker->Queue();
     return worker->Promise();
 }

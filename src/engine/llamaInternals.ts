@@ -26,12 +26,12 @@ export type NativeContext = {
 };
 
 /**
- * chatserve's own native call (native/decodeBatch.cpp): the context's `decodeBatch`, except that with
- * `plainAttentionForShortRuns` a batch that adds 2 to 63 tokens to a sequence past its 1,024th runs
- * without flash attention, which llama.cpp's CPU kernel takes row by row. Resolves to whether it chose
- * to (llama.cpp may still reuse a graph of the other kind: see the C++).
+ * chatserve's own native call (native/decodeBatch.cpp): the context's `decodeBatch`, except that a
+ * batch that adds 2 to 63 tokens to a sequence past its 1,024th runs without flash attention, which
+ * llama.cpp's CPU kernel takes row by row. Resolves to whether it chose to (llama.cpp may still
+ * reuse a graph of the other kind: see the C++).
  */
-export type DecodeBatch = (context: NativeContext, plainAttentionForShortRuns: boolean) => Promise<boolean>;
+export type DecodeBatch = (context: NativeContext) => Promise<boolean>;
 
 /** node-llama-cpp's native sampler (`AddonSampler`), configured as its own evaluate does. */
 export type NativeSampler = {applyConfig(config: object): void, dispose(): void};
@@ -65,7 +65,7 @@ export function nativeContext(context: LlamaContext): NativeContext {
 export function batchDecoder(context: LlamaContext, plainAttentionForShortRuns: boolean): () => Promise<unknown> {
     const native = nativeContext(context);
     const ours = chatserveDecodeBatch(context);
-    return plainAttentionForShortRuns && ours != null ? () => ours(native, true) : () => native.decodeBatch();
+    return plainAttentionForShortRuns && ours != null ? () => ours(native) : () => native.decodeBatch();
 }
 
 function chatserveDecodeBatch(context: LlamaContext): DecodeBatch | undefined {

@@ -85,7 +85,7 @@ function sequenceDouble(sequenceId: number, held: number[] = []) {
     return sequence;
 }
 
-type ChatserveDecodeBatch = (native: NativeDouble, plainAttentionForShortRuns: boolean) => Promise<void>;
+type ChatserveDecodeBatch = (native: NativeDouble) => Promise<void>;
 
 /** `chatserveDecodeBatch`: the call chatserve adds to the addon it compiles (native/decodeBatch.cpp). */
 function setup({batchSize = 8, threads = 2, decodeThreads = 1, plainAttentionForShortRuns = false, chatserveDecodeBatch = undefined as ChatserveDecodeBatch | undefined} = {}) {
@@ -262,13 +262,13 @@ describe("DecodeSteps", () => {
     });
 
     it("decodes through chatserve's own call where the addon has it and attention is chosen per batch, else through node-llama-cpp's", async () => {
-        const calls: Array<[NativeDouble, boolean]> = [];
-        const chatserveDecodeBatch: ChatserveDecodeBatch = async (native, plain) => {
-            calls.push([native, plain]);
+        const calls: NativeDouble[] = [];
+        const chatserveDecodeBatch: ChatserveDecodeBatch = async (native) => {
+            calls.push(native);
         };
         const ours = setup({plainAttentionForShortRuns: true, chatserveDecodeBatch});
         await expect(ours.step(ours.sequences[0]!, [1, 2, 3])).resolves.toBe(100);
-        expect(calls).toEqual([[ours.native, true]]);
+        expect(calls).toEqual([ours.native]);
         expect(ours.native.decodedByNodeLlamaCpp).toBe(0);
 
         // `--flash-attention on` (or off) leaves every batch to node-llama-cpp, and so does its prebuilt addon.
