@@ -59,6 +59,26 @@ export async function singleStream(target: HttpTarget, run: number): Promise<Sin
 }
 
 /**
+ * 1b. The same kind of request without streaming: one JSON reply, no per-token events. Against
+ * singleStream's endToEndTokPerS it shows what delivering every token as it comes costs.
+ */
+export async function singleReply(target: HttpTarget, run: number): Promise<{completionTokens: number, endToEndTokPerS: number}> {
+    const startedAt = performance.now();
+    const response = await fetch(`${target.url}/chat/completions`, {
+        method: "POST",
+        headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({
+            model: target.model, messages: [{role: "user", content: phasePrompts.reply(run)}], max_tokens: target.maxTokens, temperature: 0
+        })
+    });
+    if (!response.ok)
+        throw new Error(`HTTP ${response.status} from /chat/completions: ${await response.text()}`);
+    const reply = await response.json() as {usage?: {completion_tokens?: number}};
+    const completionTokens = reply.usage?.completion_tokens ?? Number.NaN;
+    return {completionTokens, endToEndTokPerS: perSecond(completionTokens, performance.now() - startedAt)};
+}
+
+/**
  * 2. Prompt processing: a long prompt, unique from its first word, so only the chat template's
  * opening can come from the cache. Speed = uncached prompt tokens ÷ TTFT.
  */

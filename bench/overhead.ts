@@ -3,7 +3,8 @@ import path from "node:path";
 import {parseBenchArgs, projectRoot} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {startFloorProcess} from "./floorProcess.js";
-import {singleStream, warmUp} from "./httpStreams.js";
+import {singleReply, singleStream, warmUp} from "./httpStreams.js";
+import {startLlamaServer, takeLlamaServerFlag} from "./llamaServerProcess.js";
 import {machineInfo, measurePhase} from "./machineLoad.js";
 import {startServerProcess} from "./serverProcess.js";
 import {median, medianInterval, summarize} from "./stats.js";
@@ -13,16 +14,22 @@ import {median, medianInterval, summarize} from "./stats.js";
  * "overhead ≤ 2 %" target, measured closely enough to tell.
  *
  *   npm run bench:overhead -- [model.gguf] [--runs N (pairs, default 30)] [--max-tokens N (256)]
+ *                             [--llama-server PATH]
  *
  * The server and the engine floor (chatserve's chat service and engine in-process, no HTTP; see
- * engineFloor.ts) both stay up and take turns stream by stream, the order swapped every pair. On
+ * engineFloor.ts) both stay up and take turns stream by stream, the order reversed every pair. On
  * this machine two decode figures taken minutes apart differ by up to 20 %, so `npm run bench`'s few
  * runs cannot tell 2 % from noise. Many pairs, each measured seconds apart, can: the report gives
  * the median of the per-pair ratios with a distribution-free 95 % interval.
+ *
+ * Each pair also sends the server one request without streaming, and with --llama-server the same
+ * two requests to llama.cpp's C++ server: streamed ÷ non-streamed, end to end, is what delivering
+ * each token as an event costs, a figure the engine floor cannot give for llama-server.
  */
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
-const options = parseBenchArgs(process.argv.slice(2), {out: "bench/results/overhead.json", runs: 30, maxTokens: 256});
+const {binary: llamaServerBinary, rest} = takeLlamaServerFlag(process.argv.slice(2));
+const options = parseBenchArgs(rest, {out: "bench/results/overhead.json", runs: 30, maxTokens: 256});
 ensureBuilt(options.build);
 
 const machine = machineInfo();
@@ -33,27 +40,51 @@ const engine = await startFloorProcess("engine", {
     modelPath: options.modelPath, gpu: options.gpu, threads: server.threads, decodeThreads: server.decodeThreads,
     flashAttention: options.flashAttention, maxTokens: options.maxTokens, longPromptTokens: options.longPromptTokens
 });
-type Pair = {http: number, engine: number, othersPct: number};
+const llamaServer = llamaServerBinary == null ? undefined : await startLlamaServer(llamaServerBinary, options.modelPath, options.maxTokens);
+
+/** One pair's figures, tok/s: decode (first to last token) and end to end (request to its end). */
+type Pair = {http: number, engine: number, streamed: number, replied: number, llamaStreamed?: number, llamaReplied?: number, othersPct: number};
 const pairs: Pair[] = [];
 try {
     await warmUp(target);
+    if (llamaServer != null)
+        await warmUp(llamaServer.target);
     for (let run = 1; run <= options.runs; run++) {
-        // Each side waits a second first (the engine floor does so itself), so neither starts while
-        // the other's compute threads still spin.
-        const http = () => measurePhase(server.pid, () => singleStream(target, run));
-        const floor = () => engine.single(run);
-        const engineFirst = run % 2 === 0;
-        const e = engineFirst ? await floor() : undefined;
-        const h = await http();
-        const {decodeTokPerS, load} = e ?? await floor();
-        const pair = {http: h.value.decodeTokPerS, engine: decodeTokPerS, othersPct: Math.max(h.load.during.othersPct, load.during.othersPct)};
-        pairs.push(pair);
-        log(`pair ${run}/${options.runs}: HTTP ${pair.http.toFixed(1)} tok/s, engine ${pair.engine.toFixed(1)}, ratio ${(pair.http / pair.engine).toFixed(3)}` +
-            `, others busy ${pair.othersPct.toFixed(0)} %`);
+        const pair: Partial<Pair> = {};
+        const busy: number[] = [];
+        // Each step waits a second first (the engine floor does so itself), so none starts while
+        // the one before's compute threads still spin.
+        const steps = [
+            async () => {
+                const {decodeTokPerS, load} = await engine.single(run);
+                pair.engine = decodeTokPerS;
+                busy.push(load.during.othersPct);
+            },
+            async () => {
+                const {value, load} = await measurePhase(server.pid, () => singleStream(target, run));
+                pair.http = value.decodeTokPerS;
+                pair.streamed = value.endToEndTokPerS;
+                busy.push(load.during.othersPct);
+            },
+            async () => pair.replied = (await measurePhase(server.pid, () => singleReply(target, run))).value.endToEndTokPerS,
+            ...llamaServer == null ? [] : [
+                async () => pair.llamaStreamed = (await measurePhase(undefined, () => singleStream(llamaServer.target, run))).value.endToEndTokPerS,
+                async () => pair.llamaReplied = (await measurePhase(undefined, () => singleReply(llamaServer.target, run))).value.endToEndTokPerS
+            ]
+        ];
+        for (const step of run % 2 === 0 ? steps.reverse() : steps)
+            await step();
+        const done = {...pair, othersPct: Math.max(...busy)} as Pair;
+        pairs.push(done);
+        log(`pair ${run}/${options.runs}: HTTP ${done.http.toFixed(1)} tok/s, engine ${done.engine.toFixed(1)}, ratio ${(done.http / done.engine).toFixed(3)}` +
+            `; streamed ÷ not ${(done.streamed / done.replied).toFixed(3)}` +
+            (llamaServer == null ? "" : `, llama-server's ${(done.llamaStreamed! / done.llamaReplied!).toFixed(3)}`) +
+            `; others busy ${done.othersPct.toFixed(0)} %`);
     }
 } finally {
     await engine.stop();
     await server.stop();
+    await llamaServer?.stop();
 }
 
 const ratios = pairs.map((pair) => pair.http / pair.engine);
@@ -61,7 +92,7 @@ const spread = summarize(ratios);
 const interval = medianInterval(ratios);
 const percent = (value: number) => `${(100 * value).toFixed(1)} %`;
 await fs.mkdir(path.dirname(options.outFile), {recursive: true});
-await fs.writeFile(options.outFile, JSON.stringify({date: new Date().toISOString(), options, machine, server: {threads: server.threads, decodeThreads: server.decodeThreads, backend: server.backend}, pairs}, null, 2) + "\n");
+await fs.writeFile(options.outFile, JSON.stringify({date: new Date().toISOString(), options, llamaServer: llamaServerBinary, machine, server: {threads: server.threads, decodeThreads: server.decodeThreads, backend: server.backend}, pairs}, null, 2) + "\n");
 log(`results written to ${path.relative(projectRoot, options.outFile)}`);
 process.stdout.write([
     `## HTTP + JSON + SSE overhead (${path.basename(options.modelPath)}, ${server.backend}, ${pairs.length} pairs of ${options.maxTokens}-token streams)`,
@@ -73,5 +104,19 @@ process.stdout.write([
     "",
     `Overhead (1 − HTTP ÷ engine): ${percent(1 - spread.median)}, 95 % interval ${percent(1 - interval.high)} to ${percent(1 - interval.low)}.`,
     `Other processes used up to ${Math.max(...pairs.map((pair) => pair.othersPct)).toFixed(0)} % of the machine during a stream (median ${median(pairs.map((pair) => pair.othersPct)).toFixed(0)} %).`,
+    "",
+    "What an event per token costs, end to end (request to its end, tok/s):",
+    "",
+    "| server | streamed | not streamed | streamed ÷ not, per pair: median (95 % interval) |",
+    "|---|---|---|---|",
+    streamingRow("chatserve", pairs.map((pair) => [pair.streamed, pair.replied])),
+    ...llamaServer == null ? [] : [streamingRow("llama-server", pairs.map((pair) => [pair.llamaStreamed!, pair.llamaReplied!]))],
     ""
 ].join("\n"));
+
+function streamingRow(name: string, figures: ReadonlyArray<readonly [number, number]>): string {
+    const ratios = figures.map(([streamed, replied]) => streamed / replied);
+    const interval = medianInterval(ratios);
+    return `| ${name} | ${median(figures.map(([streamed]) => streamed)).toFixed(1)} | ${median(figures.map(([, replied]) => replied)).toFixed(1)} | ` +
+        `${median(ratios).toFixed(3)} (${interval.low.toFixed(3)}–${interval.high.toFixed(3)}) |`;
+}

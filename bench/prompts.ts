@@ -57,6 +57,8 @@ export function shortPrompt(tag: string): string {
 /** The prompts each phase sends in run `run`; the in-process floor uses the same ones. */
 export const phasePrompts = {
     single: (run: number) => shortPrompt(`Run ${run} single`),
+    /** The single stream's twin for a non-streamed request: as long, but not a cached prefix. */
+    reply: (run: number) => shortPrompt(`Run ${run} replied`),
     long: (run: number, tokens: number) => promptText(`Run ${run} long prompt`, tokens) + " Summarise this.",
     stream: (run: number, index: number) => shortPrompt(`Run ${run} stream ${index}`),
     system: (run: number, tokens: number) => promptText(`Run ${run} system prompt`, tokens),

@@ -1,8 +1,7 @@
-import {spawn} from "node:child_process";
 import {parseBenchArgs, type BenchOptions} from "./args.js";
 import {ensureBuilt} from "./build.js";
-import {comparePaired, startChatserveContender, type Contender} from "./pairedComparison.js";
-import {stopChild} from "./serverProcess.js";
+import {startLlamaServer, takeLlamaServerFlag} from "./llamaServerProcess.js";
+import {comparePaired, startChatserveContender} from "./pairedComparison.js";
 
 /**
  * chatserve against llama.cpp's own C++ server on the same model, both at their defaults, taking
@@ -10,38 +9,13 @@ import {stopChild} from "./serverProcess.js";
  *
  *   npm run bench:llama-server -- --llama-server /path/to/llama-server [model.gguf] [--runs N]
  *
- * Build llama-server from the llama.cpp source node-llama-cpp ships, so both run the same engine:
- *   git clone node_modules/node-llama-cpp/llama/gitRelease.bundle /tmp/llama.cpp
- *   cmake -B build -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF && cmake --build build --target llama-server
+ * Build llama-server as llamaServerProcess.ts says, from the source node-llama-cpp ships.
  */
-const argv = process.argv.slice(2);
-const flagAt = argv.indexOf("--llama-server");
-const llamaServerBinary = flagAt >= 0 ? argv[flagAt + 1] : undefined;
+const {binary: llamaServerBinary, rest} = takeLlamaServerFlag(process.argv.slice(2));
 if (llamaServerBinary == null)
     throw new Error("--llama-server /path/to/llama-server is required");
-// Everything else is `npm run bench`'s own flags.
-const options = parseBenchArgs(argv.filter((_arg, index) => index !== flagAt && index !== flagAt + 1), {out: "bench/results/versus-llama-server.json"});
+const options = parseBenchArgs(rest, {out: "bench/results/versus-llama-server.json"});
 ensureBuilt(options.build);
-
-async function startLlamaServer(binary: string): Promise<Contender> {
-    const port = 18_000 + Math.floor(Math.random() * 1000);
-    const child = spawn(binary, ["-m", options.modelPath, "--host", "127.0.0.1", "--port", String(port)], {stdio: ["ignore", "ignore", "pipe"]});
-    // Its log must be read: llama-server blocks once a full pipe stops its log thread (it did, mid-run).
-    let logTail = "";
-    child.stderr!.on("data", (chunk: Buffer) => logTail = (logTail + chunk.toString("utf8")).slice(-4000));
-    const url = `http://127.0.0.1:${port}`;
-    for (let attempt = 0; ; attempt++) {
-        const ok = await fetch(`${url}/health`).then((response) => response.ok, () => false);
-        if (ok)
-            break;
-        if (attempt > 600 || child.exitCode != null) {
-            await stopChild(child);
-            throw new Error(`llama-server did not become healthy:\n${logTail}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return {name: "llama-server", target: {url: `${url}/v1`, model: "model", maxTokens: options.maxTokens}, stop: () => stopChild(child)};
-}
 
 function chatserveSettings(benchOptions: BenchOptions): string {
     const flags = [
@@ -54,7 +28,7 @@ function chatserveSettings(benchOptions: BenchOptions): string {
 }
 
 const table = await comparePaired(
-    {first: () => startChatserveContender("chatserve", options), second: () => startLlamaServer(llamaServerBinary)},
+    {first: () => startChatserveContender("chatserve", options), second: async () => ({name: "llama-server", ...await startLlamaServer(llamaServerBinary, options.modelPath, options.maxTokens)})},
     options,
     (message) => process.stderr.write(`bench: ${message}\n`)
 );
