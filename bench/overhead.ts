@@ -7,7 +7,7 @@ import {singleReply, singleStream, warmUp} from "./httpStreams.js";
 import {startLlamaServer, takeLlamaServerFlag} from "./llamaServerProcess.js";
 import {machineInfo, measurePhase} from "./machineLoad.js";
 import {startServerProcess} from "./serverProcess.js";
-import {median, medianInterval, summarize} from "./stats.js";
+import {median, medianInterval, perSecond, summarize} from "./stats.js";
 
 /**
  * `npm run bench:overhead`: what HTTP, JSON and SSE cost single-stream decode, the issue's
@@ -43,7 +43,7 @@ const engine = await startFloorProcess("engine", {
 const llamaServer = llamaServerBinary == null ? undefined : await startLlamaServer(llamaServerBinary, options.modelPath, options.maxTokens);
 
 /** One pair's figures, tok/s: decode (first to last token) and end to end (request to its end). */
-type Pair = {http: number, engine: number, streamed: number, replied: number, llamaStreamed?: number, llamaReplied?: number, othersPct: number};
+type Pair = {http: number, engine: number, engineEndToEnd: number, streamed: number, replied: number, llamaStreamed?: number, llamaReplied?: number, othersPct: number};
 const pairs: Pair[] = [];
 try {
     await warmUp(target);
@@ -56,8 +56,10 @@ try {
         // the one before's compute threads still spin.
         const steps = [
             async () => {
-                const {decodeTokPerS, load} = await engine.single(run);
+                const {decodeTokPerS, ttftMs, generatedTokens, load} = await engine.single(run);
                 pair.engine = decodeTokPerS;
+                // From the request to its last token, as a non-streamed reply's time is taken.
+                pair.engineEndToEnd = perSecond(generatedTokens, ttftMs + 1000 * (generatedTokens - 1) / decodeTokPerS);
                 busy.push(load.during.othersPct);
             },
             async () => {
@@ -111,12 +113,17 @@ process.stdout.write([
     "|---|---|---|---|",
     streamingRow("chatserve", pairs.map((pair) => [pair.streamed, pair.replied])),
     ...llamaServer == null ? [] : [streamingRow("llama-server", pairs.map((pair) => [pair.llamaStreamed!, pair.llamaReplied!]))],
+    "",
+    `And chatserve's non-streamed request ÷ the engine floor, end to end (HTTP and JSON without an event per token): ${pairedRatio(pairs.map((pair) => pair.replied / pair.engineEndToEnd))}.`,
     ""
 ].join("\n"));
 
 function streamingRow(name: string, figures: ReadonlyArray<readonly [number, number]>): string {
     const ratios = figures.map(([streamed, replied]) => streamed / replied);
+    return `| ${name} | ${median(figures.map(([streamed]) => streamed)).toFixed(1)} | ${median(figures.map(([, replied]) => replied)).toFixed(1)} | ${pairedRatio(ratios)} |`;
+}
+
+function pairedRatio(ratios: readonly number[]): string {
     const interval = medianInterval(ratios);
-    return `| ${name} | ${median(figures.map(([streamed]) => streamed)).toFixed(1)} | ${median(figures.map(([, replied]) => replied)).toFixed(1)} | ` +
-        `${median(ratios).toFixed(3)} (${interval.low.toFixed(3)}–${interval.high.toFixed(3)}) |`;
+    return `${median(ratios).toFixed(3)} (${interval.low.toFixed(3)}–${interval.high.toFixed(3)})`;
 }
