@@ -25,12 +25,14 @@ export async function startLlamaServer(binary: string, modelPath: string, maxTok
     // Its log must be read: llama-server blocks once a full pipe stops its log thread (it did, mid-run).
     let logTail = "";
     child.stderr!.on("data", (chunk: Buffer) => logTail = (logTail + chunk.toString("utf8")).slice(-4000));
+    // A binary that cannot start (a wrong path) is an error event, not an exit code.
+    child.once("error", (error) => logTail += `\n${error.message}`);
     const url = `http://127.0.0.1:${port}`;
     for (let attempt = 0; ; attempt++) {
         const ok = await fetch(`${url}/health`).then((response) => response.ok, () => false);
         if (ok)
             break;
-        if (attempt > 600 || child.exitCode != null) {
+        if (attempt > 600 || child.exitCode != null || child.pid == null) {
             await stopChild(child);
             throw new Error(`llama-server did not become healthy:\n${logTail}`);
         }

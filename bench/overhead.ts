@@ -4,7 +4,7 @@ import {parseBenchArgs, projectRoot} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {startFloorProcess} from "./floorProcess.js";
 import {singleReply, singleStream, warmUp} from "./httpStreams.js";
-import {startLlamaServer, takeLlamaServerFlag} from "./llamaServerProcess.js";
+import {startLlamaServer, takeLlamaServerFlag, type LlamaServer} from "./llamaServerProcess.js";
 import {machineInfo, measurePhase} from "./machineLoad.js";
 import {startServerProcess} from "./serverProcess.js";
 import {median, medianInterval, perSecond, summarize} from "./stats.js";
@@ -40,15 +40,18 @@ const engine = await startFloorProcess("engine", {
     modelPath: options.modelPath, gpu: options.gpu, threads: server.threads, decodeThreads: server.decodeThreads,
     flashAttention: options.flashAttention, maxTokens: options.maxTokens, longPromptTokens: options.longPromptTokens
 });
-const llamaServer = llamaServerBinary == null ? undefined : await startLlamaServer(llamaServerBinary, options.modelPath, options.maxTokens);
+let llamaServer: LlamaServer | undefined;
 
 /** One pair's figures, tok/s: decode (first to last token) and end to end (request to its end). */
 type Pair = {http: number, engine: number, engineEndToEnd: number, streamed: number, replied: number, llamaDecode?: number, llamaStreamed?: number, llamaReplied?: number, othersPct: number};
 const pairs: Pair[] = [];
 try {
+    if (llamaServerBinary != null)
+        llamaServer = await startLlamaServer(llamaServerBinary, options.modelPath, options.maxTokens);
     await warmUp(target);
     if (llamaServer != null)
         await warmUp(llamaServer.target);
+    const reference = llamaServer;
     for (let run = 1; run <= options.runs; run++) {
         const pair: Partial<Pair> = {};
         const busy: number[] = [];
@@ -69,13 +72,13 @@ try {
                 busy.push(load.during.othersPct);
             },
             async () => pair.replied = (await measurePhase(server.pid, () => singleReply(target, run))).value.endToEndTokPerS,
-            ...llamaServer == null ? [] : [
+            ...reference == null ? [] : [
                 async () => {
-                    const {value} = await measurePhase(undefined, () => singleStream(llamaServer.target, run));
+                    const {value} = await measurePhase(undefined, () => singleStream(reference.target, run));
                     pair.llamaDecode = value.decodeTokPerS;
                     pair.llamaStreamed = value.endToEndTokPerS;
                 },
-                async () => pair.llamaReplied = (await measurePhase(undefined, () => singleReply(llamaServer.target, run))).value.endToEndTokPerS
+                async () => pair.llamaReplied = (await measurePhase(undefined, () => singleReply(reference.target, run))).value.endToEndTokPerS
             ]
         ];
         for (const step of run % 2 === 0 ? steps.reverse() : steps)
