@@ -18,7 +18,8 @@ export class SseWriter {
         this.res.status(200);
         this.res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
         this.res.setHeader("Cache-Control", "no-cache");
-        this.res.setHeader("Connection", "keep-alive");
+        // No Connection header of our own: Node answers keep-alive or close as the request asked.
+        // Forcing keep-alive held a `Connection: close` client's socket open for seconds after [DONE].
         // Tells nginx-style proxies not to buffer the stream.
         this.res.setHeader("X-Accel-Buffering", "no");
         this.res.flushHeaders();
