@@ -4,6 +4,7 @@ import {parseBenchArgs, projectRoot} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {startFloorProcess} from "./floorProcess.js";
 import {singleReply, singleStream, warmUp} from "./httpStreams.js";
+import {leanStream} from "./leanStream.js";
 import {startLlamaServer, takeLlamaServerFlag, type LlamaServer} from "./llamaServerProcess.js";
 import {machineInfo, measurePhase} from "./machineLoad.js";
 import {startServerProcess} from "./serverProcess.js";
@@ -22,9 +23,10 @@ import {median, medianInterval, perSecond, summarize} from "./stats.js";
  * runs cannot tell 2 % from noise. Many pairs, each measured seconds apart, can: the report gives
  * the median of the per-pair ratios with a distribution-free 95 % interval.
  *
- * Each pair also sends the server one request without streaming, and with --llama-server the same
- * two requests to llama.cpp's C++ server: streamed ÷ non-streamed, end to end, is what delivering
- * each token as an event costs, a figure the engine floor cannot give for llama-server.
+ * Each pair also sends the server one request without streaming and one streamed to a client that
+ * parses nothing (leanStream.ts), and with --llama-server the same three requests to llama.cpp's C++
+ * server: streamed ÷ non-streamed, end to end, is what delivering each token as an event costs, a
+ * figure the engine floor cannot give for llama-server, with and without the client's own share.
  */
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -43,7 +45,10 @@ const engine = await startFloorProcess("engine", {
 let llamaServer: LlamaServer | undefined;
 
 /** One pair's figures, tok/s: decode (first to last token) and end to end (request to its end). */
-type Pair = {http: number, engine: number, engineEndToEnd: number, streamed: number, replied: number, llamaDecode?: number, llamaStreamed?: number, llamaReplied?: number, othersPct: number};
+type Pair = {
+    http: number, engine: number, engineEndToEnd: number, streamed: number, leanStreamed: number, replied: number,
+    llamaDecode?: number, llamaStreamed?: number, llamaLeanStreamed?: number, llamaReplied?: number, othersPct: number
+};
 const pairs: Pair[] = [];
 try {
     if (llamaServerBinary != null)
@@ -71,6 +76,7 @@ try {
                 pair.streamed = value.endToEndTokPerS;
                 busy.push(load.during.othersPct);
             },
+            async () => pair.leanStreamed = (await measurePhase(server.pid, () => leanStream(target, run))).value.endToEndTokPerS,
             async () => pair.replied = (await measurePhase(server.pid, () => singleReply(target, run))).value.endToEndTokPerS,
             ...reference == null ? [] : [
                 async () => {
@@ -78,6 +84,7 @@ try {
                     pair.llamaDecode = value.decodeTokPerS;
                     pair.llamaStreamed = value.endToEndTokPerS;
                 },
+                async () => pair.llamaLeanStreamed = (await measurePhase(undefined, () => leanStream(reference.target, run))).value.endToEndTokPerS,
                 async () => pair.llamaReplied = (await measurePhase(undefined, () => singleReply(reference.target, run))).value.endToEndTokPerS
             ]
         ];
@@ -116,10 +123,16 @@ process.stdout.write([
     "",
     "What an event per token costs, end to end (request to its end, tok/s):",
     "",
-    "| server | streamed | not streamed | streamed ÷ not, per pair: median (95 % interval) |",
-    "|---|---|---|---|",
-    streamingRow("chatserve", pairs.map((pair) => [pair.streamed, pair.replied])),
-    ...llamaServer == null ? [] : [streamingRow("llama-server", pairs.map((pair) => [pair.llamaStreamed!, pair.llamaReplied!]))],
+    "| server | client | streamed | not streamed | streamed ÷ not, per pair: median (95 % interval) |",
+    "|---|---|---|---|---|",
+    streamingRow("chatserve", "fetch", pairs.map((pair) => [pair.streamed, pair.replied])),
+    streamingRow("chatserve", "lean", pairs.map((pair) => [pair.leanStreamed, pair.replied])),
+    ...llamaServer == null ? [] : [
+        streamingRow("llama-server", "fetch", pairs.map((pair) => [pair.llamaStreamed!, pair.llamaReplied!])),
+        streamingRow("llama-server", "lean", pairs.map((pair) => [pair.llamaLeanStreamed!, pair.llamaReplied!]))
+    ],
+    "",
+    "fetch: the bench's client, which parses every event (sse.ts); lean: a bare socket that parses nothing until the end (leanStream.ts).",
     "",
     `And chatserve's non-streamed request ÷ the engine floor, end to end (HTTP and JSON without an event per token): ${pairedRatio(pairs.map((pair) => pair.replied / pair.engineEndToEnd))}.`,
     ...llamaServer == null ? [] : [
@@ -130,9 +143,9 @@ process.stdout.write([
     ""
 ].join("\n"));
 
-function streamingRow(name: string, figures: ReadonlyArray<readonly [number, number]>): string {
+function streamingRow(name: string, client: string, figures: ReadonlyArray<readonly [number, number]>): string {
     const ratios = figures.map(([streamed, replied]) => streamed / replied);
-    return `| ${name} | ${median(figures.map(([streamed]) => streamed)).toFixed(1)} | ${median(figures.map(([, replied]) => replied)).toFixed(1)} | ${pairedRatio(ratios)} |`;
+    return `| ${name} | ${client} | ${median(figures.map(([streamed]) => streamed)).toFixed(1)} | ${median(figures.map(([, replied]) => replied)).toFixed(1)} | ${pairedRatio(ratios)} |`;
 }
 
 function pairedRatio(ratios: readonly number[]): string {

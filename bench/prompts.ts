@@ -59,6 +59,8 @@ export const phasePrompts = {
     single: (run: number) => shortPrompt(`Run ${run} single`),
     /** The single stream's twin for a non-streamed request: as long, but not a cached prefix. */
     reply: (run: number) => shortPrompt(`Run ${run} replied`),
+    /** And for the lean client's stream (leanStream.ts). */
+    lean: (run: number) => shortPrompt(`Run ${run} leanly`),
     long: (run: number, tokens: number) => promptText(`Run ${run} long prompt`, tokens) + " Summarise this.",
     stream: (run: number, index: number) => shortPrompt(`Run ${run} stream ${index}`),
     system: (run: number, tokens: number) => promptText(`Run ${run} system prompt`, tokens),
