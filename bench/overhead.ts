@@ -3,7 +3,7 @@ import path from "node:path";
 import {parseBenchArgs, projectRoot} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {startFloorProcess} from "./floorProcess.js";
-import {singleReply, singleStream, warmUp} from "./httpStreams.js";
+import {singleReply, singleStream, warmUp, type HttpTarget} from "./httpStreams.js";
 import {leanStream} from "./leanStream.js";
 import {startLlamaServer, takeLlamaServerFlag, type LlamaServer} from "./llamaServerProcess.js";
 import {machineInfo, measurePhase} from "./machineLoad.js";
@@ -44,11 +44,32 @@ const engine = await startFloorProcess("engine", {
 });
 let llamaServer: LlamaServer | undefined;
 
-/** One pair's figures, tok/s: decode (first to last token) and end to end (request to its end). */
-type Pair = {
-    http: number, engine: number, engineEndToEnd: number, streamed: number, leanStreamed: number, replied: number,
-    llamaDecode?: number, llamaStreamed?: number, llamaLeanStreamed?: number, llamaReplied?: number, othersPct: number
-};
+/**
+ * One server's figures in a pair, tok/s: its stream's decode (first to last token), and end to end
+ * (request to its end) that stream, a stream read by the lean client, and a non-streamed reply.
+ */
+type ServerFigures = {decode: number, streamed: number, leanStreamed: number, replied: number};
+type Pair = {engine: number, engineEndToEnd: number, chatserve: ServerFigures, llamaServer?: ServerFigures, othersPct: number};
+
+/** A server's three requests, each a step that fills in `figures`; `pid` (chatserve's) also records how busy the rest of the machine was. */
+function serverSteps(target: HttpTarget, run: number, pid: number | undefined, figures: Partial<ServerFigures>, busy: number[]) {
+    const measure = async <T>(request: () => Promise<T>): Promise<T> => {
+        const {value, load} = await measurePhase(pid, request);
+        if (pid != null)
+            busy.push(load.during.othersPct);
+        return value;
+    };
+    return [
+        async () => {
+            const stream = await measure(() => singleStream(target, run));
+            figures.decode = stream.decodeTokPerS;
+            figures.streamed = stream.endToEndTokPerS;
+        },
+        async () => figures.leanStreamed = (await measure(() => leanStream(target, run))).endToEndTokPerS,
+        async () => figures.replied = (await measure(() => singleReply(target, run))).endToEndTokPerS
+    ];
+}
+
 const pairs: Pair[] = [];
 try {
     if (llamaServerBinary != null)
@@ -56,9 +77,8 @@ try {
     await warmUp(target);
     if (llamaServer != null)
         await warmUp(llamaServer.target);
-    const reference = llamaServer;
     for (let run = 1; run <= options.runs; run++) {
-        const pair: Partial<Pair> = {};
+        const pair = {chatserve: {}, llamaServer: llamaServer == null ? undefined : {}} as Pair;
         const busy: number[] = [];
         // Each step waits a second first (the engine floor does so itself), so none starts while
         // the one before's compute threads still spin.
@@ -70,32 +90,16 @@ try {
                 pair.engineEndToEnd = perSecond(generatedTokens, ttftMs + 1000 * (generatedTokens - 1) / decodeTokPerS);
                 busy.push(load.during.othersPct);
             },
-            async () => {
-                const {value, load} = await measurePhase(server.pid, () => singleStream(target, run));
-                pair.http = value.decodeTokPerS;
-                pair.streamed = value.endToEndTokPerS;
-                busy.push(load.during.othersPct);
-            },
-            async () => pair.leanStreamed = (await measurePhase(server.pid, () => leanStream(target, run))).value.endToEndTokPerS,
-            async () => pair.replied = (await measurePhase(server.pid, () => singleReply(target, run))).value.endToEndTokPerS,
-            ...reference == null ? [] : [
-                async () => {
-                    const {value} = await measurePhase(undefined, () => singleStream(reference.target, run));
-                    pair.llamaDecode = value.decodeTokPerS;
-                    pair.llamaStreamed = value.endToEndTokPerS;
-                },
-                async () => pair.llamaLeanStreamed = (await measurePhase(undefined, () => leanStream(reference.target, run))).value.endToEndTokPerS,
-                async () => pair.llamaReplied = (await measurePhase(undefined, () => singleReply(reference.target, run))).value.endToEndTokPerS
-            ]
+            ...serverSteps(target, run, server.pid, pair.chatserve, busy),
+            ...llamaServer == null ? [] : serverSteps(llamaServer.target, run, undefined, pair.llamaServer!, busy)
         ];
         for (const step of run % 2 === 0 ? steps.reverse() : steps)
             await step();
-        const done = {...pair, othersPct: Math.max(...busy)} as Pair;
-        pairs.push(done);
-        log(`pair ${run}/${options.runs}: HTTP ${done.http.toFixed(1)} tok/s, engine ${done.engine.toFixed(1)}, ratio ${(done.http / done.engine).toFixed(3)}` +
-            `; streamed ÷ not ${(done.streamed / done.replied).toFixed(3)}` +
-            (llamaServer == null ? "" : `, llama-server's ${(done.llamaStreamed! / done.llamaReplied!).toFixed(3)}`) +
-            `; others busy ${done.othersPct.toFixed(0)} %`);
+        pair.othersPct = Math.max(...busy);
+        pairs.push(pair);
+        const cost = (figures: ServerFigures) => (figures.streamed / figures.replied).toFixed(3);
+        log(`pair ${run}/${options.runs}: HTTP ${pair.chatserve.decode.toFixed(1)} tok/s, engine ${pair.engine.toFixed(1)}, ratio ${(pair.chatserve.decode / pair.engine).toFixed(3)}` +
+            `; streamed ÷ not ${cost(pair.chatserve)}${pair.llamaServer == null ? "" : `, llama-server's ${cost(pair.llamaServer)}`}; others busy ${pair.othersPct.toFixed(0)} %`);
     }
 } finally {
     await engine.stop();
@@ -103,7 +107,8 @@ try {
     await llamaServer?.stop();
 }
 
-const ratios = pairs.map((pair) => pair.http / pair.engine);
+const ratios = pairs.map((pair) => pair.chatserve.decode / pair.engine);
+const llamaServers = pairs.flatMap((pair) => pair.llamaServer == null ? [] : [pair.llamaServer]);
 const spread = summarize(ratios);
 const interval = medianInterval(ratios);
 const percent = (value: number) => `${(100 * value).toFixed(1)} %`;
@@ -115,7 +120,7 @@ process.stdout.write([
     "",
     "| measure | HTTP | engine floor | HTTP ÷ engine |",
     "|---|---|---|---|",
-    `| single-stream decode, medians (tok/s) | ${median(pairs.map((pair) => pair.http)).toFixed(1)} | ${median(pairs.map((pair) => pair.engine)).toFixed(1)} | |`,
+    `| single-stream decode, medians (tok/s) | ${median(pairs.map((pair) => pair.chatserve.decode)).toFixed(1)} | ${median(pairs.map((pair) => pair.engine)).toFixed(1)} | |`,
     `| per pair: median (95 % interval; range) | | | ${spread.median.toFixed(3)} (${interval.low.toFixed(3)}–${interval.high.toFixed(3)}; ${spread.min.toFixed(3)}–${spread.max.toFixed(3)}) |`,
     "",
     `Overhead (1 − HTTP ÷ engine): ${percent(1 - spread.median)}, 95 % interval ${percent(1 - interval.high)} to ${percent(1 - interval.low)}.`,
@@ -125,27 +130,28 @@ process.stdout.write([
     "",
     "| server | client | streamed | not streamed | streamed ÷ not, per pair: median (95 % interval) |",
     "|---|---|---|---|---|",
-    streamingRow("chatserve", "fetch", pairs.map((pair) => [pair.streamed, pair.replied])),
-    streamingRow("chatserve", "lean", pairs.map((pair) => [pair.leanStreamed, pair.replied])),
-    ...llamaServer == null ? [] : [
-        streamingRow("llama-server", "fetch", pairs.map((pair) => [pair.llamaStreamed!, pair.llamaReplied!])),
-        streamingRow("llama-server", "lean", pairs.map((pair) => [pair.llamaLeanStreamed!, pair.llamaReplied!]))
-    ],
+    ...streamingRows("chatserve", pairs.map((pair) => pair.chatserve)),
+    ...streamingRows("llama-server", llamaServers),
     "",
     "fetch: the bench's client, which parses every event (sse.ts); lean: a bare socket that parses nothing until the end (leanStream.ts).",
     "",
-    `And chatserve's non-streamed request ÷ the engine floor, end to end (HTTP and JSON without an event per token): ${pairedRatio(pairs.map((pair) => pair.replied / pair.engineEndToEnd))}.`,
-    ...llamaServer == null ? [] : [
+    `And chatserve's non-streamed request ÷ the engine floor, end to end (HTTP and JSON without an event per token): ${pairedRatio(pairs.map((pair) => pair.chatserve.replied / pair.engineEndToEnd))}.`,
+    ...llamaServers.length === 0 ? [] : [
         // Decode, not end to end: llama-server's template renders the prompt ~25 tokens longer.
-        `Single-stream decode, chatserve ÷ llama-server, per pair: ${pairedRatio(pairs.map((pair) => pair.http / pair.llamaDecode!))}` +
-        ` (${median(pairs.map((pair) => pair.http)).toFixed(1)} against ${median(pairs.map((pair) => pair.llamaDecode!)).toFixed(1)} tok/s).`
+        `Single-stream decode, chatserve ÷ llama-server, per pair: ${pairedRatio(pairs.map((pair) => pair.chatserve.decode / pair.llamaServer!.decode))}` +
+        ` (${median(pairs.map((pair) => pair.chatserve.decode)).toFixed(1)} against ${median(llamaServers.map((figures) => figures.decode)).toFixed(1)} tok/s).`
     ],
     ""
 ].join("\n"));
 
-function streamingRow(name: string, client: string, figures: ReadonlyArray<readonly [number, number]>): string {
-    const ratios = figures.map(([streamed, replied]) => streamed / replied);
-    return `| ${name} | ${client} | ${median(figures.map(([streamed]) => streamed)).toFixed(1)} | ${median(figures.map(([, replied]) => replied)).toFixed(1)} | ${pairedRatio(ratios)} |`;
+/** Fetch's and the lean client's stream against the non-streamed reply; none without figures. */
+function streamingRows(name: string, figures: readonly ServerFigures[]): string[] {
+    if (figures.length === 0)
+        return [];
+    const replied = median(figures.map((server) => server.replied)).toFixed(1);
+    return (["streamed", "leanStreamed"] as const).map((key) =>
+        `| ${name} | ${key === "streamed" ? "fetch" : "lean"} | ${median(figures.map((server) => server[key])).toFixed(1)} | ${replied} | ` +
+        `${pairedRatio(figures.map((server) => server[key] / server.replied))} |`);
 }
 
 function pairedRatio(ratios: readonly number[]): string {
