@@ -22,8 +22,8 @@ async function rawRequest(body: Record<string, unknown>, connection: "close" | "
         `Connection: ${connection}\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
     let text = "";
     socket.on("data", (bytes) => text += bytes.toString("utf8"));
-    // The last chunk of a chunked reply, or the whole JSON reply, has arrived.
-    const answered = () => text.includes("\r\n0\r\n\r\n") || (text.includes("Content-Length") && text.trimEnd().endsWith("}"));
+    // A streamed reply is chunked: it is whole once its last, empty chunk has arrived.
+    const answered = () => text.includes("\r\n0\r\n\r\n");
     const ended = await new Promise<boolean>((resolve) => {
         socket.once("end", () => resolve(true));
         socket.on("data", () => {
