@@ -21,11 +21,16 @@ export function abortWhenClientLeaves(res: Response, stopping?: AbortSignal): Ab
         answerStopped(res, toApiError(stopping!.reason));
     };
     stopping?.addEventListener("abort", onStop, {once: true});
-    res.on("close", () => {
+    const onClose = () => {
         stopping?.removeEventListener("abort", onStop);
         if (!res.writableFinished)
             controller.abort(new ClientGoneError());
-    });
+    };
+    // A client that left between its body's end and the route's start has had its only "close" already.
+    if (res.destroyed)
+        onClose();
+    else
+        res.once("close", onClose);
     return controller.signal;
 }
 
