@@ -6,14 +6,23 @@ export type DetokenizeFn = (tokens: readonly Token[], lastTokens: readonly Token
  * Turns a stream of tokens into a stream of text.
  *
  * A character outside ASCII can be split over several byte tokens; decoding one of them alone yields
- * U+FFFD. Such pieces are held (up to a few tokens) until the character is complete, so clients never
- * see a replacement character that the full decode would not contain. Previous tokens are passed as
- * context because SentencePiece vocabularies decode a leading space differently at the start.
+ * U+FFFD. Such pieces are held until the character is complete, so clients never see a replacement
+ * character that the full decode would not contain. A run of tokens that each finish one character and
+ * start the next (rare CJK, emoji sequences) stays held as a whole, as each token's first bytes need the
+ * one before, while the characters it completes are sent at once. Bytes that complete nothing for a few
+ * tokens are not text: they are let go as they decode. Previous tokens are passed as context because
+ * SentencePiece vocabularies decode a leading space differently at the start.
  */
 export class IncrementalDetokenizer {
+    /** Tokens held without completing a character, and context tokens kept. */
     private static readonly maxHeldTokens = 4;
+    /** A run of straddling tokens is let go past this, so one decode never grows without bound. */
+    private static readonly maxPendingTokens = 32;
     private readonly pending: Token[] = [];
     private readonly context: Token[] = [];
+    /** Characters of the pending tokens' text already sent. */
+    private sent = 0;
+    private heldWithoutProgress = 0;
 
     public constructor(private readonly detokenize: DetokenizeFn, contextTokens: readonly Token[] = []) {
         this.context.push(...contextTokens.slice(-IncrementalDetokenizer.maxHeldTokens));
@@ -22,9 +31,17 @@ export class IncrementalDetokenizer {
     public push(token: Token): string {
         this.pending.push(token);
         const text = this.detokenize(this.pending, this.context);
-        if (text.endsWith("\uFFFD") && this.pending.length < IncrementalDetokenizer.maxHeldTokens)
-            return "";
-
+        if (text.endsWith("\uFFFD") && this.pending.length < IncrementalDetokenizer.maxPendingTokens) {
+            const complete = text.replace(/\uFFFD+$/, "");
+            if (complete.length > this.sent) {
+                const news = complete.slice(this.sent);
+                this.sent = complete.length;
+                this.heldWithoutProgress = 0;
+                return news;
+            }
+            if (++this.heldWithoutProgress < IncrementalDetokenizer.maxHeldTokens)
+                return "";
+        }
         return this.release(text);
     }
 
@@ -43,6 +60,9 @@ export class IncrementalDetokenizer {
         this.context.push(...this.pending, ...extraContext);
         this.context.splice(0, Math.max(0, this.context.length - IncrementalDetokenizer.maxHeldTokens));
         this.pending.length = 0;
-        return text;
+        const news = text.slice(this.sent);
+        this.sent = 0;
+        this.heldWithoutProgress = 0;
+        return news;
     }
 }

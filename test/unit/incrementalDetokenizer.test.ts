@@ -50,6 +50,15 @@ describe("IncrementalDetokenizer", () => {
         expect(detokenizer.push(0x80 as Token)).toBe("");
     });
 
+    it("sends each character of a run of tokens that straddle characters as it completes, with no U+FFFD", () => {
+        // Byte-level BPE merges across CJK characters: every token ends one character and starts the next.
+        const pieces = [[0xE4, 0xB8], [0xAD, 0xE6], [0x96, 0x87, 0xE5], [0xAD, 0x97, 0xE7], [0xAC, 0xA6, 0xE4], [0xB8, 0xB2]];
+        const pieceDecode = (tokens: readonly Token[]) => decoder.decode(Uint8Array.from(tokens.flatMap((token) => pieces[token]!)));
+        const detokenizer = new IncrementalDetokenizer(pieceDecode);
+        expect(pushAll(detokenizer, [0, 1, 2, 3, 4, 5] as Token[])).toEqual(["", "中", "文", "字", "符", "串"]);
+        expect(detokenizer.flush()).toBe("");
+    });
+
     it("passes the last released tokens (at most 4) as context, starting from the prompt's", () => {
         const calls: Array<{tokens: number[], context: number[]}> = [];
         const recording = (tokens: readonly Token[], context: readonly Token[]) => {
