@@ -1,3 +1,4 @@
+import {setMaxListeners} from "node:events";
 import type {Logger} from "pino";
 import type {LoadedModel} from "../engine/types.js";
 import {BadRequestError, ModelNotFoundError, ModelUnavailableError, ModelUnloadedError, ServiceShuttingDownError} from "../errors.js";
@@ -34,7 +35,10 @@ export class ModelRegistry {
         private readonly load: ModelLoader,
         private readonly contextSize: number,
         private readonly logger: Logger
-    ) {}
+    ) {
+        // Every request waiting for a model to load listens for shutdown: more than 10 is no leak.
+        setMaxListeners(0, this.stopping.signal);
+    }
 
     public list(): ModelObject[] {
         return this.catalogue.list().map((descriptor) => this.toModelObject(descriptor));

@@ -53,6 +53,23 @@ describe("ModelRegistry", () => {
         expect(loader.pending).toHaveLength(1);
     });
 
+    it("lets any number of requests wait for a load without a listener-leak warning", async () => {
+        const warnings: string[] = [];
+        const onWarning = (warning: Error) => warnings.push(warning.name);
+        process.on("warning", onWarning);
+        try {
+            const {registry, loader} = setup();
+            const waiting = Array.from({length: 20}, () => registry.acquire("m", "chat"));
+            await settle();
+            loader.pending[0]!.resolve(new FakeModel());
+            await Promise.all(waiting);
+            await settle();
+            expect(warnings).not.toContain("MaxListenersExceededWarning");
+        } finally {
+            process.off("warning", onWarning);
+        }
+    });
+
     it("unloads a model whose file has left the folder, once asked after a rescan", async () => {
         const descriptors = [descriptor("m"), descriptor("kept")];
         const {registry, loader} = setup(descriptors);
