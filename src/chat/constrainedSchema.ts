@@ -27,6 +27,15 @@ const unenforceable = new Set([
 ]);
 /** Keywords a schema with `anyOf` / `oneOf` must not also have: the grammar follows one branch alone. */
 const branchSiblings = ["type", "properties", "required", "additionalProperties", "items", "prefixItems", "enum", "const"];
+/**
+ * Validation keywords a schema with `$ref` must not also have: since 2019-09 they apply together with
+ * the definition, but the grammar writes the definition alone (draft-07 ignored them, so one reading
+ * or the other would fail in silence).
+ */
+const refSiblings = [
+    ...branchSiblings, "anyOf", "oneOf", "minLength", "maxLength", "pattern", "format", ...numericBounds,
+    "minItems", "maxItems", "minProperties", "maxProperties", "propertyNames", "additionalItems"
+];
 const anyJson: JsonSchema = {
     oneOf: [{type: ["string", "number", "boolean", "null"]}, {type: "object", additionalProperties: true}, {type: "array"}]
 };
@@ -60,8 +69,12 @@ function convert(input: unknown, path: string, defNames: ReadonlySet<string>): J
 
     refuseMalformedKeywords(schema, path);
     const description = typeof schema.description === "string" ? {description: schema.description} : {};
-    if (typeof schema.$ref === "string")
+    if (typeof schema.$ref === "string") {
+        const sibling = refSiblings.find((name) => name in schema);
+        if (sibling != null)
+            throw unsupported(path, sibling, `'${sibling}' next to '$ref' cannot be enforced by constrained decoding; put it inside the definition`);
         return {$ref: toDefRef(schema.$ref, path, defNames), ...description} as JsonSchema;
+    }
     if ("const" in schema)
         return {const: literalsOfType([literal(schema.const, `${path}.const`)], schema.type, `${path}.const`)[0], ...description} as JsonSchema;
     if (Array.isArray(schema.enum)) {

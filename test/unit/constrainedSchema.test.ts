@@ -42,6 +42,10 @@ describe("toConstrainedSchema", () => {
         expect(toConstrainedSchema({
             type: "object", properties: {a: {$ref: "#/definitions/A"}}, definitions: {A: {type: "boolean"}}
         }, "p")).toMatchObject({properties: {a: {$ref: "#/$defs/A"}}, $defs: {A: {type: "boolean"}}});
+        // Annotations beside a $ref, as pydantic writes a documented field with a default, are fine.
+        expect(toConstrainedSchema({
+            type: "object", properties: {a: {$ref: "#/$defs/A", title: "A", description: "an a", default: true}}, $defs: {A: {type: "boolean"}}
+        }, "p")).toMatchObject({properties: {a: {$ref: "#/$defs/A", description: "an a"}}});
     });
 
     it("reads false where it closes a tuple (zod 4's z.tuple) or forbids a property, and refuses it where it requires the impossible", () => {
@@ -106,6 +110,9 @@ describe("toConstrainedSchema", () => {
         [{allOf: [{type: "string"}]}, "response_format.json_schema.schema.allOf"],
         [{type: "string", format: "email"}, "response_format.json_schema.schema.format"],
         [{type: "object", properties: {a: {$ref: "#/$defs/missing"}}}, "response_format.json_schema.schema.properties.a.$ref"],
+        [{$defs: {a: {type: "string"}}, $ref: "#/$defs/a", maxLength: 3}, "response_format.json_schema.schema.maxLength"],
+        [{$defs: {a: {type: "string"}}, $ref: "#/$defs/a", enum: ["x", "y"]}, "response_format.json_schema.schema.enum"],
+        [{type: "object", $defs: {a: {type: "integer"}}, properties: {n: {$ref: "#/$defs/a", minimum: 5}}}, "response_format.json_schema.schema.properties.n.minimum"],
         [{type: "string", maxLength: 5000}, "response_format.json_schema.schema.maxLength"],
         [{type: "object", properties: {a: {type: "string"}, b: {type: "string"}}, maxProperties: 1}, "response_format.json_schema.schema.maxProperties"],
         [{type: "array", prefixItems: [{type: "string"}, {type: "string"}], maxItems: 1}, "response_format.json_schema.schema.maxItems"],
