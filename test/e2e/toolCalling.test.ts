@@ -26,6 +26,14 @@ const validArguments = {get_weather: ajv.compile(weatherParameters), get_time: a
 const question = [{role: "user" as const, content: "What is the weather in Paris for the next 3 days?"}];
 
 /** Checks each call's shape and that its arguments are a JSON string matching its tool's schema. */
+/** A YYYY-MM-DD day that exists, as Python's `date.fromisoformat` reads it (Date.UTC rolls 11-31 over to 12-01). */
+function isCalendarDate(text: string): boolean {
+    const [year, month, day] = text.split("-").map(Number) as [number, number, number];
+    const date = new Date(Date.UTC(2000, month - 1, day));
+    date.setUTCFullYear(year);
+    return /^\d{4}-\d{2}-\d{2}$/.test(text) && year >= 1 && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 function expectValidCalls(calls: ChatCompletionMessageFunctionToolCall[] | undefined): ChatCompletionMessageFunctionToolCall[] {
     expect(calls?.length).toBeGreaterThan(0);
     for (const call of calls!) {
@@ -286,11 +294,14 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             expect(kinds.has("answer")).toBe(true);
         });
 
-        it("json_schema as pydantic writes it: formats without a pattern (uuid, duration, ipv4) come out valid", async () => {
+        it("json_schema as pydantic writes it: formats without a pattern (date, datetime, uuid, duration, ipv4) come out valid", async () => {
             const schema = {
                 type: "object",
-                properties: {id: {type: "string", format: "uuid"}, wait: {type: "string", format: "duration"}, host: {type: "string", format: "ipv4"}},
-                required: ["id", "wait", "host"],
+                properties: {
+                    id: {type: "string", format: "uuid"}, wait: {type: "string", format: "duration"}, host: {type: "string", format: "ipv4"},
+                    day: {type: "string", format: "date"}, at: {type: "string", format: "date-time"}
+                },
+                required: ["id", "wait", "host", "day", "at"],
                 additionalProperties: false
             };
             for (const seed of [1, 2]) {
@@ -303,6 +314,9 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
                 expect(value.id).toMatch(/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i);
                 expect(value.wait).toMatch(/^-?P(?=\d|T\d)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/);
                 expect(isIPv4(value.host), value.host).toBe(true);
+                expect(isCalendarDate(value.day), value.day).toBe(true);
+                expect(isCalendarDate(value.at.slice(0, 10)), value.at).toBe(true);
+                expect(value.at.slice(10)).toMatch(/^T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{3})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/);
             }
         });
 

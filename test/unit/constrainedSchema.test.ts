@@ -26,7 +26,7 @@ describe("toConstrainedSchema", () => {
             type: "object",
             properties: {
                 name: {type: "string", minLength: 1, maxLength: 20, description: "who"},
-                when: {type: "string", format: "date"},
+                when: {type: "string", pattern: expect.stringContaining("-02-29")},
                 tags: {type: "array", items: {type: "string"}, minItems: 1, maxItems: 3},
                 kind: {enum: ["a", "b"]},
                 version: {const: 2}
@@ -76,9 +76,13 @@ describe("toConstrainedSchema", () => {
         expect(rejection({type: "number", minimum: "5"})).toMatchObject({status: 400, param: "response_format.json_schema.schema.minimum", code: "invalid_schema"});
     });
 
-    it("enforces pydantic's uuid, duration and ipv4 formats through patterns that take valid values and refuse others", () => {
+    it("enforces pydantic's date, time, datetime, uuid, duration and ipv4 formats through patterns that take valid values and refuse others", () => {
         const patternOf = (format: string) => new RegExp((toConstrainedSchema({type: "string", format}, "p") as unknown as {pattern: string}).pattern);
         const cases: Record<string, [valid: string[], invalid: string[]]> = {
+            date: [["2024-02-29", "2000-02-29", "0004-02-29", "2023-02-28", "2023-04-30", "2023-12-31", "0001-01-01"],
+                ["2023-02-29", "1900-02-29", "2048-11-31", "0345-04-31", "2023-02-30", "0000-01-01", "2023-13-01", "2023-00-10", "2023-01-00", "23-01-01"]],
+            time: [["00:00:00Z", "23:59:59.123+05:30", "12:00:00-00:00"], ["24:00:00Z", "12:60:00Z", "12:00:00", "12:00:00.1Z"]],
+            "date-time": [["2024-02-29T10:24:57Z", "1999-12-31T23:59:59.999-08:00"], ["9162-02-30T10:24:57Z", "9210-11-31T18:11:33+15:33", "2024-02-29 10:24:57Z"]],
             uuid: [["123e4567-e89b-12d3-a456-426614174000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"], ["123e4567e89b12d3a456426614174000", "123e4567-e89b-12d3-a456-42661417400g"]],
             duration: [["P1D", "PT0S", "P1DT2H3M4.5S", "-P3W", "P1Y2M"], ["P", "PT", "P1DT", "1D", "P1H"]],
             ipv4: [["0.0.0.0", "192.168.1.255", "255.255.255.255"], ["256.1.1.1", "1.2.3", "01.2.3.4", "1.2.3.4.5"]]
@@ -89,7 +93,7 @@ describe("toConstrainedSchema", () => {
             for (const value of invalid)
                 expect(value, `${format} ${value}`).not.toMatch(patternOf(format));
         }
-        expect(toConstrainedSchema({type: "string", format: "date"}, "p")).toEqual({type: "string", format: "date"});
+        expect(rejection({type: "string", format: "date", maxLength: 10})).toMatchObject({param: "response_format.json_schema.schema.maxLength"});
         expect(rejection({type: "string", format: "uuid", maxLength: 36})).toMatchObject({param: "response_format.json_schema.schema.maxLength", message: expect.stringContaining("format: uuid")});
     });
 
