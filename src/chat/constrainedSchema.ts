@@ -174,6 +174,9 @@ function toDefRef(ref: string, path: string, defNames: ReadonlySet<string>): str
 }
 
 function literal(value: unknown, path: string): string | number | boolean | null {
+    // JSON's 1e400 parses to Infinity, which no reply can write (JSON.stringify makes it null).
+    if (typeof value === "number" && !Number.isFinite(value))
+        throw invalid(path, "a number too large to write in JSON can never match");
     if (value === null || ["string", "number", "boolean"].includes(typeof value))
         return value as string | number | boolean | null;
     throw unsupported(path, null, "only strings, numbers, booleans and null can be listed");

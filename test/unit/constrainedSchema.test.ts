@@ -63,6 +63,9 @@ describe("toConstrainedSchema", () => {
         expect(rejection({type: "array", prefixItems: [{type: "string"}], items: false, minItems: 2})).toMatchObject({status: 400, message: expect.stringContaining("no array")});
         expect(rejection({type: "object", properties: {b: false}, required: ["b"]})).toMatchObject({status: 400, param: "response_format.json_schema.schema.properties.b"});
         expect(rejection({type: "object", properties: {b: {anyOf: [false]}}})).toMatchObject({status: 400, message: expect.stringContaining("false matches nothing")});
+        // JSON's 1e400 is Infinity once parsed: a const or enum value no reply can write.
+        expect(rejection({const: JSON.parse("1e400")})).toMatchObject({status: 400, param: "response_format.json_schema.schema.const", code: "invalid_schema"});
+        expect(rejection({enum: [1, JSON.parse("-1e400")]})).toMatchObject({status: 400, param: "response_format.json_schema.schema.enum[1]"});
     });
 
     it("keeps whole-number bounds on numbers in draft 2020's form, the tighter of two, and refuses a range with no number", () => {
