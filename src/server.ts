@@ -42,7 +42,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         tools: descriptor.capabilities.includes("tools"),
         embeds: descriptor.capabilities.includes("embeddings")
     }), config.ctxSize, logger);
-    catalogue.watch(config.rescanIntervalMs, () => registry.releaseRemoved());
+    catalogue.watch(config.rescanIntervalMs, () => registry.releaseStale());
     const stopping = new AbortController();
     // Every running request listens for the end of the grace period.
     setMaxListeners(0, stopping.signal);

@@ -68,14 +68,19 @@ export class ModelRegistry {
         return await this.loaded(residency);
     }
 
-    /** Models whose file has left the folder: their weights (and the deleted file's disk space) go once their running generations end. */
-    public releaseRemoved(): void {
+    /**
+     * After a rescan, models whose file has left the folder or changed: requests queued for them learn
+     * it now, and their weights (and a deleted file's disk space) go once their running generations
+     * end. A changed file's new weights load on the next request for it.
+     */
+    public releaseStale(): void {
         for (const [id, residency] of this.residents) {
-            if (this.catalogue.find(id) != null)
+            const current = this.catalogue.find(id);
+            if (current === residency.descriptor)
                 continue;
             this.residents.delete(id);
-            this.retire(residency, "its file left the models folder");
-            this.logger.info({event: "model_unloaded", model: id}, `unloading ${id}: its file is gone`);
+            this.retire(residency, current == null ? "its file left the models folder" : "its file changed");
+            this.logger.info({event: "model_unloaded", model: id}, `unloading ${id}: its file ${current == null ? "is gone" : "changed"}`);
         }
     }
 

@@ -79,11 +79,11 @@ describe("ModelRegistry", () => {
         loader.pending[0]!.resolve(model);
         await loaded;
 
-        registry.releaseRemoved();
+        registry.releaseStale();
         await settle();
         expect(model.disposed).toBe(false);
         descriptors.splice(0, 1);
-        registry.releaseRemoved();
+        registry.releaseStale();
         await settle();
         expect(model.disposed).toBe(true);
         // Requests still waiting for it learn why, and that a retry is worth it.
@@ -194,6 +194,28 @@ describe("ModelRegistry", () => {
         expect(oldModel.disposed).toBe(true);
     });
 
+    it("unloads a model whose file changed at the rescan, before any request asks for it again", async () => {
+        const descriptors = [descriptor("m")];
+        const {registry, loader} = setup(descriptors);
+        const oldModel = new FakeModel();
+        const first = registry.acquire("m", "chat");
+        await settle();
+        loader.pending[0]!.resolve(oldModel);
+        await first;
+
+        descriptors[0] = descriptor("m", {sizeBytes: 999, modifiedAt: 1_800_000_000});
+        registry.releaseStale();
+        await settle();
+        expect(oldModel.stoppedQueueing).toMatchObject({code: "model_unloaded", message: expect.stringContaining("its file changed")});
+        expect(oldModel.disposed).toBe(true);
+        expect(registry.list().map((entry) => [entry.id, entry.loaded])).toEqual([["m", false]]);
+        const next = registry.acquire("m", "chat");
+        await settle();
+        expect(loader.pending).toHaveLength(2);
+        loader.pending[1]!.resolve(new FakeModel());
+        await next;
+    });
+
     it("refuses requests waiting for a model still loading as soon as shutdown begins, and every later one", async () => {
         const {registry, loader} = setup();
         const waiting = registry.acquire("m", "chat").catch((error: unknown) => error);
@@ -260,7 +282,7 @@ async function retiredModel() {
     loader.pending[0]!.resolve(model);
     await loaded;
     descriptors.splice(0, 1);
-    registry.releaseRemoved();
+    registry.releaseStale();
     await settle();
     return {registry, model};
 }
