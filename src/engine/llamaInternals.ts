@@ -109,6 +109,24 @@ export function assertSharedLockModule(): void {
         throw internalsChanged(`the lifecycle-utils it locks with (${theirs}, chatserve has ${ours})`);
 }
 
+type SequenceCopy = {_copyStateFromOtherSequence(other: LlamaContextSequence, upToTokenIndex: number): Promise<boolean>};
+
+/**
+ * Gives `target` the first `length` cached tokens of `donor`, as node-llama-cpp's decision context
+ * does: its bookkeeping and llama.cpp's cells at once, under the context lock (llama.cpp copies the
+ * KV buffer itself before the next decode). A copy that did not come out whole leaves the target
+ * empty instead: its bookkeeping may not match its cells. Resolves to whether it came out whole.
+ */
+export async function copySequencePrefix(target: LlamaContextSequence, donor: LlamaContextSequence, length: number): Promise<boolean> {
+    const copy = (target as unknown as Partial<SequenceCopy>)._copyStateFromOtherSequence;
+    if (typeof copy !== "function")
+        throw internalsChanged("a context sequence's copy from another");
+    const whole = await copy.call(target, donor, length).catch(() => false);
+    if (!whole)
+        await target.clearHistory();
+    return whole;
+}
+
 function internalsChanged(what: string): Error {
     return new Error(`chatserve drives node-llama-cpp 3.22's internals, and ${what} changed: install the node-llama-cpp version package.json names`);
 }

@@ -8,7 +8,8 @@ import {DecodeSteps} from "./decodeSteps.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
 import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
-import {generateOnSequence} from "./sequenceGeneration.js";
+import {takeLongerPrefix} from "./prefixSharing.js";
+import {forgetUnevaluatedTail, generateOnSequence} from "./sequenceGeneration.js";
 import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {SequencePool} from "./sequencePool.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt} from "./textPrompt.js";
@@ -29,7 +30,8 @@ export type ModelLoadOptions = {
 };
 
 type Generation = {
-    context: LlamaContext, steps: DecodeSteps, pool: SequencePool<LlamaContextSequence>, chatWrapper: ChatWrapper, grammars: ReplyGrammars
+    context: LlamaContext, steps: DecodeSteps, sequences: LlamaContextSequence[], pool: SequencePool<LlamaContextSequence>,
+    chatWrapper: ChatWrapper, grammars: ReplyGrammars
 };
 
 /**
@@ -72,6 +74,7 @@ export class LlamaLoadedModel implements LoadedModel {
                 generation = {
                     context,
                     steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),
+                    sequences,
                     pool: new SequencePool(sequences, options.maxQueue),
                     chatWrapper: resolveChatWrapper(model),
                     grammars: new ReplyGrammars(model)
@@ -145,8 +148,15 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease> {
-        const {pool, steps, grammars} = this.generating();
+        const {pool, sequences, steps, grammars} = this.generating();
         const sequence = await pool.acquire(prompt.tokens, signal);
+        try {
+            if (await takeLongerPrefix(sequence, sequences, prompt.tokens) > 0)
+                forgetUnevaluatedTail(sequence);
+        } catch (error) {
+            pool.release(sequence);
+            throw error;
+        }
         const detokenize = (tokens: readonly Token[], lastTokens: readonly Token[]) => this.model.detokenize(tokens, false, lastTokens);
         let released = false;
         return {

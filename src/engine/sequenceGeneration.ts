@@ -17,6 +17,11 @@ export type GenerationEngine = {steps: DecodeSteps, detokenize: DetokenizeFn, gr
  */
 const unevaluatedTail = new WeakMap<LlamaContextSequence, Token>();
 
+/** The sequence's tokens were replaced (another's prefix copied in): its last sampled token no longer follows them. */
+export function forgetUnevaluatedTail(sequence: LlamaContextSequence): void {
+    unevaluatedTail.delete(sequence);
+}
+
 /** Penalties look at this many recent tokens (llama.cpp's penalty window is 64). */
 const penaltyWindow = 256;
 

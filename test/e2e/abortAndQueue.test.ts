@@ -4,6 +4,7 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import OpenAI from "openai";
 import type {ConfigInput} from "../../src/config.js";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
+import {hasSharedModels, sharedModels} from "./support/sharedModels.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
 
 /**
@@ -83,6 +84,59 @@ describe("aborts free their sequence and queue slot at once", () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
         holder.abort();
         expect((await waiting).usage!.completion_tokens).toBe(2);
+    });
+});
+
+/**
+ * The cache a request needs can be on a sequence still in use, with free ones beside it: an IDE's
+ * autocomplete cancels its request at every keystroke and sends the next at once, before the
+ * cancelled generation has stopped (the server may not even have seen the cancel yet); parallel
+ * agents send the same long system prompt. On the bench model (steps of ~10 ms, a window the next
+ * request lands in) such a request went to an empty sequence and evaluated its whole prompt again.
+ */
+describe.runIf(hasSharedModels)("a prompt whose prefix a sequence in use holds", () => {
+    let server: TestServer;
+    beforeAll(async () => {
+        server = await startTestServer({bench: sharedModels.bench}, {parallel: 4, ctxSize: 2048});
+    });
+    afterAll(async () => server?.stop());
+
+    async function streamStarted(request: () => Promise<AsyncIterable<unknown>>) {
+        const iterator = (await request())[Symbol.asyncIterator]();
+        for (let chunk = 0; chunk < 3; chunk++)
+            await iterator.next();
+    }
+
+    it("the next keystroke after a cancel evaluates only what is new", async () => {
+        const client = server.client();
+        const code = Array.from({length: 60}, (_, line) => `const value${line} = compute(${line}, "item ${line}");`).join("\n");
+        for (let keystroke = 0; keystroke < 3; keystroke++) {
+            const controller = new AbortController();
+            await streamStarted(() => client.completions.create(
+                {model: "bench", prompt: `${code}\n// keystroke ${keystroke}`, max_tokens: 200, temperature: 0, stream: true},
+                {signal: controller.signal}));
+            controller.abort();
+            const next = await client.completions.create({model: "bench", prompt: `${code}\n// keystroke ${keystroke}x`, max_tokens: 1, temperature: 0});
+            const usage = next.usage as {prompt_tokens: number, prompt_tokens_details?: {cached_tokens: number}};
+            expect(usage.prompt_tokens_details?.cached_tokens, `keystroke ${keystroke}`).toBeGreaterThan(usage.prompt_tokens - 8);
+        }
+    });
+
+    it("a second agent with the same system prompt reuses it while the first still generates, and both replies stay their own", async () => {
+        const client = server.client();
+        const system = {role: "system" as const, content: `You are agent number ${Date.now()}. ${"Follow the rules of the house carefully. ".repeat(120)}`};
+        const ask = (content: string, maxTokens: number) =>
+            client.chat.completions.create({model: "bench", messages: [system, {role: "user", content}], max_tokens: maxTokens, temperature: 0});
+        const alone = (await ask("Second question.", 8)).choices[0]!.message.content;
+
+        const first = new AbortController();
+        await streamStarted(() => client.chat.completions.create(
+            {model: "bench", messages: [system, {role: "user", content: "First question."}], max_tokens: 400, temperature: 0, stream: true},
+            {signal: first.signal}));
+        const second = await ask("Second question.", 8);
+        first.abort();
+        expect(second.usage!.prompt_tokens_details?.cached_tokens).toBeGreaterThan(second.usage!.prompt_tokens - 16);
+        expect(second.choices[0]!.message.content).toBe(alone);
     });
 });
 
