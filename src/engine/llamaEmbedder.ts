@@ -7,6 +7,15 @@ import {refuseTokensOutsideVocabulary} from "./textPrompt.js";
 import type {EmbeddingResult} from "./types.js";
 
 /**
+ * The vector scaled to length 1, as OpenAI's embeddings and llama-server's are: clients score
+ * similarity by dot product. A zero vector stays as it is.
+ */
+function unitLength(vector: readonly number[]): number[] {
+    const norm = Math.hypot(...vector);
+    return norm === 0 ? [...vector] : vector.map((value) => value / norm);
+}
+
+/**
  * Embeddings through llama.cpp's pooling (mean, CLS, … as the GGUF declares). All inputs of a
  * request are evaluated in this one call, without a round trip per string. An input that does not
  * fit the context (with the tokens the model adds around it) is an error, never silently truncated.
@@ -36,7 +45,7 @@ export class LlamaEmbedder {
             const vectors: number[][] = [];
             for (const tokens of tokenLists) {
                 signal.throwIfAborted();
-                vectors.push([...(await this.context.getEmbeddingFor(tokens)).vector]);
+                vectors.push(unitLength((await this.context.getEmbeddingFor(tokens)).vector));
             }
             // Usage counts what was evaluated: with the tokens the model adds around each input ([CLS], [SEP]), as llama-server does.
             return {vectors, promptTokens: tokenLists.reduce((sum, tokens) => sum + this.context.calculateInputLength(tokens), 0)};

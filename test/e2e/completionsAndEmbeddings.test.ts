@@ -138,6 +138,9 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         for (const [index, item] of viaBase64.data.entries())
             item.embedding.forEach((value, dimension) => expect(value).toBeCloseTo(floats.data[index]!.embedding[dimension]!, 5));
         expect(floats.data[0]!.embedding).not.toEqual(floats.data[1]!.embedding);
+        // Unit length, as OpenAI's and llama-server's: a dot product is the cosine similarity.
+        for (const item of [...floats.data, ...counted.data])
+            expect(Math.hypot(...item.embedding)).toBeCloseTo(1, 5);
         const again = await client.embeddings.create({model: "tiny-embed", input: "hello world", encoding_format: "float"});
         expect(again.data[0]!.embedding).toEqual(floats.data[0]!.embedding);
     });
@@ -146,6 +149,8 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         const reply = await client.embeddings.create({model: "bert", input: ["héllo wörld", "a longer sentence about embeddings"], encoding_format: "float"});
         expect(reply.data).toHaveLength(2);
         expect(reply.data[0]!.embedding).toHaveLength(64);
+        for (const item of reply.data)
+            expect(Math.hypot(...item.embedding)).toBeCloseTo(1, 5);
     });
 
     it("embeds inputs up to the longest that fits with the tokens the model adds, and refuses longer ones with 400", async () => {
