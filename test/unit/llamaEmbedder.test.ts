@@ -3,6 +3,9 @@ import {describe, expect, it} from "vitest";
 import {LlamaEmbedder} from "../../src/engine/llamaEmbedder.js";
 import {ServerBusyError} from "../../src/errors.js";
 
+/** What the double's vector for an input of n tokens, [n, 1], comes back as: scaled to length 1. */
+const unitVector = (n: number) => [n / Math.hypot(n, 1), 1 / Math.hypot(n, 1)];
+
 /** An embedder over doubles: each input's evaluation waits until the test lets it finish. */
 function embedder(maxQueue: number) {
     const evaluated: number[][] = [];
@@ -16,7 +19,7 @@ function embedder(maxQueue: number) {
         calculateInputLength: (tokens: readonly number[]) => tokens.length + 2,
         getEmbeddingFor: (tokens: number[]) => new Promise((resolve) => pending.push(() => {
             evaluated.push(tokens);
-            resolve({vector: [tokens.length, 0]});
+            resolve({vector: [tokens.length, 1]});
         })),
         dispose: async () => {}
     } as unknown as LlamaEmbeddingContext;
@@ -42,7 +45,7 @@ describe("LlamaEmbedder", () => {
         const next = subject.embed(["hello world"], new AbortController().signal);
         await finishNext();
         // Usage counts the tokens the model adds around the input too (the double adds two).
-        await expect(next).resolves.toEqual({vectors: [[2, 0]], promptTokens: 4});
+        await expect(next).resolves.toEqual({vectors: [unitVector(2)], promptTokens: 4});
     });
 
     it("embeds one request at a time: the next waits in the queue, and one past --max-queue gets a 503", async () => {
@@ -55,9 +58,9 @@ describe("LlamaEmbedder", () => {
         await expect(subject.embed(["d"], signal)).rejects.toBeInstanceOf(ServerBusyError);
 
         await finishNext();
-        await expect(first).resolves.toMatchObject({vectors: [[1, 0]]});
+        await expect(first).resolves.toMatchObject({vectors: [unitVector(1)]});
         await finishNext();
-        await expect(second).resolves.toMatchObject({vectors: [[2, 0]]});
+        await expect(second).resolves.toMatchObject({vectors: [unitVector(2)]});
     });
 
     it("refuses a bad input with a 400 before waiting for the slot", async () => {
