@@ -174,8 +174,8 @@ describe("ModelRegistry", () => {
         expect(model.disposed).toBe(true);
     });
 
-    // A changed file gets a new descriptor and a new load: the old model must not be left in memory.
-    it("disposes the previous model when its file changed and it is loaded again", async () => {
+    /** Model "m" loaded, then its file changed in the folder (the catalogue's next descriptor). */
+    async function loadedThenChanged() {
         const descriptors = [descriptor("m")];
         const {registry, loader} = setup(descriptors);
         const oldModel = new FakeModel();
@@ -183,8 +183,13 @@ describe("ModelRegistry", () => {
         await settle();
         loader.pending[0]!.resolve(oldModel);
         await first;
-
         descriptors[0] = descriptor("m", {sizeBytes: 999, modifiedAt: 1_800_000_000});
+        return {registry, loader, oldModel};
+    }
+
+    // A changed file gets a new descriptor and a new load: the old model must not be left in memory.
+    it("disposes the previous model when its file changed and it is loaded again", async () => {
+        const {registry, loader, oldModel} = await loadedThenChanged();
         const second = registry.acquire("m", "chat");
         await settle();
         loader.pending[1]!.resolve(new FakeModel());
@@ -195,15 +200,7 @@ describe("ModelRegistry", () => {
     });
 
     it("unloads a model whose file changed at the rescan, before any request asks for it again", async () => {
-        const descriptors = [descriptor("m")];
-        const {registry, loader} = setup(descriptors);
-        const oldModel = new FakeModel();
-        const first = registry.acquire("m", "chat");
-        await settle();
-        loader.pending[0]!.resolve(oldModel);
-        await first;
-
-        descriptors[0] = descriptor("m", {sizeBytes: 999, modifiedAt: 1_800_000_000});
+        const {registry, loader, oldModel} = await loadedThenChanged();
         registry.releaseStale();
         await settle();
         expect(oldModel.stoppedQueueing).toMatchObject({code: "model_unloaded", message: expect.stringContaining("its file changed")});
