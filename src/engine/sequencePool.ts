@@ -3,13 +3,19 @@ import {ServerBusyError} from "../errors.js";
 /** What the pool needs to know about a sequence to place a prompt on it. */
 export type PooledSequence = {readonly contextTokens: readonly number[]};
 
+/** A shared prefix this long, or half the prompt, is worth going to its sequence for. */
+const usefulPrefix = 64;
+
 type Waiter<S> = {prompt: readonly number[], resolve: (sequence: S) => void, reject: (error: unknown) => void};
 
 /**
  * Hands out a model's sequences, one request each.
  *
  * A request gets the free sequence whose cached tokens share the longest prefix with its prompt,
- * so follow-up turns and repeated system prompts only evaluate what is new. When every sequence
+ * so follow-up turns and repeated system prompts only evaluate what is new. A prefix too short to
+ * matter (a chat template's first tokens) does not count: the request then takes the free sequence
+ * used least recently, as llama-server picks its slot, instead of overwriting another conversation's
+ * cache for a few tokens. When every sequence
  * is busy, requests wait in a FIFO queue up to `maxQueue`; beyond that they fail fast with 503.
  * A waiter whose client goes away leaves the queue at once.
  */
@@ -104,6 +110,7 @@ export class SequencePool<S extends PooledSequence> {
         return count;
     }
 
+    /** `free` is in release order: its first sequence is the one used least recently. */
     private takeBestFor(prompt: readonly number[]): S {
         let bestIndex = 0;
         let bestLength = -1;
@@ -114,7 +121,8 @@ export class SequencePool<S extends PooledSequence> {
                 bestLength = length;
             }
         });
-        return this.free.splice(bestIndex, 1)[0]!;
+        const useful = bestLength >= Math.min(usefulPrefix, prompt.length / 2);
+        return this.free.splice(useful ? bestIndex : 0, 1)[0]!;
     }
 }
 

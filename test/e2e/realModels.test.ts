@@ -76,4 +76,17 @@ describe.runIf(hasSharedModels)("real GGUF models from ../shared/models", () => 
         // Everything but the reply's last token, which was sampled and never fed back, is in the cache.
         expect(followUp.usage!.prompt_tokens_details!.cached_tokens).toBe(first.usage!.prompt_tokens + first.usage!.completion_tokens - 1);
     });
+
+    it("keeps a conversation's cache when a one-off question comes in between (it goes to the other sequence)", async () => {
+        const system = {role: "system" as const, content: "Tim had a red ball. He liked to throw it high. ".repeat(5)};
+        const question = {role: "user" as const, content: "What did Tim do next?"};
+        const first = await client.chat.completions.create({model: "stories260K", messages: [system, question], max_tokens: 20, temperature: 0});
+        // It shares only the template's first tokens with the conversation: a sequence of its own, not the conversation's.
+        await client.chat.completions.create({model: "stories260K", max_tokens: 4, temperature: 0,
+            messages: [{role: "user", content: "Once upon a time there was a big cat who lived in a small house by the sea."}]});
+        const followUp = await client.chat.completions.create({model: "stories260K", max_tokens: 4, temperature: 0, messages: [
+            system, question, {role: "assistant", content: first.choices[0]!.message.content!}, {role: "user", content: "And then?"}
+        ]});
+        expect(followUp.usage!.prompt_tokens_details!.cached_tokens).toBe(first.usage!.prompt_tokens + first.usage!.completion_tokens - 1);
+    });
 });

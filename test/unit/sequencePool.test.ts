@@ -28,6 +28,25 @@ describe("SequencePool", () => {
         expect((await pool.acquire([1, 2, 3, 4], never())).name).toBe("empty");
     });
 
+    it("takes the least recently used free sequence when no free one shares a useful prefix, keeping other conversations' caches", async () => {
+        const conversation = Array.from({length: 500}, (_, index) => index + 1);
+        const pool = new SequencePool([seq("a"), seq("b"), seq("c")], 4);
+        const a = await pool.acquire(conversation, never());
+        expect(a.name).toBe("a");
+        a.contextTokens = conversation;
+        pool.release(a);
+        // A new conversation shares only the template's first tokens with a's: b, never used, takes it.
+        const other = [1, 2, 3, ...Array.from({length: 200}, (_, index) => 9000 + index)];
+        const b = await pool.acquire(other, never());
+        expect(b.name).toBe("b");
+        pool.release(b);
+        // The follow-up turn of a's conversation still finds it, though a is now the least recently used.
+        expect((await pool.acquire([...conversation, 7, 7], never())).name).toBe("a");
+        // Half a short prompt is a useful prefix too.
+        const short = new SequencePool([seq("empty"), seq("half", [5, 6])], 4);
+        expect((await short.acquire([5, 6, 7, 8], never())).name).toBe("half");
+    });
+
     it("queues requests when every sequence is busy and serves them first in, first out", async () => {
         const a = seq("a");
         const pool = new SequencePool([a], 4);
