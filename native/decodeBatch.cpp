@@ -135,6 +135,11 @@ class DecodeBatchWorker : public Napi::AsyncWorker {
                 context->sharedSamplerData.gotLogit = false;
                 context->sharedSamplerData.hasLogits = false;
 
+                // A pending cache update (a sequence's copy of another's prefix, src/engine/prefixSharing.ts)
+                // is applied first, as llama_decode would: llama.cpp then reserves its worst-case graph
+                // with the context's own attention, not with this batch's plain one, which would grow
+                // the compute buffer for good. Nothing pending, nothing done.
+                context->ctx->memory_update(false);
                 const AttentionForBatch attention(*context);
                 ranPlain = attention.plain();
                 const int result = llama_decode(context->ctx, context->batch);
