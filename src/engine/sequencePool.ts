@@ -15,9 +15,9 @@ type Waiter<S> = {prompt: readonly number[], resolve: (sequence: S) => void, rej
  * so follow-up turns and repeated system prompts only evaluate what is new. A prefix too short to
  * matter (a chat template's first tokens) does not count: the request then takes the free sequence
  * used least recently, as llama-server picks its slot, instead of overwriting another conversation's
- * cache for a few tokens. When every sequence
- * is busy, requests wait in a FIFO queue up to `maxQueue`; beyond that they fail fast with 503.
- * A waiter whose client goes away leaves the queue at once.
+ * cache for a few tokens. When every sequence is busy, requests wait in a FIFO queue up to
+ * `maxQueue`; beyond that they fail fast with 503. A waiter whose client goes away leaves the queue
+ * at once.
  */
 export class SequencePool<S extends PooledSequence> {
     private readonly free: S[];
