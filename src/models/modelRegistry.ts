@@ -58,10 +58,10 @@ export class ModelRegistry {
         if (!descriptor.capabilities.includes(capability))
             throw new BadRequestError(`The model '${id}' does not support ${capability}.`, {param: "model", code: "unsupported_model"});
 
+        // Finding it may have rescanned the folder, and found its file changed since the last rescan's release.
+        this.releaseStale();
         let residency = this.residents.get(id);
-        if (residency == null || residency.descriptor !== descriptor) {
-            if (residency != null)
-                this.retire(residency, "its file changed");
+        if (residency == null) {
             residency = this.startLoading(descriptor);
             this.residents.set(id, residency);
         }
