@@ -136,6 +136,8 @@ process.stdout.write([
     "fetch: the bench's client, which parses every event (sse.ts); lean: a bare socket that parses nothing until the end (leanStream.ts).",
     "",
     `And chatserve's non-streamed request ÷ the engine floor, end to end (HTTP and JSON without an event per token): ${pairedRatio(pairs.map((pair) => pair.chatserve.replied / pair.engineEndToEnd))}.`,
+    // The engine floor has no client: against it, the lean client leaves only what the server does.
+    `chatserve streamed to the lean client ÷ the engine floor, end to end (HTTP, JSON and an event per token, without a client's parsing): ${pairedRatio(pairs.map((pair) => pair.chatserve.leanStreamed / pair.engineEndToEnd))}.`,
     ...llamaServers.length === 0 ? [] : [
         // Decode, not end to end: llama-server's template renders the prompt ~25 tokens longer.
         `Single-stream decode, chatserve ÷ llama-server, per pair: ${pairedRatio(pairs.map((pair) => pair.chatserve.decode / pair.llamaServer!.decode))}` +
