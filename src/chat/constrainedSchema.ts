@@ -1,6 +1,7 @@
 import type {JsonSchema} from "../engine/types.js";
 import {fromClientDialects} from "./schemaDialects.js";
 import {refuseExplodingAlternatives} from "./schemaAlternatives.js";
+import {refuseDeepSchemas} from "./schemaDepth.js";
 import {literalsOfType, refuseEmptyBounds, refuseMalformedKeywords} from "./schemaConsistency.js";
 import {atLeast, integerBounds, numberBounds, numberKeyword, numericBounds, patternString} from "./schemaBounds.js";
 import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
@@ -44,9 +45,12 @@ export function toConstrainedSchema(schema: unknown, param: string): JsonSchema 
     if (!isObject(schema))
         throw invalid(param, "a schema must be a JSON object");
     const defs = {...asObject(schema.definitions, `${param}.definitions`), ...asObject(schema.$defs, `${param}.$defs`)};
-    const converted = convert(schema, param, new Set(Object.keys(defs)));
-    const convertedDefs = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, convert(def, `${param}.$defs.${name}`, new Set(Object.keys(defs)))]));
+    const defNames = new Set(Object.keys(defs));
+    const converted = convert(schema, param, defNames);
+    const convertedDefs = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, convert(def, `${param}.$defs.${name}`, defNames)]));
     const result = Object.keys(defs).length === 0 ? converted : {...converted, $defs: convertedDefs} as JsonSchema;
+    // Depth first: counting alternatives recurses through '$ref's as well.
+    refuseDeepSchemas(result, param);
     refuseExplodingAlternatives(result, param);
     return result;
 }

@@ -236,3 +236,28 @@ describe("nested alternatives", () => {
         expect(rejection({type: "foo", enum: ["a"]})).toMatchObject({status: 400, message: expect.stringContaining("unknown type 'foo'")});
     });
 });
+
+describe("nesting through definitions", () => {
+    /** `n` definitions in a row: each an object whose property refers to the next, or only a `$ref` to it. */
+    function chain(n: number, link: "object" | "ref") {
+        const $defs: Record<string, unknown> = {[`d${n}`]: {type: "string"}};
+        for (let index = 0; index < n; index++)
+            $defs[`d${index}`] = link === "ref" ? {$ref: `#/$defs/d${index + 1}`} : {type: "object", properties: {x: {$ref: `#/$defs/d${index + 1}`}}, required: ["x"]};
+        return {type: "object", properties: {v: {$ref: "#/$defs/d0"}}, $defs};
+    }
+
+    // 10,000 nested definitions overflowed the stack of the grammar builder (and of the alternatives count): a 500.
+    it.each(["object", "ref"] as const)("refuses a chain of definitions (%s links) that nests past the limit, in a flat body", (link) => {
+        for (const n of [200, 10_000])
+            expect(() => toConstrainedSchema(chain(n, link), "schema")).toThrow(expect.objectContaining({
+                status: 400, code: "unsupported_schema_keyword", message: expect.stringContaining("nests more than 128 levels deep")
+            }));
+    });
+
+    it("keeps shorter chains and recursive schemas", () => {
+        expect(() => toConstrainedSchema(chain(30, "object"), "schema")).not.toThrow();
+        expect(() => toConstrainedSchema(chain(100, "ref"), "schema")).not.toThrow();
+        const tree = {$ref: "#/$defs/node", $defs: {node: {type: "object", properties: {children: {type: "array", items: {$ref: "#/$defs/node"}}}}}};
+        expect(() => toConstrainedSchema(tree, "schema")).not.toThrow();
+    });
+});
