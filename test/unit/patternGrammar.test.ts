@@ -10,7 +10,8 @@ describe("patternToGbnf", () => {
         ["time", "^(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?$"],
         ["named group, lazy quantifier, escapes", "^(?<year>\\d{4})-\\x41\\u0042\\uD83D\\uDE00.+?[^\\s\\]]\\/$"],
         ["a character beyond U+FFFF spelled out, in a repeated group", "^(😀)+$"],
-        ["an optional part repeated a few times", "^(a?){3}$"]
+        ["an optional part repeated a few times", "^(a?){3}$"],
+        ["groups nested 64 deep", `^${"(".repeat(64)}a${")".repeat(64)}$`]
     ])("reads the regular syntax zod and clients write (%s)", (_, pattern) => {
         expect(() => patternToGbnf(pattern)).not.toThrow();
     });
@@ -58,7 +59,10 @@ describe("patternToGbnf", () => {
         ["^(?:)*$", /empty string/],
         ["^(a?)+$", /empty string/],
         ["^(\\w*){2000}$", /empty string/],
-        ["^*a$", /unexpected/]
+        ["^*a$", /unexpected/],
+        // Thousands of groups overflowed the parser's stack: a 500.
+        [`^${"(".repeat(50_000)}a${")".repeat(50_000)}$`, /nested deeper than 64/],
+        [`^${"(?:".repeat(65)}a${")".repeat(65)}$`, /nested deeper than 64/]
     ])("refuses %s with a reason", (pattern, reason) => {
         expect(() => patternToGbnf(pattern)).toThrow(PatternError);
         expect(() => patternToGbnf(pattern)).toThrow(reason);

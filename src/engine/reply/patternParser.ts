@@ -17,6 +17,12 @@ export type PatternNode =
 /** llama.cpp's grammar parser refuses larger repetition counts (MAX_REPETITION_THRESHOLD). */
 export const maxGrammarRepetition = 2000;
 
+/**
+ * Groups nest at most this deep: the parser and the grammar writer recurse per group, and thousands
+ * of `(` overflowed the stack, a 500 for a schema that is only odd. Real patterns nest a few levels.
+ */
+export const maxGroupNesting = 64;
+
 export class PatternParser {
     private readonly cursor: PatternCursor;
     private depth = 0;
@@ -119,7 +125,8 @@ export class PatternParser {
             } else if (!cursor.eat(":"))
                 throw new PatternError("lookahead and lookbehind assertions are not supported");
         }
-        this.depth++;
+        if (++this.depth > maxGroupNesting)
+            throw new PatternError(`groups nested deeper than ${maxGroupNesting} levels`);
         const node = this.parseAlternatives();
         this.depth--;
         if (!cursor.eat(")"))
