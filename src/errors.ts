@@ -39,6 +39,11 @@ export class ContextLengthExceededError extends BadRequestError {
         super(`This model's maximum context length is ${contextLength} tokens. However, ${overflow}. Please reduce ${remedy}.`,
             {param, code: "context_length_exceeded"});
     }
+
+    /** A prompt that leaves no room for one generated token. */
+    public static forPrompt(contextLength: number, promptTokens: number, param: string): ContextLengthExceededError {
+        return new ContextLengthExceededError(contextLength, {overflow: `your ${param} resulted in ${promptTokens} tokens`, remedy: `the length of the ${param}`, param});
+    }
 }
 
 export class AuthenticationError extends ApiError {

@@ -35,8 +35,7 @@ export function toGenerationOptions(
             remedy: `the length of the ${promptParam} or completion`, param: promptParam
         });
     if (room < 1)
-        throw new ContextLengthExceededError(contextLength,
-            {overflow: `your ${promptParam} resulted in ${promptTokens} tokens`, remedy: `the length of the ${promptParam}`, param: promptParam});
+        throw ContextLengthExceededError.forPrompt(contextLength, promptTokens, promptParam);
 
     return {
         maxTokens: Math.min(requested ?? defaultMaxTokens ?? room, room),

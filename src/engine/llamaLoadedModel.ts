@@ -127,7 +127,7 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public prepareTokens(tokens: readonly number[], param: string): Promise<PreparedPrompt & {text: string}> {
-        return this.outsideSequence(async () => prepareTokenPrompt(this.model, tokens, param));
+        return this.outsideSequence(async () => prepareTokenPrompt(this.model, tokens, this.contextLength, param));
     }
 
     public prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt> {

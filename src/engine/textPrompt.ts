@@ -1,5 +1,5 @@
 import type {LlamaModel, Token} from "node-llama-cpp";
-import {BadRequestError} from "../errors.js";
+import {BadRequestError, ContextLengthExceededError} from "../errors.js";
 import type {PreparedPrompt} from "./types.js";
 
 /**
@@ -15,8 +15,13 @@ export function prepareTextPrompt(model: LlamaModel, text: string): PreparedProm
  * A prompt the client tokenized itself (legacy completions with token ids, as evaluation harnesses
  * send them): evaluated as it came, nothing added, as llama-server and vLLM do. `text` is what the
  * tokens spell, special tokens included, for `echo`.
+ *
+ * One that cannot fit the context is refused before it is spelled: detokenizing is synchronous
+ * native work, and millions of ids fit under the body limit.
  */
-export function prepareTokenPrompt(model: LlamaModel, tokens: readonly number[], param: string): PreparedPrompt & {text: string} {
+export function prepareTokenPrompt(model: LlamaModel, tokens: readonly number[], contextLength: number, param: string): PreparedPrompt & {text: string} {
+    if (tokens.length >= contextLength)
+        throw ContextLengthExceededError.forPrompt(contextLength, tokens.length, param);
     refuseTokensOutsideVocabulary(model, tokens, param);
     const prompt = [...tokens] as Token[];
     return {tokens: prompt, stopTokens: [], stopStrings: [], exactTokens: true, text: model.detokenize(prompt, true)};
