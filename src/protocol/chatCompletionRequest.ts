@@ -92,7 +92,7 @@ export const chatCompletionRequestSchema = z.object({
     seed: seed.nullish(),
     stop: stopSequences(64).nullish(),
     stream: z.boolean().nullish(),
-    stream_options: z.object({include_usage: z.boolean().optional()}).nullish(),
+    stream_options: z.object({include_usage: z.boolean().nullish()}).nullish(),
     temperature: z.number().min(0).max(2).nullish(),
     top_p: z.number().min(0).max(1).nullish(),
     tools: z.array(functionTool).max(128).nullish(),

@@ -24,7 +24,7 @@ export const completionRequestSchema = z.object({
     // Autocomplete plugins send long stop lists.
     stop: stopSequences(1024).nullish(),
     stream: z.boolean().nullish(),
-    stream_options: z.object({include_usage: z.boolean().optional()}).nullish(),
+    stream_options: z.object({include_usage: z.boolean().nullish()}).nullish(),
     suffix: z.string().nullish(),
     temperature: z.number().min(0).max(2).nullish(),
     top_p: z.number().min(0).max(1).nullish()

@@ -40,7 +40,8 @@ export function rejectUnsupportedCompletionFields(request: CompletionRequest): v
         reject("n", "more than one choice per prompt (n > 1)");
     if (request.best_of != null && request.best_of > 1)
         reject("best_of", "best_of > 1");
-    if (request.logprobs != null && request.logprobs > 0)
+    // OpenAI answers even 0 with the sampled tokens' log probabilities, which chatserve does not return.
+    if (request.logprobs != null)
         reject("logprobs", "returning log probabilities");
     if (request.echo === true && request.suffix != null)
         throw new BadRequestError("echo cannot be combined with suffix.", {param: "echo", code: "invalid_value"});

@@ -75,6 +75,7 @@ describe("chatCompletionRequestSchema", () => {
             "top_logprobs", "functions", "modalities"].map((field) => [field, null]));
         expect(parse(nulls).success).toBe(true);
         expect(parse({messages: [{role: "assistant", content: null, refusal: null, tool_calls: null}]}).success).toBe(true);
+        expect(parse({stream: true, stream_options: {include_usage: null}}).success).toBe(true);
     });
 
     it("requires a non-empty model", () => {

@@ -1,7 +1,8 @@
 import {describe, expect, it} from "vitest";
 import {BadRequestError} from "../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
-import {rejectUnsupportedChatFields} from "../../src/protocol/unsupportedFields.js";
+import {completionRequestSchema} from "../../src/protocol/completionRequest.js";
+import {rejectUnsupportedChatFields, rejectUnsupportedCompletionFields} from "../../src/protocol/unsupportedFields.js";
 
 const request = (extra: Record<string, unknown>) =>
     chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra});
@@ -45,5 +46,25 @@ describe("rejectUnsupportedChatFields", () => {
         {modalities: ["text"]}, {}
     ])("accepts values that ask for the default behaviour: %j", (extra) => {
         expect(rejection(extra)).toBeNull();
+    });
+});
+
+describe("rejectUnsupportedCompletionFields", () => {
+    const rejectionOf = (extra: Record<string, unknown>) => {
+        try {
+            rejectUnsupportedCompletionFields(completionRequestSchema.parse({model: "m", prompt: "hi", ...extra}));
+            return null;
+        } catch (error) {
+            return error as BadRequestError;
+        }
+    };
+
+    // OpenAI answers logprobs: 0 with the sampled tokens' log probabilities; a null in their place would break a harness.
+    it.each([[{logprobs: 0}, "logprobs"], [{logprobs: 5}, "logprobs"], [{n: 2}, "n"], [{best_of: 3}, "best_of"]])("rejects %j with a 400 naming %s", (extra, param) => {
+        expect(rejectionOf(extra)).toMatchObject({status: 400, param, code: "unsupported_parameter"});
+    });
+
+    it.each([{logprobs: null}, {n: 1}, {best_of: 1}, {echo: true}, {}])("accepts %j", (extra) => {
+        expect(rejectionOf(extra)).toBeNull();
     });
 });
