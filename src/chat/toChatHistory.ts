@@ -13,7 +13,8 @@ import {parseExactJson} from "./exactJson.js";
  */
 export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {
     const history: ChatHistoryItem[] = [];
-    const pendingCalls = new Map<string, ChatModelFunctionCall>();
+    // Per id, in order: histories from servers that number calls per reply reuse ids (two `call_0`s).
+    const callsById = new Map<string, ChatModelFunctionCall[]>();
     let afterToolResult = false;
 
     messages.forEach((message, index) => {
@@ -44,7 +45,7 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                         result: undefined,
                         startsNewChunk: callIndex === 0
                     };
-                    pendingCalls.set(call.id, functionCall);
+                    callsById.set(call.id, [...callsById.get(call.id) ?? [], functionCall]);
                     response.push(functionCall);
                 });
                 if (!continues)
@@ -53,7 +54,9 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                 return;
             }
             case "tool": {
-                const call = pendingCalls.get(message.tool_call_id);
+                // A result answers the first call of its id still without one (else the id's last call, as before).
+                const calls = callsById.get(message.tool_call_id);
+                const call = calls?.find((candidate) => candidate.result === undefined) ?? calls?.at(-1);
                 if (call == null)
                     throw new BadRequestError(
                         `messages[${index}]: a tool message must answer a tool call of an earlier assistant message; no call has id '${message.tool_call_id}'.`,

@@ -62,6 +62,22 @@ describe("toChatHistory", () => {
         ]);
     });
 
+    it("answers calls that share an id in order, as histories from servers that number calls per reply have them", () => {
+        const history = toChatHistory(messages(
+            {role: "user", content: "Paris and Rome?"},
+            {role: "assistant", content: null, tool_calls: [
+                {id: "call_0", type: "function", function: {name: "weather", arguments: "{\"city\":\"Paris\"}"}},
+                {id: "call_0", type: "function", function: {name: "weather", arguments: "{\"city\":\"Rome\"}"}}
+            ]},
+            {role: "tool", tool_call_id: "call_0", content: "rainy"},
+            {role: "tool", tool_call_id: "call_0", content: "sunny"}
+        ));
+        expect(history[1]).toEqual({type: "model", response: [
+            {type: "functionCall", name: "weather", params: {city: "Paris"}, result: "rainy", startsNewChunk: true},
+            {type: "functionCall", name: "weather", params: {city: "Rome"}, result: "sunny", startsNewChunk: false}
+        ]});
+    });
+
     it("keeps 64-bit ids in call arguments and JSON tool results digit for digit", () => {
         const history = toChatHistory(messages(
             {role: "user", content: "Find my order."},
