@@ -172,6 +172,20 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             expect(third.usage!.prompt_tokens_details!.cached_tokens).toBeGreaterThan(second.usage!.prompt_tokens * 0.8);
         });
 
+        it("round trip: calls that share an id (as servers that number calls per reply send them) get their results in order", async () => {
+            const withIds = (first: string, second: string) => [...question,
+                {role: "assistant" as const, content: null, tool_calls: [
+                    {id: first, type: "function" as const, function: {name: "get_weather", arguments: "{\"city\": \"Paris\"}"}},
+                    {id: second, type: "function" as const, function: {name: "get_weather", arguments: "{\"city\": \"Rome\"}"}}
+                ]},
+                {role: "tool" as const, tool_call_id: first, content: "rainy"}, {role: "tool" as const, tool_call_id: second, content: "sunny"}];
+            const request = {...base, tool_choice: "none" as const, max_tokens: 1};
+            const shared = await client.chat.completions.create({...request, messages: withIds("call_0", "call_0")});
+            const distinct = await client.chat.completions.create({...request, messages: withIds("call_a", "call_b")});
+            // These templates do not render ids: the same prompt, both results in it.
+            expect(shared.usage!.prompt_tokens).toBe(distinct.usage!.prompt_tokens);
+        });
+
         it("max_tokens cuts a call short: finish_reason length, every token counted; a cut call goes back in the next turn", async () => {
             const opening = await client.chat.completions.create({...base, tool_choice: "required", max_tokens: 2});
             expect(opening.choices[0]!.finish_reason).toBe("length");
