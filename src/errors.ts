@@ -60,7 +60,9 @@ export class NotFoundError extends ApiError {
 
 export class ModelNotFoundError extends NotFoundError {
     public constructor(modelId: string) {
-        super(`The model '${modelId}' does not exist. GET /v1/models lists the models this server has.`, "model_not_found", "model");
+        // An id of any length fits under the body limit: the message quotes the start of it.
+        const shown = modelId.length > 200 ? `${modelId.slice(0, 200)}…` : modelId;
+        super(`The model '${shown}' does not exist. GET /v1/models lists the models this server has.`, "model_not_found", "model");
     }
 }
 

@@ -116,6 +116,13 @@ describe("ModelRegistry", () => {
         await expect(registry.describe("ghost")).rejects.toMatchObject({status: 404, code: "model_not_found"});
     });
 
+    it("quotes only the start of a very long model id (it fits under the body limit; the reply need not repeat it)", async () => {
+        const {registry} = setup();
+        const error = await registry.acquire(`m${"x".repeat(100_000)}`, "chat").catch((e: unknown) => e);
+        expect(error).toMatchObject({status: 404, code: "model_not_found", message: expect.stringContaining(`'m${"x".repeat(199)}…'`)});
+        expect((error as Error).message.length).toBeLessThan(300);
+    });
+
     it("answers model_not_found from what it knows when that rescan fails", async () => {
         const {registry, catalogue} = setup();
         catalogue.refreshFailure = Object.assign(new Error("EMFILE: too many open files"), {code: "EMFILE"});
