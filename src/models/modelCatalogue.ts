@@ -22,6 +22,8 @@ export class ModelCatalogue implements Catalogue {
     private descriptors = new Map<string, ModelDescriptor>();
     private readonly signatures = new Map<string, string>();
     private refreshing: Promise<void> | null = null;
+    /** The scan after the running one, for callers that came while it ran. */
+    private nextRefresh: Promise<void> | null = null;
     private timer: NodeJS.Timeout | null = null;
 
     public constructor(
@@ -38,12 +40,23 @@ export class ModelCatalogue implements Catalogue {
         return this.descriptors.get(id);
     }
 
+    /**
+     * Resolves once a scan that began after this call has updated the list: one already under way
+     * may have read the folder before a file the caller looks for arrived (a request for a model
+     * copied in a moment ago got a 404). Callers that come meanwhile share that next scan.
+     */
     public refresh(): Promise<void> {
-        // Concurrent callers share one scan.
-        this.refreshing ??= this.scan().finally(() => {
-            this.refreshing = null;
+        if (this.refreshing == null) {
+            this.refreshing = this.scan().finally(() => {
+                this.refreshing = null;
+            });
+            return this.refreshing;
+        }
+        this.nextRefresh ??= this.refreshing.catch(() => undefined).then(() => {
+            this.nextRefresh = null;
+            return this.refresh();
         });
-        return this.refreshing;
+        return this.nextRefresh;
     }
 
     /** Rescans every `intervalMs`, calling `afterRescan` once each rescan has updated the list. */

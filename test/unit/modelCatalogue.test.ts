@@ -157,6 +157,26 @@ describe("ModelCatalogue", () => {
         expect(inspected).toEqual(["a.gguf"]);
     });
 
+    it("answers a refresh with a scan that began after it: one under way may have read the folder before a new file came", async () => {
+        await write("a.gguf");
+        let release = () => {};
+        const held = new Promise<void>((resolve) => release = resolve);
+        let scans = 0;
+        const c = new ModelCatalogue(dir, createLogger("silent"), async (file) => {
+            if (path.basename(file) === "a.gguf" && scans++ === 0)
+                await held; // the first scan has listed the folder and is reading a.gguf's header
+            return inspect(file);
+        });
+        const first = c.refresh();
+        await vi.waitFor(() => expect(scans).toBe(1));
+        await write("b.gguf");
+        const afterWrite = [c.refresh(), c.refresh()];
+        release();
+        await first;
+        await Promise.all(afterWrite);
+        expect(ids(c)).toEqual(["a", "b"]);
+    });
+
     it("finds models in subfolders", async () => {
         await mkdir(path.join(dir, "vendor"));
         await writeFile(path.join(dir, "vendor", "nested.gguf"), "");
