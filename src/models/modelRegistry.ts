@@ -1,7 +1,7 @@
 import {setMaxListeners} from "node:events";
 import type {Logger} from "pino";
 import type {LoadedModel} from "../engine/types.js";
-import {BadRequestError, ModelNotFoundError, ModelUnavailableError, ModelUnloadedError, ServiceShuttingDownError} from "../errors.js";
+import {BadRequestError, type ApiError, ModelNotFoundError, ModelUnavailableError, ModelUnloadedError, ServiceShuttingDownError} from "../errors.js";
 import type {ModelCapability, ModelObject} from "../protocol/models.js";
 import type {Catalogue} from "./modelCatalogue.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
@@ -115,14 +115,26 @@ export class ModelRegistry {
             onStop = () => reject(signal.reason);
             signal.addEventListener("abort", onStop, {once: true});
         });
-        const loading = residency.loading.catch(() => {
-            throw new ModelUnavailableError(residency.descriptor.id, residency.error ?? "it failed to load");
+        const loading = residency.loading.catch(async () => {
+            throw await this.loadFailure(residency);
         });
         try {
             return await Promise.race([loading, stopped]);
         } finally {
             signal.removeEventListener("abort", onStop);
         }
+    }
+
+    /**
+     * Why a load failed, as its requests hear it. A file that left or changed in the folder while it
+     * loaded (llama.cpp could not open it) is the folder's change: 503, and a retry finds what the
+     * folder holds now. Anything else is the file's own fault: 400, and /v1/models lists it unavailable.
+     */
+    private async loadFailure({descriptor, error}: Residency): Promise<ApiError> {
+        await this.catalogue.refresh().catch(() => undefined);
+        if (this.catalogue.find(descriptor.id) !== descriptor)
+            return new ModelUnloadedError(descriptor.id, "its file left or changed in the models folder while it loaded");
+        return new ModelUnavailableError(descriptor.id, error ?? "it failed to load");
     }
 
     /**

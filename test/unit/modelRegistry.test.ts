@@ -154,6 +154,18 @@ describe("ModelRegistry", () => {
         expect(registry.list()[0]).toMatchObject({status: "unavailable", loaded: false, error: "out of memory"});
     });
 
+    it("answers a load that failed because its file left the folder meanwhile with 503 model_unloaded, not a 400", async () => {
+        const descriptors = [descriptor("m")];
+        const {registry, loader, catalogue} = setup(descriptors);
+        const request = registry.acquire("m", "chat");
+        await settle();
+        descriptors.splice(0); // the file is deleted: the next rescan no longer finds it
+        loader.pending[0]!.reject(new Error("gguf_init_from_file: failed to open GGUF file '/models/m.gguf' (No such file or directory)"));
+        expect(await request.catch((e: unknown) => e)).toMatchObject({status: 503, code: "model_unloaded", headers: {"Retry-After": "1"}});
+        expect(catalogue.refreshes).toBe(1);
+        await expect(registry.acquire("m", "chat")).rejects.toBeInstanceOf(ModelNotFoundError);
+    });
+
     it("disposes loaded models on dispose", async () => {
         const {registry, loader} = setup();
         const request = registry.acquire("m", "chat");
