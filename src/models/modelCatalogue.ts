@@ -54,7 +54,8 @@ export class ModelCatalogue implements Catalogue {
         }
         this.nextRefresh ??= this.refreshing.catch(() => undefined).then(() => {
             this.nextRefresh = null;
-            return this.refresh();
+            // A scan someone started since the last one ended began after these callers came too.
+            return this.refreshing ?? this.refresh();
         });
         return this.nextRefresh;
     }
