@@ -75,6 +75,8 @@ function renderWithTemplate(chatWrapper: ChatWrapper, chatHistory: ChatHistoryIt
 function toolCallSyntax(chatWrapper: ChatWrapper): ToolCallSyntax {
     const {call, parallelism} = chatWrapper.settings.functions;
     return {
+        sectionPrefix: LlamaText(parallelism?.call.sectionPrefix ?? ""),
+        sectionSuffix: LlamaText(parallelism?.call.sectionSuffix ?? ""),
         prefix: LlamaText(call.prefix),
         paramsPrefix: LlamaText(call.paramsPrefix).toString(),
         suffix: LlamaText(call.suffix),

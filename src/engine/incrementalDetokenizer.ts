@@ -24,11 +24,21 @@ export class IncrementalDetokenizer {
     private sent = 0;
     private heldWithoutProgress = 0;
 
-    public constructor(private readonly detokenize: DetokenizeFn, contextTokens: readonly Token[] = []) {
+    /** `shown`: tokens that detokenize to nothing (control tokens) but read as this text here. */
+    public constructor(
+        private readonly detokenize: DetokenizeFn, contextTokens: readonly Token[] = [], private readonly shown: ReadonlyMap<Token, string> = new Map()
+    ) {
         this.context.push(...contextTokens.slice(-IncrementalDetokenizer.maxHeldTokens));
     }
 
     public push(token: Token): string {
+        const shown = this.shown.get(token);
+        if (shown != null) {
+            // What is held before it is complete as far as it goes; the token joins the context.
+            const held = this.flush();
+            this.skip([token]);
+            return held + shown;
+        }
         this.pending.push(token);
         const text = this.detokenize(this.pending, this.context);
         if (text.endsWith("\uFFFD") && this.pending.length < IncrementalDetokenizer.maxPendingTokens) {

@@ -64,7 +64,7 @@ export async function* generateOnSequence(
     const position = yield* evaluateWholeBatches(sequence, prompt.tokens, cachedTokens, signal);
     if (position == null)
         return result("abort", 0);
-    const detokenizer = new IncrementalDetokenizer(detokenize, prompt.tokens);
+    const detokenizer = new IncrementalDetokenizer(detokenize, prompt.tokens, shaper.shownTokens);
     const stopTokens = new Set(prompt.stopTokens);
     // Sampled and forced tokens alike are the reply's, for the budget and for usage.
     const generated: Token[] = [...shaper.opening.tokens];

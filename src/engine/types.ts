@@ -76,6 +76,10 @@ export type ThoughtMarkers = {
 
 /** The text around a tool call, from the chat template (`<tool_call>{"name": "` … `", "arguments": ` … `}</tool_call>`). */
 export type ToolCallSyntax = {
+    /** Opens a reply's calls, before the first one (Mistral's `[TOOL_CALLS][`); empty for most templates. */
+    sectionPrefix: LlamaText,
+    /** Closes a reply's calls (Mistral's `]` and end of text); empty for most templates. */
+    sectionSuffix: LlamaText,
     /** Opens a call; may contain special tokens. */
     prefix: LlamaText,
     /** Between the name and the JSON arguments. */

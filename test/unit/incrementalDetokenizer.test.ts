@@ -19,6 +19,15 @@ describe("IncrementalDetokenizer", () => {
         expect(detokenizer.flush()).toBe("");
     });
 
+    it("reads a shown token (a control token that decodes to nothing) as its text, letting go of what it held", () => {
+        const marker = 1000 as Token;
+        const detokenizer = new IncrementalDetokenizer((tokens) => detokenize(tokens.filter((token) => token !== marker)), [], new Map([[marker, "[TOOL_CALLS]"]]));
+        const [firstByte] = bytes("é");
+        expect(detokenizer.push(firstByte!)).toBe("");
+        expect(detokenizer.push(marker)).toBe("\uFFFD[TOOL_CALLS]");
+        expect(pushAll(detokenizer, bytes("ok"))).toEqual(["o", "k"]);
+    });
+
     it("holds the bytes of a split character until it is complete", () => {
         const detokenizer = new IncrementalDetokenizer(detokenize);
         expect(pushAll(detokenizer, bytes("é"))).toEqual(["", "é"]);

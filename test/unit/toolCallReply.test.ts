@@ -1,22 +1,30 @@
-import {LlamaText} from "node-llama-cpp";
+import {LlamaText, SpecialToken, SpecialTokensText} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
 import type {ReplyGrammars} from "../../src/engine/reply/grammars.js";
 import {CallOrAnswerReply} from "../../src/engine/reply/callOrAnswerReply.js";
 import {ToolCallReply} from "../../src/engine/reply/toolCallReply.js";
 import type {ReplyFormat, ToolCallSyntax} from "../../src/engine/types.js";
 
-/** Grammars stand-in: grammars and biases are labelled objects; a "token" is a character code, or a tag's own token as in Qwen's vocabulary. */
-const tags = ["<tool_call>", "</tool_call>"];
+/**
+ * Grammars stand-in: grammars and biases are labelled objects; a "token" is a character code, or a
+ * tag's own token as in Qwen's and Mistral's vocabularies (Mistral's is a control token: no text).
+ */
+const tags = ["<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]"];
+const [toolCallsToken, argsToken] = [1002, 1003];
 const grammars = {
-    tokenize: (text: LlamaText | string) => text.toString().split(/(<\/?tool_call>)/).flatMap((piece) =>
+    tokenize: (text: LlamaText | string) => text.toString().split(/(<\/?tool_call>|\[TOOL_CALLS\]|\[ARGS\])/).flatMap((piece) =>
         tags.includes(piece) ? [1000 + tags.indexOf(piece)] : [...piece].map((char) => char.charCodeAt(0))),
+    hidesToken: (token: number) => token === toolCallsToken || token === argsToken,
     literal: (choices: string[], suffix: string, options?: {optional?: boolean}) => ({grammar: "literal", choices, suffix, optional: options?.optional ?? false}),
     json: (schema: unknown) => ({grammar: "json", schema}),
     jsonOr: (schema: unknown, opening: unknown) => ({grammar: "jsonOr", schema, opening}),
-    closingBias: (inString: boolean) => ({bias: "closing", inString})
+    closingBias: (inString: boolean) => ({bias: "closing", inString}),
+    banning: (text: string) => ({bias: "ban", text})
 } as unknown as ReplyGrammars;
 
 const qwenSyntax: ToolCallSyntax = {
+    sectionPrefix: LlamaText(""),
+    sectionSuffix: LlamaText(""),
     prefix: LlamaText("<tool_call>\n{\"name\": \""),
     paramsPrefix: "\", \"arguments\": ",
     suffix: LlamaText("}\n</tool_call>"),
@@ -25,10 +33,32 @@ const qwenSyntax: ToolCallSyntax = {
 
 /** Llama 3.x: a call is a bare JSON object, opened by plain text rather than a token of its own. */
 const llama3Syntax: ToolCallSyntax = {
+    sectionPrefix: LlamaText(""),
+    sectionSuffix: LlamaText(""),
     prefix: LlamaText("{\"name\": \""),
     paramsPrefix: "\", \"parameters\": ",
     suffix: LlamaText("}"),
     betweenCalls: null
+};
+
+/** Mistral Nemo (node-llama-cpp's Mistral wrapper): the reply's calls are one JSON array after `[TOOL_CALLS]`, a control token. */
+const mistralSyntax: ToolCallSyntax = {
+    sectionPrefix: LlamaText(new SpecialTokensText("[TOOL_CALLS]"), "["),
+    sectionSuffix: LlamaText("]", new SpecialToken("EOS")),
+    prefix: LlamaText("{\"name\": \""),
+    paramsPrefix: "\", \"arguments\": ",
+    suffix: LlamaText("}"),
+    betweenCalls: LlamaText(", ")
+};
+
+/** Ministral 3, Mistral Small 3.x (their Jinja templates): `[TOOL_CALLS]name[ARGS]{…}` for each call, both markers control tokens. */
+const ministralSyntax: ToolCallSyntax = {
+    sectionPrefix: LlamaText(""),
+    sectionSuffix: LlamaText(new SpecialToken("EOS")),
+    prefix: LlamaText(new SpecialTokensText("[TOOL_CALLS]")),
+    paramsPrefix: "[ARGS]",
+    suffix: LlamaText(""),
+    betweenCalls: LlamaText("")
 };
 
 const weather = {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}}} as const;
@@ -215,5 +245,52 @@ describe("ToolCallReply", () => {
             expect(cut.cut("ty")).toEqual([{type: "text", text: "ty"}]);
             expect(cut.tokenBias(1)).toEqual({bias: "closing", inString: true});
         });
+    });
+});
+
+describe("ToolCallReply on templates whose call markers are control tokens (Mistral)", () => {
+    const mistral = (syntax: ToolCallSyntax, choice: Extract<ReplyFormat, {type: "toolCalls"}>["choice"]) =>
+        new ToolCallReply(grammars, syntax, {type: "toolCalls", tools: [weather, time], choice, parallel: true}, []);
+
+    it("has the generation show the markers, which detokenize to nothing, as their text", () => {
+        expect(mistral(mistralSyntax, "auto").shownTokens).toEqual(new Map([[toolCallsToken, "[TOOL_CALLS]"]]));
+        expect(mistral(ministralSyntax, "auto").shownTokens).toEqual(new Map([[toolCallsToken, "[TOOL_CALLS]"], [argsToken, "[ARGS]"]]));
+        expect(reply("auto").shownTokens).toEqual(new Map());
+    });
+
+    it("Nemo, auto: [TOOL_CALLS] after text opens the call section; the array's `[` and the first call's opening are forced", () => {
+        const shaper = mistral(mistralSyntax, "auto");
+        expect(shaper.push("Let me check.", plenty)).toEqual({events: [{type: "text", text: "Let me check."}]});
+        expect(shaper.push("[TOOL_CALLS]", plenty)).toEqual({events: [], forced: grammars.tokenize("[{\"name\": \"")});
+        expect(shaper.push("get_w", plenty).events).toEqual([{type: "toolCall", index: 0, name: "get_weather"}]);
+        expect(shaper.push("{}", plenty).forced).toEqual(grammars.tokenize("}"));
+        // Another call after a separator, or the array's end, which ends the reply.
+        expect(shaper.grammar()).toEqual({grammar: "literal", choices: [", {\"name\":", "]"], suffix: "", optional: true});
+        expect(shaper.push("]", plenty)).toEqual({events: [], finish: "toolCalls"});
+    });
+
+    it("Nemo: a second call opens with the separator, without another section marker", () => {
+        const shaper = mistral(mistralSyntax, "required");
+        expect(shaper.opening.tokens).toEqual(grammars.tokenize("[TOOL_CALLS][{\"name\": \""));
+        shaper.push("get_time\", \"arguments\": ", plenty);
+        shaper.push("{}", plenty);
+        expect(shaper.push(", ", plenty)).toEqual({events: [], forced: [...grammars.tokenize("{\"name\":"), ...grammars.tokenize(" \"")]});
+        expect(shaper.push("get_weather\", \"arguments\": ", plenty).events).toEqual([{type: "toolCall", index: 1, name: "get_weather"}]);
+    });
+
+    it("Ministral 3: each call opens with [TOOL_CALLS], and [ARGS] ends its name", () => {
+        const shaper = mistral(ministralSyntax, "auto");
+        expect(shaper.push("[TOOL_CALLS]", plenty)).toEqual({events: [], forced: []});
+        expect(shaper.grammar()).toEqual({grammar: "literal", choices: ["get_weather", "get_time"], suffix: "[ARGS]", optional: false});
+        expect(shaper.push("get_w", plenty)).toEqual({events: [{type: "toolCall", index: 0, name: "get_weather"}], forced: grammars.tokenize("eather[ARGS]")});
+        expect(shaper.push("{}", plenty).forced).toEqual([]);
+        expect(shaper.grammar()).toEqual({grammar: "literal", choices: ["[TOOL_CALLS]"], suffix: "", optional: true});
+        expect(shaper.push("[TOOL_CALLS]", plenty)).toEqual({events: [], forced: []});
+        expect(shaper.push("get_time[ARGS]", plenty).events).toEqual([{type: "toolCall", index: 1, name: "get_time"}]);
+        expect(shaper.end("")).toEqual({events: [], finish: "toolCalls"});
+    });
+
+    it("none: the section marker is never sampled", () => {
+        expect(mistral(mistralSyntax, "none").tokenBias(plenty)).toEqual({bias: "ban", text: "[TOOL_CALLS]"});
     });
 });

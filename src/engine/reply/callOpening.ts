@@ -1,4 +1,4 @@
-import type {Token} from "node-llama-cpp";
+import {LlamaText, SpecialTokensText, type Token} from "node-llama-cpp";
 import type {ToolCallSyntax, ToolDefinition} from "../types.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {closingReserve} from "./constrainedJson.js";
@@ -6,34 +6,83 @@ import {closingReserve} from "./constrainedJson.js";
 /**
  * How a tool call opens in a template's syntax: what the model writes to begin one, and what is
  * forced after it. Qwen's calls open with a token of their own (`<tool_call>`), Llama 3's with text
- * (`{"name": "`), which JSON could begin with too.
+ * (`{"name": "`), which JSON could begin with too. Some templates open a reply's calls with a
+ * section marker before the first one (Mistral's `[TOOL_CALLS][`, then `{"name": "` for each call,
+ * `, ` between them and `]` after the last).
  */
 export class CallOpening {
-    /** What the model writes to open a call: the first word of the template's call prefix. */
+    /** What the model writes to open the reply's first call: the opening's first marker token, or its first word. */
     public readonly trigger: string;
     /** Whether that is one token of its own (Qwen's `<tool_call>`) rather than text (Llama 3's `{"name":`). */
     public readonly triggerIsToken: boolean;
-    /** The rest of a call's opening, forced once the model has written the trigger. */
+    /** The rest of the first call's opening, forced once the model has written the trigger. */
     public readonly afterTrigger: Token[];
-    /** What the model writes to open another call after one: the separator, then the trigger. */
+    /** What the model writes to open another call after one: the separator, then the call's own trigger. */
     public readonly nextCall: string;
+    /** The rest of another call's opening, forced once the model has begun `nextCall`. */
+    public readonly afterNextCall: Token[];
+    /** Text that closes the reply's calls where the template has some (Mistral's `]`), else empty: the model just ends. */
+    public readonly sectionEnd: string;
+    /**
+     * Marker tokens that detokenize to nothing (Mistral's `[TOOL_CALLS]` and `[ARGS]` are control
+     * tokens), and the text the shaper must be shown for them: otherwise a call the model opens is never seen.
+     */
+    public readonly shownTokens: ReadonlyMap<Token, string>;
     /** Tokens another call needs at least (characters bound tokens): opened only when the budget has them. */
     public readonly nextCallCost: number;
+    /** The first call's opening: the section prefix, then the call's own. */
+    private readonly firstOpening: LlamaText;
 
     public constructor(grammars: ReplyGrammars, private readonly syntax: ToolCallSyntax, private readonly tools: readonly ToolDefinition[]) {
-        const prefix = syntax.prefix.toString();
-        this.trigger = prefix.trimStart().split(/\s/)[0]!;
-        this.triggerIsToken = grammars.tokenize(this.trigger).length === 1;
-        this.afterTrigger = grammars.tokenize(prefix.slice(prefix.indexOf(this.trigger) + this.trigger.length));
-        this.nextCall = (syntax.betweenCalls?.toString() ?? "") + this.trigger;
-        this.nextCallCost = syntax.suffix.toString().length + this.nextCall.length + prefix.length +
+        this.firstOpening = LlamaText([syntax.sectionPrefix, syntax.prefix]);
+        const first = openingParts(grammars, this.firstOpening);
+        const next = openingParts(grammars, syntax.prefix);
+        this.trigger = first.trigger;
+        this.triggerIsToken = first.token != null;
+        this.afterTrigger = first.after;
+        this.nextCall = (syntax.betweenCalls?.toString() ?? "") + next.trigger;
+        this.afterNextCall = next.after;
+        this.sectionEnd = leadingText(syntax.sectionSuffix);
+        const paramsPrefix = grammars.tokenize(syntax.paramsPrefix);
+        const markers = [first, next, ...(paramsPrefix.length === 1 ? [{trigger: syntax.paramsPrefix, token: paramsPrefix[0]!}] : [])];
+        this.shownTokens = new Map(markers
+            .filter(({token}) => token != null && grammars.hidesToken(token))
+            .map(({token, trigger}) => [token!, trigger]));
+        this.nextCallCost = syntax.suffix.toString().length + this.nextCall.length + syntax.prefix.toString().length +
             Math.max(...tools.map((tool) => tool.name.length)) + syntax.paramsPrefix.length +
             Math.max(...tools.map((tool) => closingReserve(tool.parameters)));
     }
 
-    /** A call's whole opening as text, up to its arguments, for each tool (`{"name": "get_weather", "parameters": `). */
+    /** The first call's opening up to its name, forced when the request requires a call. */
+    public forcedOpening(name = ""): LlamaText {
+        return name === "" ? this.firstOpening : LlamaText([this.firstOpening, name, this.syntax.paramsPrefix]);
+    }
+
+    /** A first call's whole opening as text, up to its arguments, for each tool (`{"name": "get_weather", "parameters": `). */
     public named(): Array<{text: string, tool: ToolDefinition}> {
-        const prefix = this.syntax.prefix.toString().trimStart();
+        const prefix = this.firstOpening.toString().trimStart();
         return this.tools.map((tool) => ({text: prefix + tool.name + this.syntax.paramsPrefix, tool}));
     }
+}
+
+/**
+ * What the model writes to begin `opening`, and the tokens forced after it. Where the opening
+ * starts with markup of its own (a special-token value, or a first word that is one token), that
+ * token; else its first word, which the model writes as text.
+ */
+function openingParts(grammars: ReplyGrammars, opening: LlamaText): {trigger: string, token?: Token, after: Token[]} {
+    const text = opening.toString();
+    const firstValue = opening.values
+        .map((value) => typeof value === "string" ? value : value instanceof SpecialTokensText ? value.value : "")
+        .find((value) => value.trim() !== "") ?? "";
+    const trigger = firstValue.trimStart().split(/\s/)[0]!;
+    const tokens = grammars.tokenize(trigger);
+    const after = grammars.tokenize(text.slice(text.indexOf(trigger) + trigger.length));
+    return tokens.length === 1 ? {trigger, token: tokens[0]!, after} : {trigger, after};
+}
+
+/** The plain text a section suffix begins with, up to its first special token (Mistral's `]` before its end of text). */
+function leadingText(suffix: LlamaText): string {
+    const first = suffix.values[0];
+    return typeof first === "string" ? first.trim() : "";
 }

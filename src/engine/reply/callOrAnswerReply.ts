@@ -1,4 +1,4 @@
-import type {LlamaGrammarEvaluationState, TokenBias} from "node-llama-cpp";
+import type {LlamaGrammarEvaluationState, Token, TokenBias} from "node-llama-cpp";
 import type {GenerationEvent, JsonSchema} from "../types.js";
 import type {CallOpening} from "./callOpening.js";
 import type {ReplyGrammars} from "./grammars.js";
@@ -34,6 +34,10 @@ export class CallOrAnswerReply implements ReplyShaper {
         const opening = triggerIsToken ? {token: grammars.tokenize(trigger)[0]!} : {texts: this.openings.map(({text}) => text)};
         this.answer = new JsonReply(grammars, schema, grammars.jsonOr(schema, opening));
         this.openingTexts = triggerIsToken ? [trigger] : this.openings.map(({text}) => text);
+    }
+
+    public get shownTokens(): ReadonlyMap<Token, string> {
+        return this.calls.shownTokens;
     }
 
     public grammar(): LlamaGrammarEvaluationState | undefined {

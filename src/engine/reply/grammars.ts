@@ -137,6 +137,11 @@ export class ReplyGrammars {
         });
     }
 
+    /** Whether a token detokenizes to nothing in a reply's text (a control token such as Mistral's `[TOOL_CALLS]`). */
+    public hidesToken(token: Token): boolean {
+        return this.model.detokenize([token], false) === "";
+    }
+
     /** Forced text (template markup, which may contain special tokens) as tokens. */
     public tokenize(text: LlamaText | string): Token[] {
         const value = typeof text === "string" ? LlamaText(new SpecialTokensText(text)) : text;

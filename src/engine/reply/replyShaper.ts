@@ -28,6 +28,11 @@ export interface ReplyShaper {
     end(rest: string): ShaperStep;
     /** The token budget ran out: whatever is still held back. */
     cut(rest: string): GenerationEvent[];
+    /**
+     * Tokens that detokenize to nothing but that the shaper must see as this text: a tool call's
+     * opening marker where it is a control token (Mistral's `[TOOL_CALLS]`).
+     */
+    readonly shownTokens?: ReadonlyMap<Token, string>;
     /** Tokens of the reply that were a reasoning model's thought, for shapers that split one off. */
     readonly reasoningTokens?: number;
 }

@@ -33,6 +33,10 @@ export class ThoughtReply implements ReplyShaper {
         this.phase = markers.opened ? "thinking" : "start";
     }
 
+    public get shownTokens(): ReadonlyMap<Token, string> | undefined {
+        return this.inner.shownTokens;
+    }
+
     public get reasoningTokens(): number {
         return this.thoughtTokens;
     }

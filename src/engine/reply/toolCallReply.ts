@@ -1,4 +1,4 @@
-import {LlamaText, type LlamaGrammarEvaluationState, type Token, type TokenBias} from "node-llama-cpp";
+import {type LlamaGrammarEvaluationState, type Token, type TokenBias} from "node-llama-cpp";
 import type {GenerationEvent, ReplyFormat, ToolCallSyntax, ToolDefinition} from "../types.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {CallOpening} from "./callOpening.js";
@@ -52,13 +52,17 @@ export class ToolCallReply implements ReplyShaper {
         else if (format.choice === "auto" || format.choice === "none")
             this.phase = "text";
         else if (named == null) {
-            this.opening.tokens = grammars.tokenize(syntax.prefix);
+            this.opening.tokens = grammars.tokenize(opening.forcedOpening());
             this.phase = this.startName();
         } else {
-            this.opening.tokens = grammars.tokenize(LlamaText([syntax.prefix, named.name, syntax.paramsPrefix]));
+            this.opening.tokens = grammars.tokenize(opening.forcedOpening(named.name));
             this.opening.events = [this.startArguments(named)];
             this.phase = "arguments";
         }
+    }
+
+    public get shownTokens(): ReadonlyMap<Token, string> {
+        return this.callOpening.shownTokens;
     }
 
     public grammar(): LlamaGrammarEvaluationState | undefined {
@@ -87,14 +91,8 @@ export class ToolCallReply implements ReplyShaper {
                 return this.pushName(text);
             case "arguments":
                 return this.pushArguments(text, remainingTokens);
-            case "next": {
-                // The grammar allows ending here, or the whole opening of another call: once the model
-                // has begun the opening, the rest of it is forced.
-                this.written += text;
-                const rest = this.callOpening.nextCall.slice(this.written.length);
-                this.phase = this.startName();
-                return {events: [], forced: [...(rest === "" ? [] : this.grammars.tokenize(rest)), ...this.callOpening.afterTrigger]};
-            }
+            case "next":
+                return this.pushNext(text);
         }
     }
 
@@ -146,6 +144,21 @@ export class ToolCallReply implements ReplyShaper {
     }
 
     /**
+     * After a call, the grammar allows ending, the text that closes the template's call section
+     * (Mistral's `]`), or the whole opening of another call: once the model has begun the opening,
+     * the rest of it is forced.
+     */
+    private pushNext(text: string): ShaperStep {
+        this.written += text;
+        const {nextCall, sectionEnd, afterNextCall} = this.callOpening;
+        if (sectionEnd !== "" && sectionEnd.startsWith(this.written))
+            return this.written === sectionEnd ? {events: [], finish: "toolCalls"} : {events: []};
+        const rest = nextCall.slice(this.written.length);
+        this.phase = this.startName();
+        return {events: [], forced: [...(rest === "" ? [] : this.grammars.tokenize(rest)), ...afterNextCall]};
+    }
+
+    /**
      * The call's name, under a grammar that allows only the tools' names followed by the template's
      * params prefix. Once one tool alone fits what the model wrote, the rest of its name and the
      * prefix are forced rather than sampled token by token (each a decode step, and a budget a
@@ -181,7 +194,8 @@ export class ToolCallReply implements ReplyShaper {
         // Close this call, then let the model choose between opening another one and ending.
         this.phase = "next";
         this.written = "";
-        this.state = this.grammars.literal([this.callOpening.nextCall], "", {optional: true});
+        const {nextCall, sectionEnd} = this.callOpening;
+        this.state = this.grammars.literal(sectionEnd === "" ? [nextCall] : [nextCall, sectionEnd], "", {optional: true});
         return {events, forced: this.grammars.tokenize(this.syntax.suffix)};
     }
 
