@@ -17,6 +17,12 @@ export type SamplingFields = Pick<ChatCompletionRequest,
  * Without a `seed`, each request gets a random one, as at OpenAI: node-llama-cpp's own default is
  * the current second, so requests sent within one second sampled the same reply.
  */
+/** The completion's length the client asked for, if any. */
+export function requestedMaxTokens(request: Pick<SamplingFields, "max_tokens" | "max_completion_tokens">): number | null {
+    // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
+    return request.max_completion_tokens ?? request.max_tokens ?? null;
+}
+
 export function toGenerationOptions(
     request: SamplingFields,
     promptTokens: number,
@@ -26,8 +32,7 @@ export function toGenerationOptions(
     if (promptTokens === 0)
         throw new BadRequestError(`The ${promptParam} is empty: this model adds no beginning-of-text token, so there is nothing to generate after.`,
             {param: promptParam, code: "invalid_value"});
-    // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
-    const requested = request.max_completion_tokens ?? request.max_tokens ?? null;
+    const requested = requestedMaxTokens(request);
     const room = contextLength - promptTokens;
     if (requested != null && requested > room)
         throw new ContextLengthExceededError(contextLength, {

@@ -1,5 +1,5 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
-import {toGenerationOptions} from "../chat/generationSettings.js";
+import {requestedMaxTokens, toGenerationOptions} from "../chat/generationSettings.js";
 import type {GenerationOptions, LoadedModel, PreparedPrompt, SequenceLease} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
 import type {ModelSource} from "../models/modelRegistry.js";
@@ -20,12 +20,15 @@ function promptsOf(prompt: CompletionRequest["prompt"]): Array<string | number[]
     return prompt.every((entry) => typeof entry === "number") ? [prompt as number[]] : prompt as Array<string | number[]>;
 }
 
-async function prepare(model: LoadedModel, prompt: string | number[], suffix: string | null, param: string): Promise<{prompt: PreparedPrompt, promptText: string}> {
+async function prepare(
+    model: LoadedModel, prompt: string | number[], infill: {suffix: string, completionTokens: number} | null, param: string
+): Promise<{prompt: PreparedPrompt, promptText: string}> {
     if (typeof prompt !== "string") {
         const {text, ...prepared} = await model.prepareTokens(prompt, param);
         return {prompt: prepared, promptText: text};
     }
-    return {prompt: await (suffix != null ? model.prepareInfill(prompt, suffix) : model.prepareText(prompt)), promptText: prompt};
+    const prepared = infill != null ? model.prepareInfill(prompt, infill.suffix, infill.completionTokens) : model.prepareText(prompt);
+    return {prompt: await prepared, promptText: prompt};
 }
 
 /**
@@ -46,12 +49,14 @@ export class CompletionService {
         const prompts = promptsOf(request.prompt);
         if (fim && prompts.some((prompt) => typeof prompt !== "string"))
             throw new BadRequestError("'suffix' needs a text prompt: token ids cannot be framed for fill-in-the-middle.", {param: "suffix", code: "invalid_value"});
+        // A fill-in-the-middle prompt is cut to leave the completion its room (see prepareInfillPrompt).
+        const infill = fim ? {suffix: request.suffix!, completionTokens: requestedMaxTokens(request) ?? defaultCompletionMaxTokens} : null;
         const jobs: CompletionJob[] = [];
         for (const [index, promptInput] of prompts.entries()) {
             // Prompts are tokenized one per turn of the event loop, so a long array does not hold up other streams.
             if (index > 0)
                 await nextTurn();
-            const {prompt, promptText} = await prepare(model, promptInput, fim ? request.suffix! : null, prompts.length > 1 ? `prompt[${index}]` : "prompt");
+            const {prompt, promptText} = await prepare(model, promptInput, infill, prompts.length > 1 ? `prompt[${index}]` : "prompt");
             const options = toGenerationOptions(request, prompt.tokens.length, model.contextLength,
                 {defaultMaxTokens: defaultCompletionMaxTokens, promptParam: "prompt"});
             jobs.push({index, promptText, prompt, options});

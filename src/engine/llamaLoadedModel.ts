@@ -130,10 +130,9 @@ export class LlamaLoadedModel implements LoadedModel {
         return this.outsideSequence(async () => prepareTokenPrompt(this.model, tokens, this.contextLength, param));
     }
 
-    public prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt> {
+    public prepareInfill(prefix: string, suffix: string, completionTokens: number): Promise<PreparedPrompt> {
         return this.outsideSequence(async () => {
-            await refuseTextBeyondContext(this.model, [prefix, suffix], this.contextLength, {param: "prompt"});
-            const prompt = prepareInfillPrompt(this.model, prefix, suffix);
+            const prompt = prepareInfillPrompt(this.model, prefix, suffix, this.contextLength - completionTokens);
             if (prompt == null)
                 throw new Error("this model has no fill-in-the-middle tokens");
             return prompt;

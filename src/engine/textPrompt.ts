@@ -1,5 +1,6 @@
 import type {LlamaModel, Token} from "node-llama-cpp";
 import {BadRequestError, ContextLengthExceededError} from "../errors.js";
+import {charactersPerTokenAtMost} from "./promptSizeGuard.js";
 import type {PreparedPrompt} from "./types.js";
 
 /**
@@ -38,14 +39,52 @@ export function refuseTokensOutsideVocabulary(model: LlamaModel, tokens: readonl
 /**
  * A fill-in-the-middle prompt framed with the model's own FIM tokens, in llama.cpp's order:
  * `<PRE>prefix<SUF>suffix<MID>`; the model then writes the middle. Null when the GGUF has no FIM tokens.
+ *
+ * Prefix and suffix share `room` tokens (the context less the completion's). Where they do not fit,
+ * the text nearest the cursor stays, as llama-server's infill keeps it: the end of the prefix and
+ * the start of the suffix, the suffix keeping up to a quarter of the room. IDE plugins send whole
+ * files and want a completion, not a 400.
  */
-export function prepareInfillPrompt(model: LlamaModel, prefix: string, suffix: string): PreparedPrompt | null {
+export function prepareInfillPrompt(model: LlamaModel, prefix: string, suffix: string, room: number): PreparedPrompt | null {
     const {prefix: pre, suffix: suf, middle: mid} = model.tokens.infill;
     if (pre == null || suf == null || mid == null)
         return null;
 
-    const tokens = [...bos(model), pre, ...model.tokenize(prefix, false), suf, ...model.tokenize(suffix, false), mid];
+    const start = bos(model);
+    const budget = Math.max(0, room - start.length - 3);
+    // Only as much text as the budget could hold is tokenized: a file can be megabytes.
+    const before = model.tokenize(lastCharacters(prefix, budget * charactersPerTokenAtMost), false);
+    const after = model.tokenize(firstCharacters(suffix, budget * charactersPerTokenAtMost), false);
+    const kept = shareInfillRoom(before.length, after.length, budget);
+    const tokens = [...start, pre, ...before.slice(before.length - kept.prefix), suf, ...after.slice(0, kept.suffix), mid];
     return {tokens, stopTokens: [], stopStrings: []};
+}
+
+/** How many tokens of the prefix (its end) and of the suffix (its start) fit `budget` together. */
+export function shareInfillRoom(prefixTokens: number, suffixTokens: number, budget: number): {prefix: number, suffix: number} {
+    if (prefixTokens + suffixTokens <= budget)
+        return {prefix: prefixTokens, suffix: suffixTokens};
+    const suffix = Math.min(suffixTokens, Math.max(Math.floor(budget / 4), budget - prefixTokens));
+    return {prefix: Math.min(prefixTokens, budget - suffix), suffix};
+}
+
+/** The text's last `count` characters, never from inside a surrogate pair. */
+function lastCharacters(text: string, count: number): string {
+    if (text.length <= count)
+        return text;
+    const start = text.length - count;
+    return text.slice(isLowSurrogate(text.charCodeAt(start)) ? start + 1 : start);
+}
+
+/** The text's first `count` characters, never to inside a surrogate pair. */
+function firstCharacters(text: string, count: number): string {
+    if (text.length <= count)
+        return text;
+    return text.slice(0, isLowSurrogate(text.charCodeAt(count)) ? count - 1 : count);
+}
+
+function isLowSurrogate(code: number): boolean {
+    return code >= 0xdc00 && code <= 0xdfff;
 }
 
 export function hasInfillTokens(model: LlamaModel): boolean {

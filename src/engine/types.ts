@@ -140,8 +140,8 @@ export interface LoadedModel {
     prepareText(prompt: string): Promise<PreparedPrompt>,
     /** Token ids a client sent as its prompt (legacy completions), as they came; `text` is what they spell. */
     prepareTokens(tokens: readonly number[], param: string): Promise<PreparedPrompt & {text: string}>,
-    /** A fill-in-the-middle prompt; only when `supportsInfill`. */
-    prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt>,
+    /** A fill-in-the-middle prompt cut to leave `completionTokens` of the context; only when `supportsInfill`. */
+    prepareInfill(prefix: string, suffix: string, completionTokens: number): Promise<PreparedPrompt>,
     /** Strings or token-id arrays → one vector each; one request at a time per model, queued like sequences. */
     embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult>,
     /** Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. */

@@ -125,6 +125,22 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         expect((list.data.find((model) => model.id === "tiny-fim") as unknown as {capabilities: string[]}).capabilities).toContain("fim");
     });
 
+    it("cuts a fill-in-the-middle prompt that overflows the context to fit, rather than refusing it (IDE plugins send whole files)", async () => {
+        const prefix = "the cat sat on the mat ".repeat(150_000);
+        const suffix = " the dog ran to the park".repeat(150_000);
+        for (const max_tokens of [8, 200]) {
+            const reply = await client.completions.create({model: "tiny-fim", prompt: prefix, suffix, max_tokens, temperature: 0});
+            expect(reply.choices[0]!.finish_reason).toBe("length");
+            expect(reply.usage!.completion_tokens).toBe(max_tokens);
+            // The whole room the completion leaves in the 1,024-token context, but for a token or two lost at the cuts.
+            expect(reply.usage!.prompt_tokens).toBeLessThanOrEqual(1024 - max_tokens);
+            expect(reply.usage!.prompt_tokens).toBeGreaterThan(1024 - max_tokens - 4);
+        }
+        // Without max_tokens the completion is OpenAI's default of 16 tokens.
+        const fallback = await client.completions.create({model: "tiny-fim", prompt: prefix, suffix, temperature: 0});
+        expect(fallback.usage!.prompt_tokens + fallback.usage!.completion_tokens).toBeLessThanOrEqual(1024);
+    });
+
     it("embeds a batch; the SDK's default base64 decodes to the float vectors; deterministic", async () => {
         const input = ["hello world", "the cat"];
         const floats = await client.embeddings.create({model: "tiny-embed", input, encoding_format: "float"});
@@ -172,14 +188,13 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         const huge = "the cat sat on the mat ".repeat(150_000);
         const refusals = [
             {error: await client.completions.create({model: "tiny-chat", prompt: huge}).catch((caught: unknown) => caught), param: "prompt"},
-            {error: await client.completions.create({model: "tiny-fim", prompt: "a", suffix: huge}).catch((caught: unknown) => caught), param: "prompt"},
             {error: await client.embeddings.create({model: "tiny-embed", input: ["hi", huge]}).catch((caught: unknown) => caught), param: "input[1]"}
         ];
         for (const {error, param} of refusals) {
             expect(error).toBeInstanceOf(OpenAI.BadRequestError);
             expect(error).toMatchObject({code: "context_length_exceeded", param, message: expect.stringMatching(/resulted in more than \d+ tokens/)});
         }
-        expect((refusals[2]!.error as Error).message).toContain("your input[1] resulted");
+        expect((refusals[1]!.error as Error).message).toContain("your input[1] resulted");
     });
 
     it("refuses embeddings from a chat model, over-long inputs and unsupported dimensions with 400", async () => {

@@ -78,7 +78,7 @@ export class FakeModel implements LoadedModel {
         return {tokens: [...tokens] as Token[], stopTokens: [], stopStrings: [], text: tokens.map((token) => `<${token}>`).join("")};
     }
 
-    public async prepareInfill(prefix: string, suffix: string): Promise<PreparedPrompt> {
+    public async prepareInfill(prefix: string, suffix: string, _completionTokens: number): Promise<PreparedPrompt> {
         return wordTokens(`${prefix} ${suffix}`);
     }
 
