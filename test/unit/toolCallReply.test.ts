@@ -14,7 +14,7 @@ const [toolCallsToken, argsToken] = [1002, 1003];
 const grammars = {
     tokenize: (text: LlamaText | string) => text.toString().split(/(<\/?tool_call>|\[TOOL_CALLS\]|\[ARGS\])/).flatMap((piece) =>
         tags.includes(piece) ? [1000 + tags.indexOf(piece)] : [...piece].map((char) => char.charCodeAt(0))),
-    hidesToken: (token: number) => token === toolCallsToken || token === argsToken,
+    marker: (token: number) => token >= 1000 ? {text: tags[token - 1000], hidden: token === toolCallsToken || token === argsToken, endsText: false} : null,
     literal: (choices: string[], suffix: string, options?: {optional?: boolean}) => ({grammar: "literal", choices, suffix, optional: options?.optional ?? false}),
     json: (schema: unknown) => ({grammar: "json", schema}),
     jsonOr: (schema: unknown, opening: unknown) => ({grammar: "jsonOr", schema, opening}),

@@ -21,7 +21,7 @@ export class CallOpening {
     public readonly nextCall: string;
     /** The rest of another call's opening, forced once the model has begun `nextCall`. */
     public readonly afterNextCall: Token[];
-    /** Text that closes the reply's calls where the template has some (Mistral's `]`), else empty: the model just ends. */
+    /** What closes the reply's calls where the template has it (Mistral's `]`, DeepSeek's `<｜tool▁calls▁end｜>`), else empty: the model just ends. */
     public readonly sectionEnd: string;
     /**
      * Marker tokens that detokenize to nothing (Mistral's `[TOOL_CALLS]` and `[ARGS]` are control
@@ -42,11 +42,13 @@ export class CallOpening {
         this.afterTrigger = first.after;
         this.nextCall = (syntax.betweenCalls?.toString() ?? "") + next.trigger;
         this.afterNextCall = next.after;
-        this.sectionEnd = leadingText(syntax.sectionSuffix);
-        const paramsPrefix = grammars.tokenize(syntax.paramsPrefix);
-        const markers = [first, next, ...(paramsPrefix.length === 1 ? [{trigger: syntax.paramsPrefix, token: paramsPrefix[0]!}] : [])];
-        this.shownTokens = new Map(markers
-            .filter(({token}) => token != null && grammars.hidesToken(token))
+        // What closes the list of calls, where the model writes it (text or a marker), not the end of text itself.
+        const end = openingParts(grammars, syntax.sectionSuffix);
+        const closes = end.token == null || grammars.marker(end.token)?.endsText !== true;
+        this.sectionEnd = closes ? end.trigger : "";
+        const paramsPrefix = openingParts(grammars, LlamaText(syntax.paramsPrefix));
+        this.shownTokens = new Map([first, next, paramsPrefix, ...(closes ? [end] : [])]
+            .filter(({hidden}) => hidden === true)
             .map(({token, trigger}) => [token!, trigger]));
         this.nextCallCost = syntax.suffix.toString().length + this.nextCall.length + syntax.prefix.toString().length +
             Math.max(...tools.map((tool) => tool.name.length)) + syntax.paramsPrefix.length +
@@ -66,23 +68,20 @@ export class CallOpening {
 }
 
 /**
- * What the model writes to begin `opening`, and the tokens forced after it. Where the opening
- * starts with markup of its own (a special-token value, or a first word that is one token), that
- * token; else its first word, which the model writes as text.
+ * What the model writes to begin `opening`, and the tokens forced after it: its first token where
+ * that is a marker token of the template's (Qwen's `<tool_call>`, Mistral's `[TOOL_CALLS]`,
+ * DeepSeek's `<｜tool▁calls▁begin｜>`), else its first word, which the model writes as text
+ * (Llama 3's `{"name":`).
  */
-function openingParts(grammars: ReplyGrammars, opening: LlamaText): {trigger: string, token?: Token, after: Token[]} {
+function openingParts(grammars: ReplyGrammars, opening: LlamaText): {trigger: string, token?: Token, hidden?: boolean, after: Token[]} {
     const text = opening.toString();
     const firstValue = opening.values
         .map((value) => typeof value === "string" ? value : value instanceof SpecialTokensText ? value.value : "")
-        .find((value) => value.trim() !== "") ?? "";
-    const trigger = firstValue.trimStart().split(/\s/)[0]!;
+        .find((value) => value.trim() !== "")?.trimStart() ?? "";
+    const firstToken = grammars.tokenize(firstValue)[0];
+    const marker = firstToken == null ? null : grammars.marker(firstToken);
+    const trigger = marker != null && firstValue.startsWith(marker.text) ? marker.text : firstValue.split(/\s/)[0]!;
     const tokens = grammars.tokenize(trigger);
     const after = grammars.tokenize(text.slice(text.indexOf(trigger) + trigger.length));
-    return tokens.length === 1 ? {trigger, token: tokens[0]!, after} : {trigger, after};
-}
-
-/** The plain text a section suffix begins with, up to its first special token (Mistral's `]` before its end of text). */
-function leadingText(suffix: LlamaText): string {
-    const first = suffix.values[0];
-    return typeof first === "string" ? first.trim() : "";
+    return tokens.length === 1 ? {trigger, token: tokens[0]!, hidden: grammars.marker(tokens[0]!)?.hidden === true, after} : {trigger, after};
 }

@@ -137,9 +137,18 @@ export class ReplyGrammars {
         });
     }
 
-    /** Whether a token detokenizes to nothing in a reply's text (a control token such as Mistral's `[TOOL_CALLS]`). */
-    public hidesToken(token: Token): boolean {
-        return this.model.detokenize([token], false) === "";
+    /**
+     * A template's marker token (a control or added token, as Qwen's `<tool_call>` and Mistral's
+     * `[TOOL_CALLS]` are): its text, and whether it is hidden from a reply's text (control tokens
+     * detokenize to nothing), and whether it ends the text (end of turn). Null for an ordinary token.
+     */
+    public marker(token: Token): {text: string, hidden: boolean, endsText: boolean} | null {
+        const attributes = this.model.getTokenAttributes(token);
+        if (!attributes.control && !attributes.userDefined)
+            return null;
+        return {
+            text: this.model.detokenize([token], true), hidden: this.model.detokenize([token], false) === "", endsText: this.model.isEogToken(token)
+        };
     }
 
     /** Forced text (template markup, which may contain special tokens) as tokens. */
