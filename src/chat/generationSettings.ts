@@ -7,6 +7,12 @@ import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 export type SamplingFields = Pick<ChatCompletionRequest,
     "max_tokens" | "stop" | "temperature" | "top_p" | "seed" | "presence_penalty" | "frequency_penalty"> & {max_completion_tokens?: number | null};
 
+/** The completion's length the client asked for, if any. */
+export function requestedMaxTokens(request: Pick<SamplingFields, "max_tokens" | "max_completion_tokens">): number | null {
+    // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
+    return request.max_completion_tokens ?? request.max_tokens ?? null;
+}
+
 /**
  * OpenAI request fields → generation options, with OpenAI's defaults filled in here and only here
  * (node-llama-cpp's own temperature default is 0; OpenAI's is 1).
@@ -17,12 +23,6 @@ export type SamplingFields = Pick<ChatCompletionRequest,
  * Without a `seed`, each request gets a random one, as at OpenAI: node-llama-cpp's own default is
  * the current second, so requests sent within one second sampled the same reply.
  */
-/** The completion's length the client asked for, if any. */
-export function requestedMaxTokens(request: Pick<SamplingFields, "max_tokens" | "max_completion_tokens">): number | null {
-    // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
-    return request.max_completion_tokens ?? request.max_tokens ?? null;
-}
-
 export function toGenerationOptions(
     request: SamplingFields,
     promptTokens: number,

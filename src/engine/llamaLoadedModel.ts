@@ -132,7 +132,7 @@ export class LlamaLoadedModel implements LoadedModel {
 
     public prepareInfill(prefix: string, suffix: string, completionTokens: number): Promise<PreparedPrompt> {
         return this.outsideSequence(async () => {
-            const prompt = prepareInfillPrompt(this.model, prefix, suffix, this.contextLength - completionTokens);
+            const prompt = await prepareInfillPrompt(this.model, prefix, suffix, {contextLength: this.contextLength, completionTokens});
             if (prompt == null)
                 throw new Error("this model has no fill-in-the-middle tokens");
             return prompt;

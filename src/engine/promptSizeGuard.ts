@@ -22,8 +22,7 @@ import {ContextLengthExceededError} from "../errors.js";
  */
 const sliceLength = 32_768;
 const slackPerSlice = 8;
-/** Also bounds the text a budget of tokens could hold, where prompts are cut to fit (fill-in-the-middle). */
-export const charactersPerTokenAtMost = 16;
+const charactersPerTokenAtMost = 16;
 
 /** `param` is the error's field, and names the text in its message ("messages", "input[2]"). */
 export async function refuseTextBeyondContext(

@@ -1,6 +1,6 @@
+import {setImmediate as nextTurn} from "node:timers/promises";
 import type {LlamaModel, Token} from "node-llama-cpp";
 import {BadRequestError, ContextLengthExceededError} from "../errors.js";
-import {charactersPerTokenAtMost} from "./promptSizeGuard.js";
 import type {PreparedPrompt} from "./types.js";
 
 /**
@@ -40,32 +40,58 @@ export function refuseTokensOutsideVocabulary(model: LlamaModel, tokens: readonl
  * A fill-in-the-middle prompt framed with the model's own FIM tokens, in llama.cpp's order:
  * `<PRE>prefix<SUF>suffix<MID>`; the model then writes the middle. Null when the GGUF has no FIM tokens.
  *
- * Prefix and suffix share `room` tokens (the context less the completion's). Where they do not fit,
+ * Prefix and suffix share the context less the completion's tokens. Where they do not fit,
  * the text nearest the cursor stays, as llama-server's infill keeps it: the end of the prefix and
- * the start of the suffix, the suffix keeping up to a quarter of the room. IDE plugins send whole
- * files and want a completion, not a 400.
+ * the start of the suffix. IDE plugins send whole files and want a completion, not a 400. A
+ * completion that leaves the texts no room at all is refused instead: a middle written without
+ * either side would be no completion.
  */
-export function prepareInfillPrompt(model: LlamaModel, prefix: string, suffix: string, room: number): PreparedPrompt | null {
+export async function prepareInfillPrompt(
+    model: LlamaModel, prefix: string, suffix: string, {contextLength, completionTokens}: {contextLength: number, completionTokens: number}
+): Promise<PreparedPrompt | null> {
     const {prefix: pre, suffix: suf, middle: mid} = model.tokens.infill;
     if (pre == null || suf == null || mid == null)
         return null;
 
     const start = bos(model);
-    const budget = Math.max(0, room - start.length - 3);
-    // Only as much text as the budget could hold is tokenized: a file can be megabytes.
-    const before = model.tokenize(lastCharacters(prefix, budget * charactersPerTokenAtMost), false);
-    const after = model.tokenize(firstCharacters(suffix, budget * charactersPerTokenAtMost), false);
+    const budget = contextLength - completionTokens - start.length - 3;
+    if (budget <= 0 && prefix + suffix !== "")
+        throw new ContextLengthExceededError(contextLength, {
+            overflow: `you requested ${completionTokens} tokens for the completion, which leaves no room for the prompt and suffix`,
+            remedy: "max_tokens", param: "max_tokens"
+        });
+    const before = await edgeTokens(model, prefix, budget, "end");
+    const after = await edgeTokens(model, suffix, budget, "start");
     const kept = shareInfillRoom(before.length, after.length, budget);
     const tokens = [...start, pre, ...before.slice(before.length - kept.prefix), suf, ...after.slice(0, kept.suffix), mid];
     return {tokens, stopTokens: [], stopStrings: []};
 }
 
-/** How many tokens of the prefix (its end) and of the suffix (its start) fit `budget` together. */
+/**
+ * How many tokens of the prefix (its end) and of the suffix (its start) fit `budget` together: each
+ * gets its share where both are longer (the prefix three quarters, as llama-server splits it), and
+ * either gets what the other leaves.
+ */
 export function shareInfillRoom(prefixTokens: number, suffixTokens: number, budget: number): {prefix: number, suffix: number} {
     if (prefixTokens + suffixTokens <= budget)
         return {prefix: prefixTokens, suffix: suffixTokens};
     const suffix = Math.min(suffixTokens, Math.max(Math.floor(budget / 4), budget - prefixTokens));
     return {prefix: Math.min(prefixTokens, budget - suffix), suffix};
+}
+
+/**
+ * At least `count` tokens from one edge of the text (all of it when it has fewer). A file can be
+ * megabytes and tokenizing is synchronous, so the text is taken from that edge a little at a time
+ * (about 4 characters a token, doubled until enough), yielding to other streams between tries.
+ */
+async function edgeTokens(model: LlamaModel, text: string, count: number, edge: "start" | "end"): Promise<Token[]> {
+    for (let characters = Math.max(64, count * 4); ; characters *= 2) {
+        const part = edge === "end" ? lastCharacters(text, characters) : firstCharacters(text, characters);
+        const tokens = model.tokenize(part, false);
+        if (tokens.length >= count || part.length === text.length)
+            return tokens;
+        await nextTurn();
+    }
 }
 
 /** The text's last `count` characters, never from inside a surrogate pair. */

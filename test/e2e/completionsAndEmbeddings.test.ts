@@ -139,6 +139,9 @@ describe("completions, fill-in-the-middle and embeddings", () => {
         // Without max_tokens the completion is OpenAI's default of 16 tokens.
         const fallback = await client.completions.create({model: "tiny-fim", prompt: prefix, suffix, temperature: 0});
         expect(fallback.usage!.prompt_tokens + fallback.usage!.completion_tokens).toBeLessThanOrEqual(1024);
+        // A completion that leaves no room for either side is refused, not written from nothing.
+        const refusal = await client.completions.create({model: "tiny-fim", prompt: prefix, suffix, max_tokens: 1020}).catch((caught: unknown) => caught);
+        expect(refusal).toMatchObject({status: 400, code: "context_length_exceeded", param: "max_tokens"});
     });
 
     it("embeds a batch; the SDK's default base64 decodes to the float vectors; deterministic", async () => {

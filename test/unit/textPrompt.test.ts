@@ -45,42 +45,56 @@ describe("prepareTokenPrompt", () => {
 });
 
 describe("prepareInfillPrompt", () => {
-    /** A character a token; FIM tokens 1000–1002, BOS 1. Records how much text it was asked to tokenize. */
+    /** A character a token (or one per 8 characters, `coarse`); FIM tokens 1000–1002, BOS 1. Records the text it was asked to tokenize. */
     const tokenized: string[] = [];
-    const model = {
+    const modelWith = (charactersPerToken: number) => ({
         tokens: {infill: {prefix: 1000, suffix: 1001, middle: 1002}, shouldPrependBosToken: true, bos: 1},
         tokenize: (text: string) => {
             tokenized.push(text);
-            return [...text].map((char) => char.charCodeAt(0));
+            return charactersPerToken === 1 ? [...text].map((char) => char.charCodeAt(0)) : new Array(Math.ceil(text.length / charactersPerToken)).fill(120);
         }
-    } as unknown as LlamaModel;
+    }) as unknown as LlamaModel;
+    const model = modelWith(1);
     const spell = (tokens: readonly number[]) => tokens.map((token) => token >= 1000 ? `<${token % 1000}>` : token === 1 ? "<s>" : String.fromCharCode(token)).join("");
+    const infill = async (prefix: string, suffix: string, contextLength: number, completionTokens = 0, on = model) =>
+        (await prepareInfillPrompt(on, prefix, suffix, {contextLength, completionTokens}))!;
 
-    it("frames prefix and suffix with the model's FIM tokens when they fit", () => {
-        expect(spell(prepareInfillPrompt(model, "abc", "xyz", 100)!.tokens)).toBe("<s><0>abc<1>xyz<2>");
+    it("frames prefix and suffix with the model's FIM tokens when they fit", async () => {
+        expect(spell((await infill("abc", "xyz", 100, 16)).tokens)).toBe("<s><0>abc<1>xyz<2>");
     });
 
-    it("keeps the text nearest the cursor where they do not fit: the prefix's end, the suffix's start", () => {
-        // 14 of room: 4 for the framing, 10 for the texts; the suffix keeps a quarter (2), the prefix the rest.
-        expect(spell(prepareInfillPrompt(model, "0123456789abcdef", "ABCDEFGHIJ", 14)!.tokens)).toBe("<s><0>89abcdef<1>AB<2>");
+    it("keeps the text nearest the cursor where they do not fit: the prefix's end, the suffix's start", async () => {
+        // 16 of context, 2 for the completion, 4 for the framing: 10 for the texts; the suffix gets its quarter (2), the prefix the rest.
+        expect(spell((await infill("0123456789abcdef", "ABCDEFGHIJ", 16, 2)).tokens)).toBe("<s><0>89abcdef<1>AB<2>");
         // A short prefix leaves the suffix the rest of the room.
-        expect(spell(prepareInfillPrompt(model, "ab", "ABCDEFGHIJ", 14)!.tokens)).toBe("<s><0>ab<1>ABCDEFGH<2>");
+        expect(spell((await infill("ab", "ABCDEFGHIJ", 16, 2)).tokens)).toBe("<s><0>ab<1>ABCDEFGH<2>");
     });
 
-    it("tokenizes only as much text as the room could hold, and never half a surrogate pair", () => {
+    it("tokenizes only the edge of a long text that the room needs, and never half a surrogate pair", async () => {
         tokenized.length = 0;
-        prepareInfillPrompt(model, "x".repeat(1_000_000) + "😀", "😀" + "y".repeat(1_000_000), 14);
-        expect(tokenized.map((text) => text.length)).toEqual([160, 160]);
-        // Room 15: 11 tokens, 176 characters at most; both cuts would fall between the halves of an emoji.
+        await infill("x".repeat(1_000_000), "y".repeat(1_000_000), 14);
+        expect(tokenized.map((text) => text.length)).toEqual([64, 64]);
+        // 64 characters would cut an emoji in two on both sides.
         tokenized.length = 0;
-        prepareInfillPrompt(model, "x".repeat(100) + "😀".repeat(100) + "z", "z" + "😀".repeat(100), 15);
-        expect(tokenized.map((text) => text.length)).toEqual([175, 175]);
+        await infill("x".repeat(100) + "😀".repeat(100) + "z", "z" + "😀".repeat(100), 14);
+        expect(tokenized.map((text) => text.length)).toEqual([63, 63]);
         const halfPair = /^[\udc00-\udfff]|[\ud800-\udbff]$/;
         expect(tokenized.filter((text) => halfPair.test(text))).toEqual([]);
+        // Longer tokens: twice as much text, until the edge holds enough of them.
+        tokenized.length = 0;
+        await infill("x".repeat(1_000_000), "", 14, 0, modelWith(8));
+        expect(tokenized.map((text) => text.length)).toEqual([64, 128, 0]);
     });
 
-    it("is null for a model without FIM tokens", () => {
-        expect(prepareInfillPrompt({...model, tokens: {infill: {}}} as unknown as LlamaModel, "a", "b", 100)).toBeNull();
+    it("refuses a completion that leaves the texts no room, rather than writing a middle with neither side", async () => {
+        const refusal = await infill("a", "b", 10, 6).catch((error: unknown) => error);
+        expect(refusal).toBeInstanceOf(ContextLengthExceededError);
+        expect(refusal).toMatchObject({status: 400, param: "max_tokens", message: expect.stringContaining("you requested 6 tokens for the completion")});
+        expect(spell((await infill("", "", 10, 6)).tokens)).toBe("<s><0><1><2>");
+    });
+
+    it("is null for a model without FIM tokens", async () => {
+        expect(await prepareInfillPrompt({...model, tokens: {infill: {}}} as unknown as LlamaModel, "a", "b", {contextLength: 100, completionTokens: 0})).toBeNull();
     });
 });
 

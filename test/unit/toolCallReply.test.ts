@@ -7,13 +7,21 @@ import type {ReplyFormat, ToolCallSyntax} from "../../src/engine/types.js";
 
 /**
  * Grammars stand-in: grammars and biases are labelled objects; a "token" is a character code, or a
- * tag's own token as in Qwen's and Mistral's vocabularies (Mistral's is a control token: no text).
+ * tag's own token as in Qwen's and Mistral's vocabularies. Qwen's are added tokens, read in any
+ * text; Mistral's are control tokens, read only in special text (as forced markup is tokenized: a
+ * string, or a special-text value) and hidden from a reply's text.
  */
 const tags = ["<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]"];
 const [toolCallsToken, argsToken] = [1002, 1003];
+const addedTags = 2;
+const tokenizeText = (text: string, special: boolean) => text.split(/(<\/?tool_call>|\[TOOL_CALLS\]|\[ARGS\])/).flatMap((piece) => {
+    const tag = tags.indexOf(piece);
+    return tag >= 0 && (special || tag < addedTags) ? [1000 + tag] : [...piece].map((char) => char.charCodeAt(0));
+});
 const grammars = {
-    tokenize: (text: LlamaText | string) => text.toString().split(/(<\/?tool_call>|\[TOOL_CALLS\]|\[ARGS\])/).flatMap((piece) =>
-        tags.includes(piece) ? [1000 + tags.indexOf(piece)] : [...piece].map((char) => char.charCodeAt(0))),
+    tokenize: (text: LlamaText | string) => typeof text === "string"
+        ? tokenizeText(text, true)
+        : text.values.flatMap((value) => typeof value === "string" ? tokenizeText(value, false) : value instanceof SpecialTokensText ? tokenizeText(value.value, true) : []),
     marker: (token: number) => token >= 1000 ? {text: tags[token - 1000], hidden: token === toolCallsToken || token === argsToken, endsText: false} : null,
     literal: (choices: string[], suffix: string, options?: {optional?: boolean}) => ({grammar: "literal", choices, suffix, optional: options?.optional ?? false}),
     json: (schema: unknown) => ({grammar: "json", schema}),
@@ -292,5 +300,10 @@ describe("ToolCallReply on templates whose call markers are control tokens (Mist
 
     it("none: the section marker is never sampled", () => {
         expect(mistral(mistralSyntax, "none").tokenBias(plenty)).toEqual({bias: "ban", text: "[TOOL_CALLS]"});
+    });
+
+    it("Ministral 3, a named tool: the forced [ARGS] after the name is the marker token, not its letters", () => {
+        const shaper = mistral(ministralSyntax, {name: "get_time"});
+        expect(shaper.opening.tokens).toEqual([toolCallsToken, ...grammars.tokenize(LlamaText("get_time")), argsToken]);
     });
 });

@@ -34,7 +34,10 @@ export class CallOpening {
     private readonly firstOpening: LlamaText;
 
     public constructor(grammars: ReplyGrammars, private readonly syntax: ToolCallSyntax, private readonly tools: readonly ToolDefinition[]) {
-        this.firstOpening = LlamaText([syntax.sectionPrefix, syntax.prefix]);
+        // A section prefix that does not begin with a marker token of this vocabulary (the wrapper's
+        // guess on a model that lacks the token) is left out: the model would never write it.
+        const sectioned = syntax.sectionPrefix.toString().trim() === "" || openingMarker(grammars, syntax.sectionPrefix) != null;
+        this.firstOpening = sectioned ? LlamaText([syntax.sectionPrefix, syntax.prefix]) : syntax.prefix;
         const first = openingParts(grammars, this.firstOpening);
         const next = openingParts(grammars, syntax.prefix);
         this.trigger = first.trigger;
@@ -57,7 +60,8 @@ export class CallOpening {
 
     /** The first call's opening up to its name, forced when the request requires a call. */
     public forcedOpening(name = ""): LlamaText {
-        return name === "" ? this.firstOpening : LlamaText([this.firstOpening, name, this.syntax.paramsPrefix]);
+        // The params prefix is markup (Ministral's `[ARGS]` is a control token), the name is text.
+        return name === "" ? this.firstOpening : LlamaText([this.firstOpening, name, new SpecialTokensText(this.syntax.paramsPrefix)]);
     }
 
     /** A first call's whole opening as text, up to its arguments, for each tool (`{"name": "get_weather", "parameters": `). */
@@ -74,14 +78,27 @@ export class CallOpening {
  * (Llama 3's `{"name":`).
  */
 function openingParts(grammars: ReplyGrammars, opening: LlamaText): {trigger: string, token?: Token, hidden?: boolean, after: Token[]} {
-    const text = opening.toString();
-    const firstValue = opening.values
-        .map((value) => typeof value === "string" ? value : value instanceof SpecialTokensText ? value.value : "")
-        .find((value) => value.trim() !== "")?.trimStart() ?? "";
-    const firstToken = grammars.tokenize(firstValue)[0];
-    const marker = firstToken == null ? null : grammars.marker(firstToken);
-    const trigger = marker != null && firstValue.startsWith(marker.text) ? marker.text : firstValue.split(/\s/)[0]!;
+    const text = writtenText(opening);
+    const marker = openingMarker(grammars, opening);
+    const trigger = marker ?? text.trimStart().split(/\s/)[0]!;
     const tokens = grammars.tokenize(trigger);
     const after = grammars.tokenize(text.slice(text.indexOf(trigger) + trigger.length));
     return tokens.length === 1 ? {trigger, token: tokens[0]!, hidden: grammars.marker(tokens[0]!)?.hidden === true, after} : {trigger, after};
+}
+
+/** The marker token `opening` begins with, as text, if it begins with one (its first special-text value's first token). */
+function openingMarker(grammars: ReplyGrammars, opening: LlamaText): string | null {
+    const first = opening.values.find((value) => typeof value === "string" ? value.trim() !== "" : value instanceof SpecialTokensText && value.value.trim() !== "");
+    if (!(first instanceof SpecialTokensText))
+        return null;
+    const value = first.value.trimStart();
+    const token = grammars.tokenize(value)[0];
+    const marker = token == null ? null : grammars.marker(token);
+    return marker != null && value.startsWith(marker.text) ? marker.text : null;
+}
+
+/** The markup the model writes, as text: up to a special token such as EOS, which ends the text instead (Mistral's `]</s>`). */
+function writtenText(markup: LlamaText): string {
+    const end = markup.values.findIndex((value) => typeof value !== "string" && !(value instanceof SpecialTokensText));
+    return LlamaText(end < 0 ? markup.values : markup.values.slice(0, end)).toString();
 }
