@@ -34,9 +34,9 @@ export class CallOpening {
     private readonly firstOpening: LlamaText;
 
     public constructor(grammars: ReplyGrammars, private readonly syntax: ToolCallSyntax, private readonly tools: readonly ToolDefinition[]) {
-        // A section prefix that does not begin with a marker token of this vocabulary (the wrapper's
-        // guess on a model that lacks the token) is left out: the model would never write it.
-        const sectioned = syntax.sectionPrefix.toString().trim() === "" || openingMarker(grammars, syntax.sectionPrefix) != null;
+        // Only a section prefix that begins with a marker token of this vocabulary is the model's to
+        // write; layout (a Jinja template's blank lines) or a marker the vocabulary lacks is left out.
+        const sectioned = openingMarker(grammars, syntax.sectionPrefix) != null;
         this.firstOpening = sectioned ? LlamaText([syntax.sectionPrefix, syntax.prefix]) : syntax.prefix;
         const first = openingParts(grammars, this.firstOpening);
         const next = openingParts(grammars, syntax.prefix);
