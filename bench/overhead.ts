@@ -9,6 +9,7 @@ import {startLlamaServer, takeLlamaServerFlag, type LlamaServer} from "./llamaSe
 import {machineInfo, measurePhase} from "./machineLoad.js";
 import {startServerProcess} from "./serverProcess.js";
 import {median, medianInterval, perSecond, summarize} from "./stats.js";
+import {ownCpuNs, threadRunNs, withCpu} from "./threadCpu.js";
 
 /**
  * `npm run bench:overhead`: what HTTP, JSON and SSE cost single-stream decode, the issue's
@@ -48,25 +49,46 @@ let llamaServer: LlamaServer | undefined;
  * One server's figures in a pair, tok/s: its stream's decode (first to last token), and end to end
  * (request to its end) that stream, a stream read by the lean client, and a non-streamed reply.
  */
-type ServerFigures = {decode: number, streamed: number, leanStreamed: number, replied: number};
+type ServerFigures = {decode: number, streamed: number, leanStreamed: number, replied: number, cpu?: CpuPerToken};
+/**
+ * chatserve's CPU per token, in nanoseconds: its JS thread's (where HTTP, JSON and the events are
+ * handled, with the kernel time of their writes) for the lean client's stream and for the
+ * non-streamed reply, and the lean client's own.
+ */
+type CpuPerToken = {serverStreamed: number, serverReplied: number, leanClient: number};
 type Pair = {engine: number, engineEndToEnd: number, chatserve: ServerFigures, llamaServer?: ServerFigures, othersPct: number};
 
 /** A server's three requests, each a step that fills in `figures`; `pid` (chatserve's) also records how busy the rest of the machine was. */
 function serverSteps(target: HttpTarget, run: number, pid: number | undefined, figures: Partial<ServerFigures>, busy: number[]) {
-    const measure = async <T>(request: () => Promise<T>): Promise<T> => {
-        const {value, load} = await measurePhase(pid, request);
+    const clocks = {server: () => pid == null ? Number.NaN : threadRunNs(pid), client: ownCpuNs};
+    // The CPU clocks are read around the request alone, not measurePhase's idle second before it.
+    const measureWithCpu = async <T>(request: () => Promise<T>) => {
+        const {value, load} = await measurePhase(pid, () => withCpu(clocks, request));
         if (pid != null)
             busy.push(load.during.othersPct);
         return value;
     };
+    const measure = async <T>(request: () => Promise<T>): Promise<T> => (await measureWithCpu(request)).value;
+    const cpu: Partial<CpuPerToken> = {};
     return [
         async () => {
             const stream = await measure(() => singleStream(target, run));
             figures.decode = stream.decodeTokPerS;
             figures.streamed = stream.endToEndTokPerS;
         },
-        async () => figures.leanStreamed = (await measure(() => leanStream(target, run))).endToEndTokPerS,
-        async () => figures.replied = (await measure(() => singleReply(target, run))).endToEndTokPerS
+        async () => {
+            const {value, spentNs} = await measureWithCpu(() => leanStream(target, run));
+            figures.leanStreamed = value.endToEndTokPerS;
+            cpu.serverStreamed = spentNs.server! / value.completionTokens;
+            cpu.leanClient = spentNs.client! / value.completionTokens;
+        },
+        async () => {
+            const {value, spentNs} = await measureWithCpu(() => singleReply(target, run));
+            figures.replied = value.endToEndTokPerS;
+            cpu.serverReplied = spentNs.server! / value.completionTokens;
+            if (pid != null)
+                figures.cpu = cpu as CpuPerToken;
+        }
     ];
 }
 
@@ -138,6 +160,7 @@ process.stdout.write([
     `And chatserve's non-streamed request ÷ the engine floor, end to end (HTTP and JSON without an event per token): ${pairedRatio(pairs.map((pair) => pair.chatserve.replied / pair.engineEndToEnd))}.`,
     // The engine floor has no client: against it, the lean client leaves only what the server does.
     `chatserve streamed to the lean client ÷ the engine floor, end to end (HTTP, JSON and an event per token, without a client's parsing): ${pairedRatio(pairs.map((pair) => pair.chatserve.leanStreamed / pair.engineEndToEnd))}.`,
+    ...cpuLines(pairs.map((pair) => pair.chatserve)),
     ...llamaServers.length === 0 ? [] : [
         // Decode, not end to end: llama-server's template renders the prompt ~25 tokens longer.
         `Single-stream decode, chatserve ÷ llama-server, per pair: ${pairedRatio(pairs.map((pair) => pair.chatserve.decode / pair.llamaServer!.decode))}` +
@@ -159,4 +182,23 @@ function streamingRows(name: string, figures: readonly ServerFigures[]): string[
 function pairedRatio(ratios: readonly number[]): string {
     const interval = medianInterval(ratios);
     return `${median(ratios).toFixed(3)} (${interval.low.toFixed(3)}–${interval.high.toFixed(3)})`;
+}
+
+/**
+ * What the events cost in CPU rather than throughput: the JS thread's time per token streamed less
+ * not streamed, as a share of a streamed token's time (its decode), and the lean client's.
+ */
+function cpuLines(figures: readonly ServerFigures[]): string[] {
+    const measured = figures.filter((server) => server.cpu != null && Number.isFinite(server.cpu.serverStreamed));
+    if (measured.length === 0)
+        return [];
+    const micro = (values: number[]) => `${(median(values) / 1000).toFixed(0)} µs`;
+    const share = (perToken: (cpu: CpuPerToken) => number) =>
+        pairedRatio(measured.map((server) => perToken(server.cpu!) * server.decode / 1e9)).replace(/[\d.]+/g, (value) => `${(100 * Number(value)).toFixed(1)} %`);
+    return [
+        `CPU per token (chatserve's JS thread, /proc schedstat; medians over pairs): ${micro(measured.map((server) => server.cpu!.serverStreamed))} streamed to the lean client, ` +
+        `${micro(measured.map((server) => server.cpu!.serverReplied))} not streamed. The events' share of a token's decode time, per pair: ` +
+        `${share((cpu) => cpu.serverStreamed - cpu.serverReplied)} on the server; the lean client's own CPU ${micro(measured.map((server) => server.cpu!.leanClient))} an event, ` +
+        `${share((cpu) => cpu.leanClient)}.`
+    ];
 }

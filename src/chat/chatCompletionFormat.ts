@@ -53,6 +53,21 @@ export function chatCompletionChunk(
     };
 }
 
+/**
+ * A stream's text chunks as JSON, for the text of any token. The chunk is serialised once with a
+ * placeholder and each token's text spliced in as a JSON string: the same bytes as serialising
+ * `chatCompletionChunk` per token, without building and walking an object for each (an event per
+ * token runs between two decodes, on the cores the decode needs).
+ */
+export function contentChunkJson(identity: ReplyIdentity, includeUsage: boolean): (text: string) => string {
+    const placeholder = "\u0000chatserve content\u0000";
+    const parts = JSON.stringify(chatCompletionChunk(identity, {content: placeholder}, null, includeUsage)).split(JSON.stringify(placeholder));
+    if (parts.length !== 2)
+        return (text) => JSON.stringify(chatCompletionChunk(identity, {content: text}, null, includeUsage));
+    const [head, tail] = parts as [string, string];
+    return (text) => head + JSON.stringify(text) + tail;
+}
+
 /** With `stream_options.include_usage`, the last chunk before [DONE] carries usage and no choices. */
 export function usageChunk(identity: ReplyIdentity, result: GenerationResult): ChatCompletionChunk {
     return {...identity, object: "chat.completion.chunk", system_fingerprint: systemFingerprint, choices: [], usage: toUsage(result)};

@@ -32,8 +32,13 @@ export class SseWriter {
     }
 
     public send(data: unknown): void {
+        this.sendJson(JSON.stringify(data));
+    }
+
+    /** An event whose data is serialised already. */
+    public sendJson(json: string): void {
         if (!this.closed)
-            this.res.write(`data: ${JSON.stringify(data)}\n\n`);
+            this.res.write(`data: ${json}\n\n`);
     }
 
     public comment(text: string): void {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {chatCompletion, chatCompletionChunk, usageChunk} from "../../src/chat/chatCompletionFormat.js";
+import {chatCompletion, chatCompletionChunk, contentChunkJson, usageChunk} from "../../src/chat/chatCompletionFormat.js";
 import {newReplyIdentity, toFinishReason, toUsage} from "../../src/protocol/replyFields.js";
 import type {GenerationResult} from "../../src/engine/types.js";
 
@@ -71,5 +71,16 @@ describe("chatCompletionFormat", () => {
             choices: [],
             usage: toUsage(result)
         });
+    });
+
+    it("contentChunkJson: the same bytes as serialising each text chunk, whatever the text or the model's name", () => {
+        const texts = ["", "Hello", " \"quoted\" \\ back", "line\nbreak\ttab", "\u0000\u001f control", "naïve 日本 🎉", "\ud800 lone"];
+        for (const includeUsage of [false, true])
+            for (const model of ["m", "a \"tricky\" \u0000chatserve content\u0000 name"]) {
+                const chunkIdentity = {...identity, model};
+                const json = contentChunkJson(chunkIdentity, includeUsage);
+                for (const text of texts)
+                    expect(json(text)).toBe(JSON.stringify(chatCompletionChunk(chunkIdentity, {content: text}, null, includeUsage)));
+            }
     });
 });

@@ -1,6 +1,6 @@
 import {Router, type Response} from "express";
 import type {Logger} from "pino";
-import {chatCompletion, chatCompletionChunk, newToolCall, usageChunk} from "../../chat/chatCompletionFormat.js";
+import {chatCompletion, chatCompletionChunk, contentChunkJson, newToolCall, usageChunk} from "../../chat/chatCompletionFormat.js";
 import type {ChatCompletionService, ChatGeneration} from "../../chat/chatCompletionService.js";
 import type {GenerationResult} from "../../engine/types.js";
 import {chatCompletionRequestSchema} from "../../protocol/chatCompletionRequest.js";
@@ -61,8 +61,9 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
     sse.send(chatCompletionChunk(identity, {role: "assistant", content: generation.opensWithCall ? null : ""}, null, includeUsage));
     try {
         const send = (delta: ChatCompletionChunk["choices"][number]["delta"]) => sse.send(chatCompletionChunk(identity, delta, null, includeUsage));
+        const textChunk = contentChunkJson(identity, includeUsage);
         const result = await consumeGeneration(generation.events, {
-            text: (text) => send({content: text}),
+            text: (text) => sse.sendJson(textChunk(text)),
             reasoning: (text) => send({reasoning_content: text}),
             toolCall: (index, name) => send({tool_calls: [{index, ...newToolCall(name)}]}),
             toolArguments: (index, text) => send({tool_calls: [{index, function: {arguments: text}}]}),
