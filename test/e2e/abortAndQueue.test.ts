@@ -97,7 +97,9 @@ describe("aborts free their sequence and queue slot at once", () => {
 describe.runIf(hasSharedModels)("a prompt whose prefix a sequence in use holds", () => {
     let server: TestServer;
     beforeAll(async () => {
-        server = await startTestServer({bench: sharedModels.bench}, {parallel: 4, ctxSize: 2048});
+        // stories260K for comparing replies: random weights leave near-ties that a batch evaluated
+        // in other pieces (another kernel, another summation order) can tip either way.
+        server = await startTestServer({bench: sharedModels.bench, stories: sharedModels.stories260K}, {parallel: 4, ctxSize: 2048});
     });
     afterAll(async () => server?.stop());
 
@@ -124,18 +126,19 @@ describe.runIf(hasSharedModels)("a prompt whose prefix a sequence in use holds",
 
     it("a second agent with the same system prompt reuses it while the first still generates, and both replies stay their own", async () => {
         const client = server.client();
-        const system = {role: "system" as const, content: `You are agent number ${Date.now()}. ${"Follow the rules of the house carefully. ".repeat(120)}`};
+        const system = {role: "system" as const, content: `You are agent number ${Date.now()}. ${"Follow the rules of the house carefully. ".repeat(60)}`};
         const ask = (content: string, maxTokens: number) =>
-            client.chat.completions.create({model: "bench", messages: [system, {role: "user", content}], max_tokens: maxTokens, temperature: 0});
+            client.chat.completions.create({model: "stories", messages: [system, {role: "user", content}], max_tokens: maxTokens, temperature: 0});
         const alone = (await ask("Second question.", 8)).choices[0]!.message.content;
 
         const first = new AbortController();
         await streamStarted(() => client.chat.completions.create(
-            {model: "bench", messages: [system, {role: "user", content: "First question."}], max_tokens: 400, temperature: 0, stream: true},
+            {model: "stories", messages: [system, {role: "user", content: "First question."}], max_tokens: 300, temperature: 0, stream: true},
             {signal: first.signal}));
         const second = await ask("Second question.", 8);
         first.abort();
-        expect(second.usage!.prompt_tokens_details?.cached_tokens).toBeGreaterThan(second.usage!.prompt_tokens - 16);
+        // All but the question (a few characters a token in this vocabulary) comes from the first agent's sequence.
+        expect(second.usage!.prompt_tokens_details?.cached_tokens).toBeGreaterThan(second.usage!.prompt_tokens - 32);
         expect(second.choices[0]!.message.content).toBe(alone);
     });
 });
