@@ -69,7 +69,10 @@ function serverSteps(target: HttpTarget, run: number, pid: number | undefined, f
         return value;
     };
     const measure = async <T>(request: () => Promise<T>): Promise<T> => (await measureWithCpu(request)).value;
+    // Filled in by the lean stream's step and the reply's, in whichever order the pair runs them.
     const cpu: Partial<CpuPerToken> = {};
+    if (pid != null)
+        figures.cpu = cpu as CpuPerToken;
     return [
         async () => {
             const stream = await measure(() => singleStream(target, run));
@@ -86,8 +89,6 @@ function serverSteps(target: HttpTarget, run: number, pid: number | undefined, f
             const {value, spentNs} = await measureWithCpu(() => singleReply(target, run));
             figures.replied = value.endToEndTokPerS;
             cpu.serverReplied = spentNs.server! / value.completionTokens;
-            if (pid != null)
-                figures.cpu = cpu as CpuPerToken;
         }
     ];
 }
@@ -179,9 +180,9 @@ function streamingRows(name: string, figures: readonly ServerFigures[]): string[
         `${pairedRatio(figures.map((server) => server[key] / server.replied))} |`);
 }
 
-function pairedRatio(ratios: readonly number[]): string {
+function pairedRatio(ratios: readonly number[], format = (value: number) => value.toFixed(3)): string {
     const interval = medianInterval(ratios);
-    return `${median(ratios).toFixed(3)} (${interval.low.toFixed(3)}–${interval.high.toFixed(3)})`;
+    return `${format(median(ratios))} (${format(interval.low)}–${format(interval.high)})`;
 }
 
 /**
@@ -194,7 +195,7 @@ function cpuLines(figures: readonly ServerFigures[]): string[] {
         return [];
     const micro = (values: number[]) => `${(median(values) / 1000).toFixed(0)} µs`;
     const share = (perToken: (cpu: CpuPerToken) => number) =>
-        pairedRatio(measured.map((server) => perToken(server.cpu!) * server.decode / 1e9)).replace(/[\d.]+/g, (value) => `${(100 * Number(value)).toFixed(1)} %`);
+        pairedRatio(measured.map((server) => perToken(server.cpu!) * server.decode / 1e9), (value) => `${(100 * value).toFixed(1)} %`);
     return [
         `CPU per token (chatserve's JS thread, /proc schedstat; medians over pairs): ${micro(measured.map((server) => server.cpu!.serverStreamed))} streamed to the lean client, ` +
         `${micro(measured.map((server) => server.cpu!.serverReplied))} not streamed. The events' share of a token's decode time, per pair: ` +
