@@ -54,6 +54,7 @@ export async function prepareInfillPrompt(
         return null;
 
     const start = bos(model);
+    // The texts get what the completion and the framing (BOS where the model adds it, <PRE>, <SUF>, <MID>) leave.
     const budget = contextLength - completionTokens - start.length - 3;
     if (budget <= 0 && prefix + suffix !== "")
         throw new ContextLengthExceededError(contextLength, {
