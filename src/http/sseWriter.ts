@@ -38,12 +38,12 @@ export class SseWriter {
     /** An event whose data is serialised already. */
     public sendJson(json: string): void {
         if (!this.closed)
-            this.res.write(`data: ${json}\n\n`);
+            this.write(`data: ${json}\n\n`);
     }
 
     public comment(text: string): void {
         if (!this.closed)
-            this.res.write(`: ${text}\n\n`);
+            this.write(`: ${text}\n\n`);
     }
 
     /** A failure after the stream started: OpenAI clients raise an `error` event as an APIError. */
@@ -63,8 +63,25 @@ export class SseWriter {
 
     public done(): void {
         if (!this.closed)
-            this.res.write("data: [DONE]\n\n");
+            this.write("data: [DONE]\n\n");
         this.end();
+    }
+
+    /**
+     * One piece of the body, as one chunk of HTTP/1.1's chunked encoding framed here and written
+     * straight to the socket. `res.write` frames it as four pieces (size, CRLF, data, CRLF) that the
+     * socket takes corked and flushes on the next tick as one `writev`; per streamed token that cost
+     * the JS thread ~200 µs, against ~120–140 this way (bench/README, "An event per token").
+     * `res.write` stays for a response that is not on its socket (a pipelined request's, while the
+     * one before it is still answered: Node holds its bytes until then) and for a body that is not
+     * chunked (an HTTP/1.0 client's, which ends with the connection).
+     */
+    private write(text: string): void {
+        const socket = this.res.socket;
+        if (socket != null && socket.writable && (this.res as {chunkedEncoding?: boolean}).chunkedEncoding === true)
+            socket.write(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`);
+        else
+            this.res.write(text);
     }
 
     private end(): void {
