@@ -70,8 +70,8 @@ export class SseWriter {
     /**
      * One piece of the body, as one chunk of HTTP/1.1's chunked encoding framed here and written
      * straight to the socket. `res.write` frames it as four pieces (size, CRLF, data, CRLF) that the
-     * socket takes corked and flushes on the next tick as one `writev`; per streamed token that cost
-     * the JS thread ~200 µs, against ~120–140 this way (bench/README, "An event per token").
+     * socket takes corked and flushes on the next tick as one `writev`: 190–240 µs of the JS thread
+     * an event, against 117–140 this way (bench/README, "One write per event").
      * `res.write` stays for a response that is not on its socket (a pipelined request's, while the
      * one before it is still answered: Node holds its bytes until then) and for a body that is not
      * chunked (an HTTP/1.0 client's, which ends with the connection).
