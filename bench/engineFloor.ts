@@ -7,7 +7,7 @@ import {startLlamaRuntime} from "../src/engine/llamaRuntime.js";
 import {chatCompletionRequestSchema} from "../src/protocol/chatCompletionRequest.js";
 import type {Floor, FloorOptions} from "./inProcessFloor.js";
 import {measurePhase} from "./machineLoad.js";
-import {phasePrompts, shortPrompt} from "./prompts.js";
+import {phasePrompts, shortPrompt, warmUpPrompt, warmUpStreams} from "./prompts.js";
 import {perSecond} from "./stats.js";
 
 /**
@@ -60,6 +60,8 @@ export async function openEngineFloor(options: FloorOptions): Promise<Floor> {
     });
     const service = new ChatCompletionService({acquire: async () => model});
     await complete(service, shortPrompt("warm-up"), 8, performance.now());
+    for (let index = 0; index < warmUpStreams.count; index++)
+        await complete(service, warmUpPrompt(index), warmUpStreams.maxTokens, performance.now());
 
     return {
         backend: runtime.backend,

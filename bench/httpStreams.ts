@@ -1,5 +1,5 @@
 import {performance} from "node:perf_hooks";
-import {phasePrompts, shortPrompt} from "./prompts.js";
+import {phasePrompts, shortPrompt, warmUpPrompt, warmUpStreams} from "./prompts.js";
 import {percentile, perSecond} from "./stats.js";
 import {decodeTokPerS, streamChat, ttftMs, type ChatMessage, type StreamResult} from "./sse.js";
 
@@ -40,11 +40,14 @@ function facts(result: StreamResult): StreamFacts {
     };
 }
 
-/** Loads the model (its first request) and warms the path; returns how long the first request took. */
+/** Loads the model (its first request) and warms the path (prompts.ts); returns how long the first request took. */
 export async function warmUp(target: HttpTarget): Promise<number> {
     const start = performance.now();
     await streamChat(target.url, target.model, [{role: "user", content: shortPrompt("warm-up")}], 8);
-    return performance.now() - start;
+    const firstRequestMs = performance.now() - start;
+    for (let index = 0; index < warmUpStreams.count; index++)
+        await streamChat(target.url, target.model, [{role: "user", content: warmUpPrompt(index)}], warmUpStreams.maxTokens);
+    return firstRequestMs;
 }
 
 /** 1. One stream, short prompt: TTFT and decode tok/s. */

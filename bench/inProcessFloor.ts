@@ -4,7 +4,7 @@ import {useDecodeThreads} from "./decodeThreads.js";
 import {flashAttentionOption} from "../src/engine/llamaRuntime.js";
 import type {FlashAttentionChoice, GpuChoice} from "./args.js";
 import {measurePhase, type PhaseLoad} from "./machineLoad.js";
-import {phasePrompts, shortPrompt} from "./prompts.js";
+import {phasePrompts, shortPrompt, warmUpPrompt, warmUpStreams} from "./prompts.js";
 import {perSecond} from "./stats.js";
 
 /**
@@ -74,6 +74,10 @@ export async function openFloor(options: FloorOptions): Promise<Floor> {
     const sequence = context.getSequence();
     const wrapper = resolveChatWrapper(model);
     await generate(sequence, render(model, wrapper, shortPrompt("warm-up")), 8, performance.now());
+    for (let index = 0; index < warmUpStreams.count; index++) {
+        await sequence.clearHistory();
+        await generate(sequence, render(model, wrapper, warmUpPrompt(index)), warmUpStreams.maxTokens, performance.now());
+    }
 
     return {
         backend: llama.gpu === false ? "CPU" : llama.gpu,

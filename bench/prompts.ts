@@ -49,6 +49,20 @@ export function promptText(tag: string, tokens: number): string {
     return `${tag}: ${sentences.join(" ")}`;
 }
 
+/**
+ * After the model's first request, every process measured (chatserve, either floor) generates
+ * this many warm-up streams of `maxTokens` before any figure is taken: V8 optimises a function
+ * only once it has run hot for a while, and with a single short warm-up the streaming path
+ * (Node's stream and socket code, the generators) was still being optimised through the first
+ * ~2,000 tokens measured. A server in use is warm.
+ */
+export const warmUpStreams = {count: 4, maxTokens: 256};
+
+/** The warm-up streams' prompts, after the first request's. */
+export function warmUpPrompt(index: number): string {
+    return shortPrompt(`warm-up ${index + 1}`);
+}
+
 /** A short question (a few dozen tokens), unique per tag. */
 export function shortPrompt(tag: string): string {
     return promptText(tag, 24) + " Continue this story.";
