@@ -73,7 +73,7 @@ export function renderReport(raw: RawResults, summary: BenchSummary): string {
 
     table(["ratio", "value"], [
         ["HTTP single-stream decode ÷ in-process floor (node-llama-cpp's evaluate)", number(r.httpDecodeOverFloor, 3)],
-        ["the same, run by run (each run's floor right after its HTTP phase)", cell(r.httpDecodeOverFloorPerRun, 3)],
+        ["the same, run by run (each run's floor seconds from its HTTP phase)", cell(r.httpDecodeOverFloorPerRun, 3)],
         ["HTTP single-stream decode ÷ engine in-process (chatserve without HTTP)", number(r.httpDecodeOverEngine, 3)],
         ["the same, run by run", cell(r.httpDecodeOverEnginePerRun, 3)],
         ["HTTP + JSON + SSE overhead = 1 − (HTTP decode ÷ engine)", `${number(100 * r.httpOverhead, 1)} %`],

@@ -53,13 +53,21 @@ async function main(): Promise<void> {
         floor = await startFloorProcess("node-llama-cpp", floorOptions);
         engine = await startFloorProcess("engine", floorOptions);
         for (let run = 1; run <= options.runs; run++) {
-            log(`run ${run}/${options.runs}: single stream and long prompt (HTTP, floor, engine), ${options.concurrency} streams, conversation`);
-            const single = await measurePhase(server.pid, () => singleStream(target, run));
-            const {load: floorSingleLoad, ...floorSingle} = await floor.single(run);
-            const {load: engineSingleLoad, ...engineSingle} = await engine.single(run);
-            const long = await measurePhase(server.pid, () => longPrompt(target, run, options.longPromptTokens));
-            const {load: floorLongLoad, ...floorLong} = await floor.long(run);
-            const {load: engineLongLoad, ...engineLong} = await engine.long(run);
+            log(`run ${run}/${options.runs}: single stream and long prompt (${run % 2 === 1 ? "HTTP, floor, engine" : "engine, floor, HTTP"}), ${options.concurrency} streams, conversation`);
+            // The order of the trio is reversed every other run, so that whatever runs first (after
+            // the last run's heavier phases) is not always the same one of the three.
+            const inTurn = async <A, B, C>(steps: [() => Promise<A>, () => Promise<B>, () => Promise<C>]): Promise<[A, B, C]> => {
+                const results: unknown[] = [];
+                for (const index of run % 2 === 1 ? [0, 1, 2] : [2, 1, 0])
+                    results[index] = await steps[index]!();
+                return results as [A, B, C];
+            };
+            const [single, {load: floorSingleLoad, ...floorSingle}, {load: engineSingleLoad, ...engineSingle}] = await inTurn([
+                () => measurePhase(server.pid, () => singleStream(target, run)), () => floor!.single(run), () => engine!.single(run)
+            ]);
+            const [long, {load: floorLongLoad, ...floorLong}, {load: engineLongLoad, ...engineLong}] = await inTurn([
+                () => measurePhase(server.pid, () => longPrompt(target, run, options.longPromptTokens)), () => floor!.long(run), () => engine!.long(run)
+            ]);
             const streams = await measurePhase(server.pid, () => concurrent(target, run, options.concurrency));
             const chat = await measurePhase(server.pid, () => conversation(target, run, options.systemPromptTokens));
             http.push({
