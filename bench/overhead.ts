@@ -101,10 +101,9 @@ try {
     await warmUp(target);
     if (llamaServer != null)
         await warmUp(llamaServer.target);
-    // Pairs before the first are run and thrown away: V8 optimises a function only once it has run
-    // hot for a while, and Node's stream and socket code (which only streaming runs) was still being
-    // optimised during the first ~2,000 streamed tokens, at up to twice the warm cost of an event.
-    // A server in use is warm.
+    // Pairs before the first are run and thrown away: warmUp's streams (prompts.ts, warmUpStreams)
+    // warm the fetch client's path, and these the others a pair takes (the lean client's stream, the
+    // non-streamed reply, the CPU readings), which V8 optimises only after they have run hot a while.
     for (let run = 1 - warmUpPairs; run <= options.runs; run++) {
         const pair = {chatserve: {}, llamaServer: llamaServer == null ? undefined : {}} as Pair;
         const busy: number[] = [];

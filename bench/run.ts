@@ -54,18 +54,10 @@ async function main(): Promise<void> {
         engine = await startFloorProcess("engine", floorOptions);
         for (let run = 1; run <= options.runs; run++) {
             log(`run ${run}/${options.runs}: single stream and long prompt (${run % 2 === 1 ? "HTTP, floor, engine" : "engine, floor, HTTP"}), ${options.concurrency} streams, conversation`);
-            // The order of the trio is reversed every other run, so that whatever runs first (after
-            // the last run's heavier phases) is not always the same one of the three.
-            const inTurn = async <A, B, C>(steps: [() => Promise<A>, () => Promise<B>, () => Promise<C>]): Promise<[A, B, C]> => {
-                const results: unknown[] = [];
-                for (const index of run % 2 === 1 ? [0, 1, 2] : [2, 1, 0])
-                    results[index] = await steps[index]!();
-                return results as [A, B, C];
-            };
-            const [single, {load: floorSingleLoad, ...floorSingle}, {load: engineSingleLoad, ...engineSingle}] = await inTurn([
+            const [single, {load: floorSingleLoad, ...floorSingle}, {load: engineSingleLoad, ...engineSingle}] = await inTurn(run, [
                 () => measurePhase(server.pid, () => singleStream(target, run)), () => floor!.single(run), () => engine!.single(run)
             ]);
-            const [long, {load: floorLongLoad, ...floorLong}, {load: engineLongLoad, ...engineLong}] = await inTurn([
+            const [long, {load: floorLongLoad, ...floorLong}, {load: engineLongLoad, ...engineLong}] = await inTurn(run, [
                 () => measurePhase(server.pid, () => longPrompt(target, run, options.longPromptTokens)), () => floor!.long(run), () => engine!.long(run)
             ]);
             const streams = await measurePhase(server.pid, () => concurrent(target, run, options.concurrency));
@@ -103,6 +95,17 @@ async function main(): Promise<void> {
 
     process.stdout.write(renderReport(raw, summary) + "\n");
     log(`results written to ${path.relative(projectRoot, options.outFile)}`);
+}
+
+/**
+ * Runs the HTTP phase and its two floors one after another, in reverse order every other run, so
+ * that none of them always comes first, straight after the last run's heavier phases.
+ */
+async function inTurn<A, B, C>(run: number, steps: [() => Promise<A>, () => Promise<B>, () => Promise<C>]): Promise<[A, B, C]> {
+    const results: unknown[] = [];
+    for (const index of run % 2 === 1 ? [0, 1, 2] : [2, 1, 0])
+        results[index] = await steps[index]!();
+    return results as [A, B, C];
 }
 
 main().catch((error: unknown) => {
