@@ -4,6 +4,7 @@ import {parseBenchArgs, projectRoot} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {startFloorProcess} from "./floorProcess.js";
 import {singleReply, singleStream, warmUp, type HttpTarget} from "./httpStreams.js";
+import {startIdleClient} from "./idleClient.js";
 import {leanStream} from "./leanStream.js";
 import {startLlamaServer, takeLlamaServerFlag, type LlamaServer} from "./llamaServerProcess.js";
 import {machineInfo, measurePhase} from "./machineLoad.js";
@@ -28,6 +29,9 @@ import {ownCpuNs, threadRunNs, withCpu} from "./threadCpu.js";
  * parses nothing (leanStream.ts), and with --llama-server the same three requests to llama.cpp's C++
  * server: streamed ÷ non-streamed, end to end, is what delivering each token as an event costs, a
  * figure the engine floor cannot give for llama-server, with and without the client's own share.
+ * Where Linux's SCHED_IDLE is at hand, a fourth request streams to the lean client in a process that
+ * runs only on cycles nobody else wants (idleClient.ts): the client's share of the two cores is then
+ * out of the throughput figure as well.
  */
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -44,13 +48,15 @@ const engine = await startFloorProcess("engine", {
     flashAttention: options.flashAttention, maxTokens: options.maxTokens, longPromptTokens: options.longPromptTokens
 });
 let llamaServer: LlamaServer | undefined;
+const idleClient = await startIdleClient();
 const warmUpPairs = 2;
 
 /**
  * One server's figures in a pair, tok/s: its stream's decode (first to last token), and end to end
- * (request to its end) that stream, a stream read by the lean client, and a non-streamed reply.
+ * (request to its end) that stream, a stream read by the lean client (and by the idle one, where
+ * there is one), and a non-streamed reply.
  */
-type ServerFigures = {decode: number, streamed: number, leanStreamed: number, replied: number, cpu?: CpuPerToken};
+type ServerFigures = {decode: number, streamed: number, leanStreamed: number, idleStreamed?: number, replied: number, cpu?: CpuPerToken};
 /**
  * chatserve's CPU per token, in nanoseconds: its JS thread's (where HTTP, JSON and the events are
  * handled, with the kernel time of their writes) for the lean client's stream and for the
@@ -90,7 +96,12 @@ function serverSteps(target: HttpTarget, run: number, pid: number | undefined, f
             const {value, spentNs} = await measureWithCpu(() => singleReply(target, run));
             figures.replied = value.endToEndTokPerS;
             cpu.serverReplied = spentNs.server! / value.completionTokens;
-        }
+        },
+        ...idleClient == null ? [] : [async () => {
+            // Its load is not kept in `busy`: the idle client's own process would read as another's.
+            const {value} = await measurePhase(pid, () => idleClient.stream(target, run));
+            figures.idleStreamed = value.endToEndTokPerS;
+        }]
     ];
 }
 
@@ -136,6 +147,7 @@ try {
     await engine.stop();
     await server.stop();
     await llamaServer?.stop();
+    await idleClient?.stop();
 }
 
 const ratios = pairs.map((pair) => pair.chatserve.decode / pair.engine);
@@ -164,7 +176,8 @@ process.stdout.write([
     ...streamingRows("chatserve", pairs.map((pair) => pair.chatserve)),
     ...streamingRows("llama-server", llamaServers),
     "",
-    "fetch: the bench's client, which parses every event (sse.ts); lean: a bare socket that parses nothing until the end (leanStream.ts).",
+    "fetch: the bench's client, which parses every event (sse.ts); lean: a bare socket that parses nothing until the end (leanStream.ts); " +
+    (idleClient == null ? "idle: not measured (needs Linux's `chrt`)." : "idle: the lean client in a process under SCHED_IDLE, which yields the cores to everything else (idleClient.ts)."),
     "",
     `And chatserve's non-streamed request ÷ the engine floor, end to end (HTTP and JSON without an event per token): ${pairedRatio(pairs.map((pair) => pair.chatserve.replied / pair.engineEndToEnd))}.`,
     // The engine floor has no client: against it, the lean client leaves only what the server does.
@@ -183,9 +196,10 @@ function streamingRows(name: string, figures: readonly ServerFigures[]): string[
     if (figures.length === 0)
         return [];
     const replied = median(figures.map((server) => server.replied)).toFixed(1);
-    return (["streamed", "leanStreamed"] as const).map((key) =>
-        `| ${name} | ${key === "streamed" ? "fetch" : "lean"} | ${median(figures.map((server) => server[key])).toFixed(1)} | ${replied} | ` +
-        `${pairedRatio(figures.map((server) => server[key] / server.replied))} |`);
+    const clients = {streamed: "fetch", leanStreamed: "lean", idleStreamed: "idle"} as const;
+    return (Object.keys(clients) as (keyof typeof clients)[]).filter((key) => figures[0]![key] != null).map((key) =>
+        `| ${name} | ${clients[key]} | ${median(figures.map((server) => server[key]!)).toFixed(1)} | ${replied} | ` +
+        `${pairedRatio(figures.map((server) => server[key]! / server.replied))} |`);
 }
 
 function pairedRatio(ratios: readonly number[], format = (value: number) => value.toFixed(3)): string {

@@ -76,7 +76,7 @@ export function renderReport(raw: RawResults, summary: BenchSummary): string {
         ["the same, run by run (each run's floor seconds from its HTTP phase)", cell(r.httpDecodeOverFloorPerRun, 3)],
         ["HTTP single-stream decode ÷ engine in-process (chatserve without HTTP)", number(r.httpDecodeOverEngine, 3)],
         ["the same, run by run", cell(r.httpDecodeOverEnginePerRun, 3)],
-        ["HTTP + JSON + SSE overhead = 1 − (HTTP decode ÷ engine)", `${number(100 * r.httpOverhead, 1)} %`],
+        ["HTTP + JSON + SSE overhead = 1 − (HTTP decode ÷ engine); few runs: `npm run bench:overhead` measures it closely", `${number(100 * r.httpOverhead, 1)} %`],
         [`${o.concurrency}-stream aggregate ÷ single-stream decode`, cell(r.concurrentOverSingle, 2)],
         ["turn-2 TTFT ÷ turn-1 TTFT", cell(r.turn2OverTurn1Ttft, 3)],
         ["HTTP prompt tok/s ÷ floor prompt tok/s", number(r.httpPromptOverFloor, 3)],
