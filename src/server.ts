@@ -8,6 +8,7 @@ import {CompletionService} from "./completions/completionService.js";
 import type {Config} from "./config.js";
 import {EmbeddingService} from "./embeddings/embeddingService.js";
 import {ServiceShuttingDownError} from "./errors.js";
+import {answerMalformedRequests} from "./http/malformedRequest.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
 import {startLlamaRuntime, type Backend} from "./engine/llamaRuntime.js";
 import {ModelCatalogue} from "./models/modelCatalogue.js";
@@ -57,6 +58,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     // The time a client has to send its whole request: a stalled upload must not hold a socket for
     // ever. It does not bound the response, so long generations are not cut (Node's default, explicit).
     server.requestTimeout = 300_000;
+    answerMalformedRequests(server, logger);
     await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(config.port, config.host, () => resolve());

@@ -28,6 +28,16 @@ describe("API keys, hot-added and corrupt model files", () => {
         expect((await fetch(server.url.replace(/\/v1$/, "/health"))).status).toBe(200);
     });
 
+    it("answers headers too large for the server with 431 in the error envelope, and keeps serving", async () => {
+        // An IDE plugin that sends a whole file in a header, say: Node refuses it before any route runs.
+        const oversized = new OpenAI({baseURL: server.url, apiKey: key, maxRetries: 0, defaultHeaders: {"X-Context": "a".repeat(20_000)}});
+        const error = await oversized.models.list().catch((caught: unknown) => caught);
+        expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(431);
+        expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe("headers_too_large");
+        expect((error as Error).message).toMatch(/headers are larger than the server accepts/);
+        expect((await server.client(key).models.list()).data.length).toBeGreaterThan(0);
+    });
+
     it("picks up a model file added while running, without a restart", async () => {
         await fs.copyFile(modelFile, path.join(server.modelsDir, "added-later.gguf"));
         // A request names it before the periodic rescan: the lookup rescans on a miss.
