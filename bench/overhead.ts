@@ -20,7 +20,8 @@ import {ownCpuNs, threadRunNs, withCpu} from "./threadCpu.js";
  *                             [--llama-server PATH]
  *
  * The server and the engine floor (chatserve's chat service and engine in-process, no HTTP; see
- * engineFloor.ts) both stay up and take turns stream by stream, the order reversed every pair. On
+ * engineFloor.ts) both stay up and take turns stream by stream, the order reversed every pair, with
+ * `npm run bench`'s floor too (node-llama-cpp's own evaluate(), for the issue's "≥ 0.98× the floor"). On
  * this machine two decode figures taken minutes apart differ by up to 20 %, so `npm run bench`'s few
  * runs cannot tell 2 % from noise. Many pairs, each measured seconds apart, can: the report gives
  * the median of the per-pair ratios with a distribution-free 95 % interval.
@@ -43,10 +44,13 @@ const machine = machineInfo();
 log(`${machine.availableParallelism} cores, load average ${machine.loadavg.map((value) => value.toFixed(2)).join(" ")}`);
 const server = await startServerProcess(options);
 const target = {url: server.url, model: server.modelId, maxTokens: options.maxTokens};
-const engine = await startFloorProcess("engine", {
+const floorOptions = {
     modelPath: options.modelPath, gpu: options.gpu, threads: server.threads, decodeThreads: server.decodeThreads,
     flashAttention: options.flashAttention, maxTokens: options.maxTokens, longPromptTokens: options.longPromptTokens
-});
+};
+const engine = await startFloorProcess("engine", floorOptions);
+// The issue's own floor (node-llama-cpp's evaluate(), as in `npm run bench`), in the same pairs.
+const nodeLlamaCpp = await startFloorProcess("node-llama-cpp", floorOptions);
 let llamaServer: LlamaServer | undefined;
 const idleClient = await startIdleClient();
 const warmUpPairs = 2;
@@ -63,7 +67,7 @@ type ServerFigures = {decode: number, streamed: number, leanStreamed: number, id
  * non-streamed reply, and the lean client's own.
  */
 type CpuPerToken = {serverStreamed: number, serverReplied: number, leanClient: number};
-type Pair = {engine: number, engineEndToEnd: number, chatserve: ServerFigures, llamaServer?: ServerFigures, othersPct: number};
+type Pair = {engine: number, engineEndToEnd: number, nodeLlamaCpp: number, chatserve: ServerFigures, llamaServer?: ServerFigures, othersPct: number};
 
 /** A server's three requests, each a step that fills in `figures`; `pid` (chatserve's) also records how busy the rest of the machine was. */
 function serverSteps(target: HttpTarget, run: number, pid: number | undefined, figures: Partial<ServerFigures>, busy: number[]) {
@@ -128,6 +132,11 @@ try {
                 pair.engineEndToEnd = perSecond(generatedTokens, ttftMs + 1000 * (generatedTokens - 1) / decodeTokPerS);
                 busy.push(load.during.othersPct);
             },
+            async () => {
+                const {decodeTokPerS, load} = await nodeLlamaCpp.single(run);
+                pair.nodeLlamaCpp = decodeTokPerS;
+                busy.push(load.during.othersPct);
+            },
             ...serverSteps(target, run, server.pid, pair.chatserve, busy),
             ...llamaServer == null ? [] : serverSteps(llamaServer.target, run, undefined, pair.llamaServer!, busy)
         ];
@@ -140,11 +149,12 @@ try {
         }
         pairs.push(pair);
         const cost = (figures: ServerFigures) => (figures.streamed / figures.replied).toFixed(3);
-        log(`pair ${run}/${options.runs}: HTTP ${pair.chatserve.decode.toFixed(1)} tok/s, engine ${pair.engine.toFixed(1)}, ratio ${(pair.chatserve.decode / pair.engine).toFixed(3)}` +
+        log(`pair ${run}/${options.runs}: HTTP ${pair.chatserve.decode.toFixed(1)} tok/s, engine ${pair.engine.toFixed(1)}, ratio ${(pair.chatserve.decode / pair.engine).toFixed(3)}, node-llama-cpp ${pair.nodeLlamaCpp.toFixed(1)}` +
             `; streamed ÷ not ${cost(pair.chatserve)}${pair.llamaServer == null ? "" : `, llama-server's ${cost(pair.llamaServer)}`}; others busy ${pair.othersPct.toFixed(0)} %`);
     }
 } finally {
     await engine.stop();
+    await nodeLlamaCpp.stop();
     await server.stop();
     await llamaServer?.stop();
     await idleClient?.stop();
@@ -167,6 +177,8 @@ process.stdout.write([
     `| per pair: median (95 % interval; range) | | | ${spread.median.toFixed(3)} (${interval.low.toFixed(3)}–${interval.high.toFixed(3)}; ${spread.min.toFixed(3)}–${spread.max.toFixed(3)}) |`,
     "",
     `Overhead (1 − HTTP ÷ engine): ${percent(1 - spread.median)}, 95 % interval ${percent(1 - interval.high)} to ${percent(1 - interval.low)}.`,
+    `HTTP single-stream decode ÷ node-llama-cpp's own evaluate() in-process (\`npm run bench\`'s floor), per pair: ${pairedRatio(pairs.map((pair) => pair.chatserve.decode / pair.nodeLlamaCpp))}` +
+    ` (${median(pairs.map((pair) => pair.nodeLlamaCpp)).toFixed(1)} tok/s); the engine ÷ it: ${pairedRatio(pairs.map((pair) => pair.engine / pair.nodeLlamaCpp))}.`,
     `Other processes used up to ${Math.max(...pairs.map((pair) => pair.othersPct)).toFixed(0)} % of the machine during a stream (median ${median(pairs.map((pair) => pair.othersPct)).toFixed(0)} %).`,
     "",
     "What an event per token costs, end to end (request to its end, tok/s):",
