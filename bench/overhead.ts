@@ -69,7 +69,7 @@ type ServerFigures = {decode: number, streamed: number, leanStreamed: number, id
 type CpuPerToken = {serverStreamed: number, serverReplied: number, leanClient: number};
 type Pair = {engine: number, engineEndToEnd: number, nodeLlamaCpp: number, chatserve: ServerFigures, llamaServer?: ServerFigures, othersPct: number};
 
-/** A server's three requests, each a step that fills in `figures`; `pid` (chatserve's) also records how busy the rest of the machine was. */
+/** A server's requests (three, four with the idle client), each a step that fills in `figures`; `pid` (chatserve's) also records how busy the rest of the machine was. */
 function serverSteps(target: HttpTarget, run: number, pid: number | undefined, figures: Partial<ServerFigures>, busy: number[]) {
     const clocks = {server: () => pid == null ? Number.NaN : threadRunNs(pid), client: ownCpuNs};
     // The CPU clocks are read around the request alone, not measurePhase's idle second before it.
