@@ -1,4 +1,4 @@
-import type http from "node:http";
+import http from "node:http";
 import type {Duplex} from "node:stream";
 import type {Logger} from "pino";
 import {ApiError} from "../errors.js";
@@ -19,24 +19,22 @@ export function answerMalformedRequests(server: http.Server, logger: Logger): vo
             socket.destroy();
             return;
         }
-        const apiError = toApiError(error);
+        const apiError = fromParserError(error);
         logger.debug({event: "malformed_request", code: error.code, status: apiError.status});
         const body = JSON.stringify(apiError.toBody());
-        socket.end(`HTTP/1.1 ${apiError.status} ${statusText[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        socket.end(`HTTP/1.1 ${apiError.status} ${http.STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
             `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
     });
 }
 
-const statusText: Record<number, string> = {400: "Bad Request", 408: "Request Timeout", 413: "Payload Too Large", 431: "Request Header Fields Too Large"};
-
 /** The status Node's own answer would have had, with a message that says what to change. */
-function toApiError(error: NodeJS.ErrnoException): ApiError {
+function fromParserError(error: NodeJS.ErrnoException): ApiError {
     switch (error.code) {
         case "HPE_HEADER_OVERFLOW":
             return new ApiError(431, "The request's headers are larger than the server accepts (16 KiB in all): send fewer or shorter headers.",
                 "invalid_request_error", "headers_too_large");
         case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-            return new ApiError(413, "The request's chunk extensions are larger than the server accepts.", "invalid_request_error", "request_too_large");
+            return new ApiError(413, "The request's chunk extensions are larger than the server accepts.", "invalid_request_error", "payload_too_large");
         case "ERR_HTTP_REQUEST_TIMEOUT":
             return new ApiError(408, "The request was not received in time: its headers and body must arrive within the server's request timeout.",
                 "invalid_request_error", "request_timeout");
