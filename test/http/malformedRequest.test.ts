@@ -1,10 +1,10 @@
 // Requests Node's HTTP parser refuses before Express sees them still get OpenAI's error envelope.
 import http from "node:http";
-import net from "node:net";
 import type {AddressInfo} from "node:net";
 import {afterEach, describe, expect, it} from "vitest";
 import {answerMalformedRequests} from "../../src/http/malformedRequest.js";
 import {createLogger} from "../../src/logger.js";
+import {rawExchange} from "./support/rawSocket.js";
 import {createTestApp} from "./support/testApp.js";
 
 let server: http.Server | undefined;
@@ -13,16 +13,13 @@ afterEach(() => new Promise<void>((resolve) => {
     server?.close(() => resolve());
 }));
 
-/** Sends raw bytes and resolves to everything the server wrote before it closed the connection. */
+/** Sends raw bytes and resolves to everything the server wrote before it ended the connection. */
 async function exchange(bytes: string, configure: (server: http.Server) => void = () => {}): Promise<{status: number, headers: string, body: string}> {
     server = http.createServer(createTestApp().app);
     configure(server);
     answerMalformedRequests(server, createLogger("silent"));
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-    const socket = net.connect((server.address() as AddressInfo).port, "127.0.0.1", () => socket.write(bytes));
-    let text = "";
-    socket.on("data", (chunk) => text += chunk.toString("utf8"));
-    await new Promise((resolve) => socket.once("close", resolve));
+    const text = (await rawExchange((server.address() as AddressInfo).port, bytes)).toString("utf8");
     const [head = "", body = ""] = text.split("\r\n\r\n");
     return {status: Number(head.split(" ")[1]), headers: head.toLowerCase(), body};
 }

@@ -1,10 +1,10 @@
 // A stream's bytes on the wire: SseWriter frames HTTP/1.1's chunks itself, so they are checked
 // byte by byte here, for the client that reads them raw, for a pipelined request and for HTTP/1.0.
 import http from "node:http";
-import net from "node:net";
 import type {AddressInfo} from "node:net";
 import {afterEach, describe, expect, it} from "vitest";
 import type {Script} from "./support/fakeEngine.js";
+import {rawExchange} from "./support/rawSocket.js";
 import {dataEvents} from "./support/sse.js";
 import {chatRequest, createTestApp} from "./support/testApp.js";
 
@@ -29,23 +29,6 @@ function rawRequest(version: "1.0" | "1.1", body: Record<string, unknown>): stri
     const json = JSON.stringify(body);
     return `POST /v1/chat/completions HTTP/${version}\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
-}
-
-/** Writes `requests` on one connection and reads until `done` says the bytes are whole, or the server ends it. */
-async function exchange(port: number, requests: string, done: (bytes: Buffer) => boolean): Promise<Buffer> {
-    const socket = net.connect(port, "127.0.0.1", () => socket.write(requests));
-    const received: Buffer[] = [];
-    await new Promise<void>((resolve, reject) => {
-        socket.on("data", (bytes) => {
-            received.push(bytes);
-            if (done(Buffer.concat(received)))
-                resolve();
-        });
-        socket.once("end", () => resolve());
-        socket.once("error", reject);
-    });
-    socket.destroy();
-    return Buffer.concat(received);
 }
 
 type Response = {head: string, body: string, rest: Buffer};
@@ -85,7 +68,7 @@ function holdsResponses(count: number) {
 describe("a stream's bytes on the wire", () => {
     it("is one well-formed chunk per event over HTTP/1.1, sizes in bytes", async () => {
         const port = await listen();
-        const bytes = await exchange(port, rawRequest("1.1", chatRequest({stream: true})), holdsResponses(1));
+        const bytes = await rawExchange(port, rawRequest("1.1", chatRequest({stream: true})), holdsResponses(1));
         const response = takeChunkedResponse(bytes);
         expect(streamedText(response.body)).toBe(pieces.join(""));
         expect(response.rest.length).toBe(0);
@@ -99,7 +82,7 @@ describe("a stream's bytes on the wire", () => {
         let finish!: () => void;
         const port = await listen({pieces, busyUntil: new Promise<void>((resolve) => finish = resolve)});
         const second = chatRequest({stream: true, messages: [{role: "user", content: "again"}]});
-        const bytes = await exchange(port, rawRequest("1.1", chatRequest({stream: true})) + rawRequest("1.1", second), (received) => {
+        const bytes = await rawExchange(port, rawRequest("1.1", chatRequest({stream: true})) + rawRequest("1.1", second), (received) => {
             // The first's last piece is in: a moment more for the second's to be written, then both end.
             if (received.toString("utf8").includes(pieces.at(-1)!))
                 setTimeout(finish, 20);
@@ -114,7 +97,7 @@ describe("a stream's bytes on the wire", () => {
 
     it("is the events' bytes unframed over HTTP/1.0, ended by closing the connection", async () => {
         const port = await listen();
-        const bytes = await exchange(port, rawRequest("1.0", chatRequest({stream: true})), () => false);
+        const bytes = await rawExchange(port, rawRequest("1.0", chatRequest({stream: true})), () => false);
         const text = bytes.toString("utf8");
         const head = text.slice(0, text.indexOf("\r\n\r\n")).toLowerCase();
         expect(head).not.toContain("transfer-encoding");
