@@ -17,8 +17,10 @@ export function requestedMaxTokens(request: Pick<SamplingFields, "max_tokens" | 
  * OpenAI request fields → generation options, with OpenAI's defaults filled in here and only here
  * (node-llama-cpp's own temperature default is 0; OpenAI's is 1).
  *
- * Decides before anything is sent whether the prompt plus the requested completion fits the
- * context; without `max_tokens` the completion may use whatever room the prompt leaves.
+ * The reply gets the room the prompt leaves: a `max_tokens` larger than that room is cut to it, and
+ * the reply then ends with finish_reason "length", as llama-server and Ollama do. Coding agents
+ * send a fixed 8,000 to 32,000 whatever the prompt, and refusing prompt + max_tokens > context
+ * refused almost every one of their requests. Only a prompt that does not fit by itself is a 400.
  *
  * Without a `seed`, each request gets a random one, as at OpenAI: node-llama-cpp's own default is
  * the current second, so requests sent within one second sampled the same reply.
@@ -34,11 +36,6 @@ export function toGenerationOptions(
             {param: promptParam, code: "invalid_value"});
     const requested = requestedMaxTokens(request);
     const room = contextLength - promptTokens;
-    if (requested != null && requested > room)
-        throw new ContextLengthExceededError(contextLength, {
-            overflow: `you requested ${promptTokens + requested} tokens (${promptTokens} in the ${promptParam}, ${requested} in the completion)`,
-            remedy: `the length of the ${promptParam} or completion`, param: promptParam
-        });
     if (room < 1)
         throw ContextLengthExceededError.forPrompt(contextLength, promptTokens, promptParam);
 

@@ -49,8 +49,10 @@ export class CompletionService {
         const prompts = promptsOf(request.prompt);
         if (fim && prompts.some((prompt) => typeof prompt !== "string"))
             throw new BadRequestError("'suffix' needs a text prompt: token ids cannot be framed for fill-in-the-middle.", {param: "suffix", code: "invalid_value"});
-        // A fill-in-the-middle prompt is cut to leave the completion its room (see prepareInfillPrompt).
-        const infill = fim ? {suffix: request.suffix!, completionTokens: requestedMaxTokens(request) ?? defaultCompletionMaxTokens} : null;
+        // A fill-in-the-middle prompt is cut to leave the completion its room (see prepareInfillPrompt),
+        // at most half the context: a larger max_tokens gets the room left, as on every endpoint.
+        const completionTokens = Math.min(requestedMaxTokens(request) ?? defaultCompletionMaxTokens, Math.floor(model.contextLength / 2));
+        const infill = fim ? {suffix: request.suffix!, completionTokens} : null;
         const jobs: CompletionJob[] = [];
         for (const [index, promptInput] of prompts.entries()) {
             // Prompts are tokenized one per turn of the event loop, so a long array does not hold up other streams.

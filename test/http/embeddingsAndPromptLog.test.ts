@@ -39,7 +39,7 @@ describe("the request log line", () => {
         const logLines: string[] = [];
         const t = createTestApp({logLines});
         const requestLines = () => logLines.map((line) => JSON.parse(line)).filter((line) => line.event === "request");
-        await request(t.app).post("/v1/chat/completions").send({model: "tiny-chat", messages: [{role: "user", content: "Hi"}], max_tokens: 5000});
+        await request(t.app).post("/v1/chat/completions").send({model: "tiny-chat", messages: [{role: "user", content: "word ".repeat(70)}]});
         await request(t.app).post("/v1/chat/completions").send({model: "tiny-chat", messages: [{role: "user", content: "Hi"}]});
         t.model.script = {pieces: ["Hel"], failWith: new Error("boom")};
         await request(t.app).post("/v1/chat/completions").send({model: "tiny-chat", messages: [{role: "user", content: "Hi"}], stream: true}).buffer(true);

@@ -83,11 +83,11 @@ describe("chat request validation", () => {
         expect(errorOf(res.body)).toMatchObject({param: "model", code: "unsupported_model"});
     });
 
-    it("prompt plus max_tokens over the context → 400 context_length_exceeded", async () => {
-        const res = await post(chatRequest({max_tokens: 63}));
-        expect(res.status).toBe(400);
-        expect(errorOf(res.body)).toMatchObject({param: "messages", code: "context_length_exceeded"});
-        expect(errorOf(res.body).message).toContain("64");
+    it("prompt plus max_tokens over the context → 200: the reply gets the room that is left", async () => {
+        const res = await post(chatRequest({max_tokens: 32_000}));
+        expect(res.status).toBe(200);
+        const {options} = t.model.generations.at(-1)!;
+        expect(options.maxTokens).toBe(t.model.contextLength - res.body.usage.prompt_tokens);
     });
 
     it("a prompt that alone fills the context → 400 context_length_exceeded", async () => {

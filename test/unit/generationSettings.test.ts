@@ -59,16 +59,13 @@ describe("toGenerationOptions", () => {
         expect(toGenerationOptions(request({max_tokens: 90}), 10, 100).maxTokens).toBe(90);
     });
 
-    it("refuses prompt + max_tokens over the context with context_length_exceeded", () => {
-        const error = overflow({max_tokens: 91}, 10, 100);
-        expect(error.toBody().error).toMatchObject({type: "invalid_request_error", param: "messages", code: "context_length_exceeded"});
-        expect(error.status).toBe(400);
-        expect(error.message).toContain("100 tokens");
-        expect(error.message).toContain("101");
+    it("gives a max_tokens larger than the room left only that room (the reply then ends with length)", () => {
+        expect(toGenerationOptions(request({max_tokens: 91}), 10, 100).maxTokens).toBe(90);
+        expect(toGenerationOptions(request({max_tokens: 32_000}), 10, 100).maxTokens).toBe(90);
     });
 
-    it("checks max_completion_tokens, not a smaller max_tokens, against the context", () => {
-        overflow({max_completion_tokens: 95, max_tokens: 5}, 10, 100);
+    it("cuts max_completion_tokens, not a smaller max_tokens, to the room", () => {
+        expect(toGenerationOptions(request({max_completion_tokens: 95, max_tokens: 5}), 10, 100).maxTokens).toBe(90);
     });
 
     it("refuses an empty prompt (a model without a beginning-of-text token turns \"\" into no tokens)", () => {
