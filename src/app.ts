@@ -14,13 +14,17 @@ import {completionsRoute} from "./http/routes/completionsRoute.js";
 import {embeddingsRoute} from "./http/routes/embeddingsRoute.js";
 import {healthRoute} from "./http/routes/healthRoute.js";
 import {modelsRoute} from "./http/routes/modelsRoute.js";
+import {responsesRoute} from "./http/routes/responsesRoute.js";
 import type {ModelRegistry} from "./models/modelRegistry.js";
+import type {ResponsesService} from "./responses/responsesService.js";
 
 export type AppDependencies = {
     config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit" | "logPrompts">,
     logger: Logger,
     registry: ModelRegistry,
     chat: ChatCompletionService,
+    /** OpenAI's Responses API, over the chat service. */
+    responses: ResponsesService,
     completions: CompletionService,
     embeddings: EmbeddingService,
     /** Aborted with an ApiError when the server stops serving: running replies end with that error. */
@@ -32,7 +36,7 @@ export type AppDependencies = {
  * (preflights end here) → health (no key) → API key → JSON body → routes → 404 → errors.
  * It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
-export function createApp({config, logger, registry, chat, completions, embeddings, stopping}: AppDependencies): express.Express {
+export function createApp({config, logger, registry, chat, responses, completions, embeddings, stopping}: AppDependencies): express.Express {
     const app = express();
     app.disable("x-powered-by");
     app.set("etag", false);
@@ -44,6 +48,7 @@ export function createApp({config, logger, registry, chat, completions, embeddin
     app.use(jsonBody(config.bodyLimit));
     app.use(modelsRoute(registry));
     app.use(chatCompletionsRoute(chat, logger, {logPrompts: config.logPrompts, stopping}));
+    app.use(responsesRoute(responses, logger, {logPrompts: config.logPrompts, stopping}));
     app.use(completionsRoute(completions, logger, {logPrompts: config.logPrompts, stopping}));
     app.use(embeddingsRoute(embeddings, stopping));
     app.use(notFound);

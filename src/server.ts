@@ -4,6 +4,8 @@ import type {AddressInfo} from "node:net";
 import type {Logger} from "pino";
 import {createApp} from "./app.js";
 import {ChatCompletionService} from "./chat/chatCompletionService.js";
+import {ResponseStore} from "./responses/responseStore.js";
+import {ResponsesService} from "./responses/responsesService.js";
 import {CompletionService} from "./completions/completionService.js";
 import type {Config} from "./config.js";
 import {EmbeddingService} from "./embeddings/embeddingService.js";
@@ -47,9 +49,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const stopping = new AbortController();
     // Every running request listens for the end of the grace period.
     setMaxListeners(0, stopping.signal);
+    const chat = new ChatCompletionService(registry);
     const app = createApp({
         config, logger, registry, stopping: stopping.signal,
-        chat: new ChatCompletionService(registry),
+        chat,
+        responses: new ResponsesService(chat, new ResponseStore(), logger),
         completions: new CompletionService(registry),
         embeddings: new EmbeddingService(registry)
     });

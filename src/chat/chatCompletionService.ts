@@ -1,5 +1,5 @@
 import {beginsFreely} from "../engine/reply/createReplyShaper.js";
-import type {GenerationEvent, GenerationResult, JsonSchema, LoadedModel, ReplyFormat} from "../engine/types.js";
+import type {GenerationEvent, GenerationResult, JsonSchema, LoadedModel, PreparedPrompt, ReplyFormat} from "../engine/types.js";
 import {ApiError, BadRequestError} from "../errors.js";
 import type {ModelSource} from "../models/modelRegistry.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
@@ -63,6 +63,23 @@ export class ChatCompletionService {
     public constructor(private readonly models: ModelSource) {}
 
     public async start(request: ChatCompletionRequest, signal: AbortSignal): Promise<ChatGeneration> {
+        const {model, prompt, format} = await this.prepare(request);
+        const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
+        const lease = await model.acquireSequence(prompt, signal);
+        return {
+            identity: newReplyIdentity(request.model),
+            opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
+            events: lease.generate(prompt, options, signal),
+            release: () => lease.release()
+        };
+    }
+
+    /** The prompt's length as the model would see it, tools and template included (the Responses API's input_tokens). */
+    public async countPromptTokens(request: ChatCompletionRequest): Promise<number> {
+        return (await this.prepare(request)).prompt.tokens.length;
+    }
+
+    private async prepare(request: ChatCompletionRequest): Promise<{model: LoadedModel, prompt: PreparedPrompt, format: ReplyFormat}> {
         rejectUnsupportedChatFields(request);
         const plan = toReplyPlan(request);
         const history = toChatHistory(request.messages);
@@ -73,13 +90,6 @@ export class ChatCompletionService {
         const kwargs = request.chat_template_kwargs;
         const thinking = beginsFreely(format) && (kwargs?.enable_thinking ?? kwargs?.thinking ?? true);
         const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking});
-        const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
-        const lease = await model.acquireSequence(prompt, signal);
-        return {
-            identity: newReplyIdentity(request.model),
-            opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
-            events: lease.generate(prompt, options, signal),
-            release: () => lease.release()
-        };
+        return {model, prompt, format};
     }
 }

@@ -4,12 +4,11 @@ import {ApiError, BadRequestError, ClientGoneError, NotFoundError, PayloadTooLar
 import {recordError} from "./requestLog.js";
 
 /**
- * OpenAI's APIs that chatserve does not serve but clients default to: the 404 says what to use instead.
- * The Vercel AI SDK's `openai(model)` and LangChain's `useResponsesApi` send the Responses API.
+ * APIs that chatserve does not serve but clients default to: the 404 says what to use instead.
+ * Anthropic's SDK and Claude Code send the Messages API.
  */
 const otherApis: ReadonlyArray<[RegExp, string]> = [
-    [/^\/v1\/responses(\/|$)/, "chatserve serves the Chat Completions API, not the Responses API: send POST /v1/chat/completions " +
-        "(the Vercel AI SDK's openai.chat(model) or createOpenAICompatible; LangChain's ChatOpenAI without useResponsesApi)."]
+    [/^\/v1\/messages(\/|$)/, "chatserve serves OpenAI's Chat Completions and Responses APIs, not Anthropic's Messages API: send POST /v1/chat/completions or POST /v1/responses."]
 ];
 
 /** Unknown routes get OpenAI's 404 envelope, not Express's HTML page. */

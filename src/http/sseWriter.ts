@@ -41,6 +41,17 @@ export class SseWriter {
             this.write(`data: ${json}\n\n`);
     }
 
+    /** A named event (`event: <name>` before its data), as the Responses and Anthropic streams send them. */
+    public sendEvent(name: string, json: string): void {
+        if (!this.closed)
+            this.write(`event: ${name}\ndata: ${json}\n\n`);
+    }
+
+    /** Ends a stream that has no `[DONE]` (the Responses API's ends with its last event). */
+    public close(): void {
+        this.end();
+    }
+
     public comment(text: string): void {
         if (!this.closed)
             this.write(`: ${text}\n\n`);

@@ -84,8 +84,8 @@ describe("transport errors", () => {
         expect(errorOf(res.body).message).toContain("/v1/embeddingz");
     });
 
-    it("the Responses API → 404 that says to use chat completions", async () => {
-        const res = await request(t.app).post("/v1/responses").send({model: "tiny-chat", input: "Hi"});
+    it("Anthropic's Messages API → 404 that says what to use instead", async () => {
+        const res = await request(t.app).post("/v1/messages").send({model: "tiny-chat", max_tokens: 5, messages: [{role: "user", content: "Hi"}]});
         expect(res.status).toBe(404);
         expect(errorOf(res.body)).toMatchObject({code: "unknown_url", message: expect.stringContaining("POST /v1/chat/completions")});
     });

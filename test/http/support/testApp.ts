@@ -4,6 +4,8 @@ import {createApp} from "../../../src/app.js";
 import {CompletionService} from "../../../src/completions/completionService.js";
 import {EmbeddingService} from "../../../src/embeddings/embeddingService.js";
 import {ChatCompletionService} from "../../../src/chat/chatCompletionService.js";
+import {ResponseStore} from "../../../src/responses/responseStore.js";
+import {ResponsesService} from "../../../src/responses/responsesService.js";
 import {resolveConfig} from "../../../src/config.js";
 import {createLogger} from "../../../src/logger.js";
 import {ModelRegistry} from "../../../src/models/modelRegistry.js";
@@ -32,9 +34,11 @@ export function createTestApp(
         loads++;
         return model;
     }, CONTEXT_LENGTH, logger);
+    const chat = new ChatCompletionService(registry);
     const app = createApp({
         config, logger, registry,
-        chat: new ChatCompletionService(registry),
+        chat,
+        responses: new ResponsesService(chat, new ResponseStore(), logger),
         completions: new CompletionService(registry),
         embeddings: new EmbeddingService(registry),
         stopping
