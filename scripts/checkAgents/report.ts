@@ -1,0 +1,133 @@
+import type {AgentScript} from "../../test/fixtures/gguf/agentModel.js";
+import {WORK_FILE, type AgentClient} from "./agentClient.js";
+import type {RequestLogLine} from "./chatserveProcess.js";
+import type {Exchange, Outbound} from "./requestRecorder.js";
+import type {ClientOutcome} from "./runClient.js";
+
+export type ClientResult = {
+    client: AgentClient,
+    script: AgentScript,
+    outcome: ClientOutcome,
+    exchanges: Exchange[],
+    outbound: Outbound[],
+    requestLog: ReadonlyMap<string, RequestLogLine>
+};
+
+/** What one client's run proved, step by step. */
+export type RoundTrip = {called: boolean, resultSent: boolean, resultNamesFile: boolean, answerPrinted: boolean};
+
+export function roundTrip({script, exchanges, outcome}: ClientResult): RoundTrip {
+    const called = exchanges.some((exchange) => exchange.status === 200 && callsTool(exchange.reply, script.call.name));
+    const results = exchanges.map((exchange) => toolResults(exchange.body)).filter((text) => text != null);
+    return {
+        called,
+        resultSent: results.length > 0,
+        resultNamesFile: results.some((text) => text.includes(WORK_FILE)),
+        answerPrinted: outcome.stdout.includes(script.answer)
+    };
+}
+
+export function passed(result: ClientResult): boolean {
+    const trip = roundTrip(result);
+    return result.outcome.exitCode === 0 && trip.called && trip.resultSent && trip.answerPrinted &&
+        result.exchanges.every((exchange) => exchange.status >= 200 && exchange.status < 300 && exchange.error == null);
+}
+
+/** One client: its run, then a row per request it made. */
+export function clientReport(result: ClientResult): string {
+    const {client, outcome, exchanges, outbound} = result;
+    const trip = roundTrip(result);
+    const lines = [
+        `## ${client.name} (${client.packageName}@${client.version}, ${client.api}): ${exitText(outcome)} after ${(outcome.ms / 1000).toFixed(1)} s`,
+        "",
+        "| # | request | status | prompt tokens | cached | completion | what it carried |",
+        "|---|---|---|---|---|---|---|",
+        ...exchanges.map((exchange, index) => {
+            const logged = exchange.requestId == null ? undefined : result.requestLog.get(exchange.requestId);
+            return `| ${index + 1} | ${exchange.method} ${exchange.path} | ${exchange.status || "none"} | ${logged?.promptTokens ?? ""} | ${logged?.cachedTokens ?? ""} | ${logged?.completionTokens ?? ""} | ${carried(exchange, result.script)} |`;
+        }),
+        "",
+        `tool round trip (${result.script.call.name}): called ${mark(trip.called)}, result sent back ${mark(trip.resultSent)}` +
+            `${trip.resultSent ? ` (names ${WORK_FILE}: ${mark(trip.resultNamesFile)})` : ""}, answer printed ${mark(trip.answerPrinted)}`,
+        `errors printed by the client: ${errorLines(outcome).map((line) => `\n  ${line}`).join("") || "none"}`,
+        `connections it tried to open elsewhere (refused): ${outbound.length === 0 ? "none" : [...new Set(outbound.map((attempt) => attempt.target))].join(", ")}`
+    ];
+    return lines.join("\n");
+}
+
+/** All clients, one row each. */
+export function summaryTable(results: readonly ClientResult[]): string {
+    return [
+        "| client | version | API | exit | requests | statuses | tool round trip | errors printed | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+        ...results.map((result) => {
+            const {client, outcome, exchanges} = result;
+            const trip = roundTrip(result);
+            const statuses = countBy(exchanges.map((exchange) => `${exchange.status || "none"}${exchange.error == null ? "" : " (error)"}`));
+            const tripText = `call ${mark(trip.called)} result ${mark(trip.resultSent)} answer ${mark(trip.answerPrinted)}`;
+            return `| ${client.name} | ${client.version} | ${client.api} | ${exitText(outcome)} | ${exchanges.length} | ${statuses} | ${tripText} | ${errorLines(outcome).length} | ${passed(result) ? "PASS" : "FAIL"} |`;
+        })
+    ].join("\n");
+}
+
+function exitText({exitCode, signal, timedOut}: ClientOutcome): string {
+    if (timedOut) return `timed out (${signal ?? `exit ${exitCode}`})`;
+    return signal != null ? `killed by ${signal}` : `exit ${exitCode}`;
+}
+
+/** A request's gist: its tool result if it carried one, and what the reply did (a call, the answer, an error). */
+function carried(exchange: Exchange, script: AgentScript): string {
+    const parts: string[] = [];
+    const body = exchange.body as {model?: string, stream?: boolean, tools?: unknown[], max_tokens?: number, max_output_tokens?: number} | null;
+    if (body?.model != null) parts.push(`model ${body.model}`);
+    if (Array.isArray(body?.tools)) parts.push(`${body.tools.length} tools`);
+    const cap = body?.max_tokens ?? body?.max_output_tokens;
+    if (cap != null) parts.push(`cap ${cap}`);
+    if (body?.stream === true) parts.push("streamed");
+    if (toolResults(exchange.body) != null) parts.push("+ tool result");
+    if (callsTool(exchange.reply, script.call.name)) parts.push(`→ calls ${script.call.name}`);
+    if (exchange.reply.includes(script.answer)) parts.push("→ answers");
+    if (exchange.error != null) parts.push(`error: ${oneLine(exchange.error)}`);
+    return parts.join(", ").replaceAll("|", "\\|");
+}
+
+/** Whether a reply (chat completions or Responses, streamed or not) carries a call to `name`. */
+function callsTool(reply: string, name: string): boolean {
+    return reply.includes(`"name":"${name}"`);
+}
+
+/** The text of the tool results a request carried (chat: `tool` messages; Responses: `function_call_output` items), or null. */
+function toolResults(body: unknown): string | null {
+    const request = body as {messages?: Array<{role?: string}>, input?: unknown} | null;
+    const items = Array.isArray(request?.messages)
+        ? request.messages.filter((message) => message.role === "tool")
+        : Array.isArray(request?.input) ? (request.input as Array<{type?: string}>).filter((item) => item.type === "function_call_output") : [];
+    return items.length === 0 ? null : JSON.stringify(items);
+}
+
+/** What the client printed that reads as an error or warning, each distinct line once. */
+export function errorLines({stdout, stderr}: ClientOutcome): string[] {
+    const lines = `${stdout}\n${stderr}`.split(/\r?\n/).map((line) => stripAnsi(line).trim());
+    const errors = lines.filter((line) => /error|fail|exception|refused|denied|unsupported|invalid|warn|not found|timed? ?out/i.test(line));
+    return [...new Set(errors)].slice(0, 12).map((line) => oneLine(line));
+}
+
+function stripAnsi(text: string): string {
+    // eslint-disable-next-line no-control-regex
+    return text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
+}
+
+function oneLine(text: string): string {
+    const flat = text.replace(/\s+/g, " ").trim();
+    return flat.length > 240 ? `${flat.slice(0, 237)}...` : flat;
+}
+
+function mark(ok: boolean): string {
+    return ok ? "yes" : "NO";
+}
+
+function countBy(values: readonly string[]): string {
+    const counts = new Map<string, number>();
+    for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+    return [...counts].map(([value, count]) => `${count}× ${value}`).join(", ") || "none";
+}
