@@ -2,6 +2,7 @@ import type {AgentScript} from "../../test/fixtures/gguf/agentModel.js";
 import {WORK_FILE, type AgentClient} from "./agentClient.js";
 import type {RequestLogLine} from "./chatserveProcess.js";
 import type {Exchange, Outbound} from "./requestRecorder.js";
+import {replyContent} from "./replyContent.js";
 import type {ClientOutcome} from "./runClient.js";
 
 export type ClientResult = {
@@ -17,7 +18,7 @@ export type ClientResult = {
 export type RoundTrip = {called: boolean, resultSent: boolean, resultNamesFile: boolean, answerPrinted: boolean};
 
 export function roundTrip({script, exchanges, outcome}: ClientResult): RoundTrip {
-    const called = exchanges.some((exchange) => exchange.status === 200 && callsTool(exchange.reply, script.call.name));
+    const called = exchanges.some((exchange) => exchange.status === 200 && replyContent(exchange.reply).calls.includes(script.call.name));
     const results = exchanges.map((exchange) => toolResults(exchange.body)).filter((text) => text != null);
     return {
         called,
@@ -85,15 +86,12 @@ function carried(exchange: Exchange, script: AgentScript): string {
     if (cap != null) parts.push(`cap ${cap}`);
     if (body?.stream === true) parts.push("streamed");
     if (toolResults(exchange.body) != null) parts.push("+ tool result");
-    if (callsTool(exchange.reply, script.call.name)) parts.push(`→ calls ${script.call.name}`);
-    if (exchange.reply.includes(script.answer)) parts.push("→ answers");
+    const reply = replyContent(exchange.reply);
+    if (reply.calls.length > 0) parts.push(`→ calls ${reply.calls.join(", ")}`);
+    if (reply.text === script.answer) parts.push("→ the scripted answer");
+    else if (reply.text !== "") parts.push(`→ text ${JSON.stringify(reply.text.length > 40 ? `${reply.text.slice(0, 37)}...` : reply.text)}`);
     if (exchange.error != null) parts.push(`error: ${oneLine(exchange.error)}`);
     return parts.join(", ").replaceAll("|", "\\|");
-}
-
-/** Whether a reply (chat completions or Responses, streamed or not) carries a call to `name`. */
-function callsTool(reply: string, name: string): boolean {
-    return reply.includes(`"name":"${name}"`);
 }
 
 /** The text of the tool results a request carried (chat: `tool` messages; Responses: `function_call_output` items), or null. */

@@ -1,6 +1,6 @@
 // npm run check:agents: the real coding-agent CLIs, pinned, against a chatserve this script starts.
 // See scripts/checkAgents/README.md.
-import {access, mkdtemp, rm} from "node:fs/promises";
+import {access, mkdir, mkdtemp, rm} from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {parseArgs} from "node:util";
@@ -8,14 +8,17 @@ import {buildAgentModel} from "../../test/fixtures/gguf/agentModel.js";
 import {fixtureVocabulary, qwenVocabulary} from "../../test/fixtures/gguf/agentVocabulary.js";
 import type {AgentClient} from "./agentClient.js";
 import {projectRoot, startChatserve} from "./chatserveProcess.js";
+import {codex} from "./clients/codex.js";
+import {continueCli} from "./clients/continueCli.js";
+import {opencode} from "./clients/opencode.js";
 import {qwenCode} from "./clients/qwenCode.js";
 import {installClient} from "./installClients.js";
 import {preflight} from "./preflight.js";
-import {clientReport, summaryTable, type ClientResult} from "./report.js";
+import {clientReport, passed, summaryTable, type ClientResult} from "./report.js";
 import {RequestRecorder} from "./requestRecorder.js";
 import {clientFolders, runClient} from "./runClient.js";
 
-const clients: readonly AgentClient[] = [qwenCode];
+const clients: readonly AgentClient[] = [qwenCode, continueCli, opencode, codex];
 
 const TASK = "List the files in the current directory, then tell me what you found.";
 /** Qwen2's tokenizer, from the shared test models: prompts then count what they count on a real Qwen2.5 model. */
@@ -59,7 +62,9 @@ const vocabulary = vocabularyName === "qwen" ? (pieces: readonly string[]) => qw
 // second sequence for a client's side request (a title, a summary) beside its main one.
 const chatserveArgs = ["--ctx-size", vocabularyName === "qwen" ? "32768" : "65536", "--parallel", "2", "--log-level", "info"];
 
-const root = await mkdtemp(path.join(os.tmpdir(), "chatserve-agents-"));
+// Not under /tmp: Codex refuses to set up its helper binaries in a home there (and says so).
+await mkdir(path.join(options.cache, "runs"), {recursive: true});
+const root = await mkdtemp(path.join(options.cache, "runs", "run-"));
 const modelsDir = path.join(root, "models");
 const say = (line: string) => console.log(`check:agents: ${line}`);
 const results: ClientResult[] = [];
@@ -112,7 +117,7 @@ try {
 console.log();
 for (const result of results) console.log(`${clientReport(result)}\n`);
 console.log(summaryTable(results));
-process.exitCode = results.every((result) => result.outcome.exitCode === 0) ? 0 : 1;
+process.exitCode = results.length === selected.length && results.every(passed) ? 0 : 1;
 
 function modelId(client: AgentClient): string {
     return `scripted-agent-${client.name}`;

@@ -73,6 +73,9 @@ export async function runClient(client: AgentClient, setup: ClientSetup, refusin
     clearTimeout(timer);
     // Whatever it left running in its group (a language server, a shell) goes with it.
     killGroup(child.pid!, "SIGKILL");
+    // Beside its home and work folders, for a look afterwards (run.ts --keep).
+    await writeFile(path.join(path.dirname(home), "stdout.txt"), stdout);
+    await writeFile(path.join(path.dirname(home), "stderr.txt"), stderr);
     return {exitCode, signal, timedOut, stdout, stderr, ms: Date.now() - started};
 }
 

@@ -1,0 +1,59 @@
+import {mkdir, writeFile} from "node:fs/promises";
+import path from "node:path";
+import {SCRIPTED_ANSWER, type AgentClient} from "../agentClient.js";
+
+/**
+ * Codex (`codex exec`), on a custom model provider whose base_url is chatserve (it speaks only the
+ * Responses API). Its config (CODEX_HOME, in the client's home) turns off the update check,
+ * analytics and the plugin sync, trusts the work folder and never asks for approval (its read-only
+ * sandbox still applies to the command).
+ */
+export const codex: AgentClient = {
+    name: "codex",
+    packageName: "@openai/codex",
+    version: "0.171.0",
+    binName: "codex",
+    api: "responses",
+    // exec_command runs `ls`. chatserve's constrained decoding writes every property a schema lists,
+    // so the arguments carry each of exec_command's optional ones too, with their documented defaults.
+    script: (workDir) => ({
+        call: {name: "exec_command", arguments: JSON.stringify({
+            cmd: "ls", justification: "", login: false, max_output_tokens: 1000, prefix_rule: [], sandbox_permissions: "use_default",
+            shell: "/bin/sh", tty: false, workdir: workDir, yield_time_ms: 1000
+        })},
+        answer: SCRIPTED_ANSWER
+    }),
+    async prepare({home, workDir, baseUrl, model, apiKey, task}) {
+        const codexHome = path.join(home, ".codex");
+        await mkdir(codexHome, {recursive: true});
+        await writeFile(path.join(codexHome, "config.toml"), [
+            `model = ${JSON.stringify(model)}`,
+            `model_provider = "chatserve"`,
+            "model_context_window = 32768",
+            "check_for_update_on_startup = false",
+            `approval_policy = "never"`,
+            `sandbox_mode = "read-only"`,
+            "",
+            "[analytics]",
+            "enabled = false",
+            "",
+            // Else it fetches OpenAI's curated plugin list from GitHub (then chatgpt.com) at start.
+            "[features]",
+            "plugins = false",
+            "",
+            "[model_providers.chatserve]",
+            `name = "chatserve"`,
+            `base_url = ${JSON.stringify(baseUrl)}`,
+            `wire_api = "responses"`,
+            `env_key = "CHATSERVE_API_KEY"`,
+            "",
+            `[projects.${JSON.stringify(workDir)}]`,
+            `trust_level = "trusted"`,
+            ""
+        ].join("\n"));
+        return {
+            args: ["exec", "--skip-git-repo-check", task],
+            env: {CODEX_HOME: codexHome, CHATSERVE_API_KEY: apiKey}
+        };
+    }
+};

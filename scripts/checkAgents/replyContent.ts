@@ -1,0 +1,42 @@
+/** What a reply said: the tools it called and its text, from either API, streamed or not. */
+export type ReplyContent = {calls: string[], text: string};
+
+type ChatMessage = {content?: string | null, tool_calls?: Array<{function?: {name?: string}}>};
+type ResponsesItem = {type?: string, name?: string, content?: Array<{type?: string, text?: string}>};
+type Payload = {
+    // Chat completions: a chunk's deltas or a completion's messages.
+    choices?: Array<{delta?: ChatMessage, message?: ChatMessage}>,
+    // Responses API: a stream event, or the response object itself.
+    type?: string, delta?: string, item?: ResponsesItem, output?: ResponsesItem[]
+};
+
+/** Reads a recorded reply body: SSE `data:` events (chat chunks or Responses events), or one JSON object. */
+export function replyContent(reply: string): ReplyContent {
+    const content: ReplyContent = {calls: [], text: ""};
+    const events = reply.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim());
+    for (const payload of (events.length > 0 ? events : [reply]).map(parse)) {
+        if (payload == null) continue;
+        for (const choice of payload.choices ?? []) {
+            const message = choice.delta ?? choice.message;
+            content.text += message?.content ?? "";
+            for (const call of message?.tool_calls ?? [])
+                if (call.function?.name != null) content.calls.push(call.function.name);
+        }
+        // Streamed, each output item arrives whole in its `.done` event; the text also in deltas.
+        if (payload.type === "response.output_text.delta") content.text += payload.delta ?? "";
+        const items = payload.type === "response.output_item.done" ? [payload.item] : payload.type == null ? payload.output ?? [] : [];
+        for (const item of items) {
+            if (item?.type === "function_call" && item.name != null) content.calls.push(item.name);
+            if (item?.type === "message" && payload.type == null) content.text += (item.content ?? []).map((part) => part.text ?? "").join("");
+        }
+    }
+    return content;
+}
+
+function parse(text: string): Payload | null {
+    try {
+        return JSON.parse(text) as Payload;
+    } catch {
+        return null;
+    }
+}
