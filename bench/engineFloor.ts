@@ -1,9 +1,12 @@
+import fs from "node:fs/promises";
 import {performance} from "node:perf_hooks";
 import {pino} from "pino";
 import {ChatCompletionService} from "../src/chat/chatCompletionService.js";
 import {resolveConfig} from "../src/config.js";
 import {LlamaLoadedModel} from "../src/engine/llamaLoadedModel.js";
 import {startLlamaRuntime} from "../src/engine/llamaRuntime.js";
+import {planContext} from "../src/models/contextPlan.js";
+import {inspectGguf} from "../src/models/ggufInspection.js";
 import {chatCompletionRequestSchema} from "../src/protocol/chatCompletionRequest.js";
 import type {Floor, FloorOptions} from "./inProcessFloor.js";
 import {measurePhase} from "./machineLoad.js";
@@ -54,8 +57,11 @@ export async function openEngineFloor(options: FloorOptions): Promise<Floor> {
         {gpu: options.gpu, threads: options.threads, decodeThreads: options.decodeThreads, flashAttention: options.flashAttention},
         pino({level: "silent"})
     );
+    // The context and sequences the server's defaults give this model on this machine.
+    const plan = planContext({...await inspectGguf(options.modelPath, runtime.llama), sizeBytes: (await fs.stat(options.modelPath)).size},
+        {freeMemoryBytes: runtime.freeMemoryBytes});
     const model = await LlamaLoadedModel.load(runtime, {
-        path: options.modelPath, contextSize: 4096, parallel: defaults.parallel, maxQueue: defaults.maxQueue,
+        path: options.modelPath, contextSize: plan.contextLength, parallel: plan.parallel, maxQueue: defaults.maxQueue,
         generates: true, tools: false, embeds: false
     });
     const service = new ChatCompletionService({acquire: async () => model});

@@ -18,16 +18,20 @@ export const configSchema = z.object({
     /** Bearer keys; empty means no authentication. */
     apiKeys: z.array(z.string().min(1)).default([]),
     gpu: z.enum(gpuChoices).default("auto"),
-    /** Context window per request (per sequence), in tokens; capped at what the model was trained on. */
-    ctxSize: z.number().int().min(64).default(4096),
+    /**
+     * Context window per request (per sequence), in tokens; capped at what the model was trained on.
+     * Undefined: per model, its trained context up to 32768, shrunk if need be to fit the memory
+     * budget (models/contextPlan.ts).
+     */
+    ctxSize: z.number().int().min(64).optional(),
     /** Inference threads; undefined means the measured default (see engine/threads.ts). */
     threads: z.number().int().min(1).optional(),
     /** Threads for one-token steps (generation); undefined: the measured default (see engine/threads.ts). */
     decodeThreads: z.number().int().min(1).optional(),
     /** llama.cpp's flash attention; `auto` lets llama.cpp decide (on for the CPU). */
     flashAttention: z.enum(flashAttentionChoices).default("auto"),
-    /** Sequences per loaded model: how many requests generate at once. */
-    parallel: z.number().int().min(1).max(64).default(4),
+    /** Sequences per loaded model: how many requests generate at once. Undefined: per model, 1–4 as memory allows. */
+    parallel: z.number().int().min(1).max(64).optional(),
     /** Requests that may wait for a free sequence before new ones get 503. */
     maxQueue: z.number().int().min(0).default(64),
     /**
@@ -38,6 +42,11 @@ export const configSchema = z.object({
     logLevel: z.enum(logLevels).default("info"),
     /** Log prompt and completion text (off by default: prompts are the user's data). */
     logPrompts: z.boolean().default(false),
+    /** Other names for models (`--model-alias NAME=ID`); NAME may hold `*` wildcards (models/modelAliases.ts). */
+    modelAliases: z.array(z.object({
+        name: z.string().min(1),
+        model: z.string().min(1).refine((model) => !model.includes("*"), "a model id cannot hold '*'; only the alias's name can")
+    })).default([]),
     /** Largest JSON body accepted. */
     bodyLimit: z.string().default("8mb"),
     /** How often the models folder is rescanned for new files, in ms. */
@@ -46,6 +55,8 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
+
+export type ModelAliasSetting = Config["modelAliases"][number];
 
 export function resolveConfig(input: ConfigInput = {}): Config {
     return configSchema.parse(input);
@@ -56,4 +67,29 @@ export function apiKeysFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
     return [env.CHATSERVE_API_KEY, ...(env.CHATSERVE_API_KEYS ?? "").split(",")]
         .map((key) => key?.trim() ?? "")
         .filter((key) => key !== "");
+}
+
+/** `NAME=ID` (as --model-alias and CHATSERVE_MODEL_ALIASES write an alias) → the setting; throws with the reason. */
+export function parseModelAlias(text: string): ModelAliasSetting {
+    const separator = text.indexOf("=");
+    const name = text.slice(0, separator).trim();
+    const model = text.slice(separator + 1).trim();
+    if (separator < 0 || name === "" || model === "")
+        throw new Error(`'${text}' is not NAME=ID (e.g. gpt-4o=qwen2.5-7b-instruct-q4_k_m, or claude-*=qwen2.5-7b-instruct-q4_k_m).`);
+    if (model.includes("*"))
+        throw new Error(`'${text}': only NAME may hold '*'; ID must be a model id.`);
+    return {name, model};
+}
+
+/** Aliases from the environment: CHATSERVE_MODEL_ALIASES, comma-separated NAME=ID pairs. */
+export function modelAliasesFromEnv(env: NodeJS.ProcessEnv = process.env): ModelAliasSetting[] {
+    return (env.CHATSERVE_MODEL_ALIASES ?? "").split(",")
+        .filter((pair) => pair.trim() !== "")
+        .map((pair) => {
+            try {
+                return parseModelAlias(pair);
+            } catch (error) {
+                throw new Error(`CHATSERVE_MODEL_ALIASES: ${(error as Error).message}`);
+            }
+        });
 }

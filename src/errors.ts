@@ -59,10 +59,12 @@ export class NotFoundError extends ApiError {
 }
 
 export class ModelNotFoundError extends NotFoundError {
-    public constructor(modelId: string) {
+    /** With `aliasOf`: the name is an alias (--model-alias) of a model the folder does not hold. */
+    public constructor(modelId: string, aliasOf?: string) {
         // An id of any length fits under the body limit: the message quotes the start of it.
         const shown = modelId.length > 200 ? `${modelId.slice(0, 200)}…` : modelId;
-        super(`The model '${shown}' does not exist. GET /v1/models lists the models this server has.`, "model_not_found", "model");
+        const what = aliasOf == null ? "does not exist" : `is an alias of '${aliasOf}', which the models folder does not hold`;
+        super(`The model '${shown}' ${what}. GET /v1/models lists the models this server has.`, "model_not_found", "model");
     }
 }
 

@@ -13,6 +13,8 @@ import {ServiceShuttingDownError} from "./errors.js";
 import {answerMalformedRequests} from "./http/malformedRequest.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
 import {startLlamaRuntime, type Backend} from "./engine/llamaRuntime.js";
+import {inspectGguf} from "./models/ggufInspection.js";
+import {ModelAliases} from "./models/modelAliases.js";
 import {ModelCatalogue} from "./models/modelCatalogue.js";
 import {ModelRegistry} from "./models/modelRegistry.js";
 
@@ -25,6 +27,8 @@ export type RunningServer = {
     openmp: boolean,
     threads: number,
     decodeThreads: number,
+    /** Memory free at start, which the default contexts and parallel sequences were sized to. */
+    freeMemoryBytes: number,
     registry: ModelRegistry,
     /** Graceful shutdown: stop accepting, let in-flight requests end (cut after `graceMs`), release the models. */
     close(graceMs?: number): Promise<void>
@@ -32,19 +36,24 @@ export type RunningServer = {
 
 /** Builds every dependency, listens, and owns shutdown. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+    // Before llama.cpp starts: a mistake in the aliases is a one-line refusal.
+    const aliases = new ModelAliases(config.modelAliases);
     const runtime = await startLlamaRuntime(config, logger);
-    const catalogue = new ModelCatalogue(config.modelsDir, logger);
+    const catalogue = new ModelCatalogue(config.modelsDir, logger, (file) => inspectGguf(file, runtime.llama));
     await catalogue.refresh();
 
-    const registry = new ModelRegistry(catalogue, (descriptor) => LlamaLoadedModel.load(runtime, {
+    const registry = new ModelRegistry(catalogue, (descriptor, plan) => LlamaLoadedModel.load(runtime, {
         path: descriptor.path,
-        contextSize: config.ctxSize,
-        parallel: config.parallel,
+        contextSize: plan.contextLength,
+        parallel: plan.parallel,
         maxQueue: config.maxQueue,
         generates: descriptor.capabilities.includes("chat"),
         tools: descriptor.capabilities.includes("tools"),
         embeds: descriptor.capabilities.includes("embeddings")
-    }), config.ctxSize, logger);
+    }), {
+        context: {ctxSize: config.ctxSize, parallel: config.parallel, freeMemoryBytes: runtime.freeMemoryBytes},
+        aliases
+    }, logger);
     catalogue.watch(config.rescanIntervalMs, () => registry.releaseStale());
     const stopping = new AbortController();
     // Every running request listens for the end of the grace period.
@@ -92,5 +101,5 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await runtime.llama.dispose();
     })();
 
-    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, registry, close};
+    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, freeMemoryBytes: runtime.freeMemoryBytes, registry, close};
 }

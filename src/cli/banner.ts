@@ -1,18 +1,26 @@
 import fs from "node:fs";
 import path from "node:path";
 import type {Config} from "../config.js";
+import type {ModelObject} from "../protocol/models.js";
 import type {RunningServer} from "../server.js";
 
-/** The start-up summary a person reads: where to point clients, what runs the models, which models there are. */
+/**
+ * The start-up summary a person reads: where to point clients, what runs the models, which models
+ * there are, what each request gets of them and what their KV cache costs in memory.
+ */
 export function printBanner(config: Config, server: RunningServer): void {
-    const models = server.registry.list();
+    const entries = server.registry.list();
+    const models = entries.filter((entry) => entry.alias_for == null);
     const lines = [
         `chatserve is listening on ${server.url}`,
-        `backend: ${server.backend} (${server.openmp ? "OpenMP build, " : ""}${server.threads} inference thread${server.threads === 1 ? "" : "s"}, ${server.decodeThreads} for decoding), ` +
-        `${config.parallel} parallel sequence${config.parallel === 1 ? "" : "s"} per model` +
-        (config.apiKeys.length > 0 ? `, API key required` : ""),
-        `models in ${path.resolve(config.modelsDir)}:`
+        `backend: ${server.backend} (${server.openmp ? "OpenMP build, " : ""}${server.threads} inference thread${server.threads === 1 ? "" : "s"}, ${server.decodeThreads} for decoding)` +
+        (config.apiKeys.length > 0 ? `, API key required` : "")
     ];
+    const sizedToMemory = [config.ctxSize == null ? "context" : null, config.parallel == null ? "parallel sequences" : null].filter((part) => part != null);
+    if (sizedToMemory.length > 0)
+        lines.push(`memory: ${formatBytes(server.freeMemoryBytes)} free at start; a model's KV cache takes at most half of what its weights leave ` +
+            `(by its default ${sizedToMemory.join(" and ")})`);
+    lines.push(`models in ${path.resolve(config.modelsDir)}:`);
     if (models.length === 0)
         lines.push(
             // A mistyped --models path would otherwise look like an empty folder.
@@ -24,7 +32,33 @@ export function printBanner(config: Config, server: RunningServer): void {
     for (const model of models)
         lines.push(model.status === "unavailable"
             ? `  - ${model.id}: unavailable (${model.error})`
-            : `  - ${model.id} (${model.architecture}, ${model.context_length} tokens, ${model.capabilities.join(", ")})`);
+            : `  - ${model.id} (${model.architecture}, ${model.capabilities.join(", ")}): ${servedAs(model)}`);
+    const aliases = config.modelAliases;
+    if (aliases.length > 0)
+        lines.push(`aliases: ${aliases.map(({name, model}) =>
+            `${name} → ${model}${models.some((entry) => entry.id === model) ? "" : " (not in the folder)"}`).join(", ")}`);
 
     process.stdout.write(lines.join("\n") + "\n");
+}
+
+/** What a request gets of a model, and what that costs: "32768 tokens per request, 4 at once, KV cache 3 GiB". */
+function servedAs(model: ModelObject): string {
+    const parts = [`${model.context_length} tokens per request`];
+    if (model.capabilities.includes("chat"))
+        parts.push(`${model.parallel} at once`);
+    if (model.kv_cache_bytes != null)
+        parts.push(`KV cache ${formatBytes(model.kv_cache_bytes)}`);
+    return parts.join(", ");
+}
+
+/** Binary units, as llama.cpp logs its buffers: 768 MiB, 1.5 GiB. */
+export function formatBytes(bytes: number): string {
+    const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let value = bytes;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit++;
+    }
+    return `${unit === 0 || value >= 10 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
 }

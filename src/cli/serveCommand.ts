@@ -1,5 +1,7 @@
 import {Command, InvalidArgumentError, Option} from "commander";
-import {apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, resolveConfig, type Config} from "../config.js";
+import {
+    apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, modelAliasesFromEnv, parseModelAlias, resolveConfig, type Config, type ModelAliasSetting
+} from "../config.js";
 import {createLogger} from "../logger.js";
 import {startServer} from "../server.js";
 import {printBanner} from "./banner.js";
@@ -20,12 +22,13 @@ export function serveCommand(program: Command): Command {
         .addOption(new Option("-p, --port <port>", "port to listen on").default(8080).argParser(integer(0, 65535)).env("CHATSERVE_PORT"))
         .addOption(new Option("--api-key <key>", "require this bearer key (repeatable; also CHATSERVE_API_KEY / CHATSERVE_API_KEYS)").argParser(apiKey).default([]))
         .addOption(new Option("--gpu <backend>", "compute backend").choices(gpuChoices).default("auto"))
-        .addOption(new Option("-c, --ctx-size <tokens>", "context window per request, capped at the model's trained context").default(4096).argParser(integer(64)))
+        .addOption(new Option("-c, --ctx-size <tokens>", "context window per request, capped at the model's trained context (default: the trained context up to 32768, less if memory is short)").argParser(integer(64)))
         .addOption(new Option("-t, --threads <n>", "inference threads (default: the CPU cores available, measured best)").argParser(integer(1)))
         .addOption(new Option("--decode-threads <n>", "threads for generating tokens (default: all of --threads on an OpenMP build, else one fewer)").argParser(integer(1)))
         .addOption(new Option("--flash-attention <mode>", "llama.cpp's flash attention: auto (on, but a few new tokens after a long context run without it, on chatserve's CPU build), on (every batch) or off").choices(flashAttentionChoices).default("auto"))
-        .addOption(new Option("--parallel <n>", "requests generated at once per model (sequences)").default(4).argParser(integer(1, 64)))
+        .addOption(new Option("--parallel <n>", "requests generated at once per model (sequences), each with the whole context (default: 1-4, as half the free memory beside the model holds)").argParser(integer(1, 64)))
         .addOption(new Option("--max-queue <n>", "requests that may wait for a free sequence before 503").default(64).argParser(integer(0)))
+        .addOption(new Option("--model-alias <name=id>", "serve model ID under another NAME too; '*' in NAME matches anything, e.g. 'claude-*=ID' (repeatable; also CHATSERVE_MODEL_ALIASES)").argParser(modelAlias).default([]))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
         .addOption(new Option("--log-level <level>", "log level").choices(logLevels).default("info"))
         .addOption(new Option("--log-prompts", "log each request's messages or prompt (off by default: prompts are private)").default(false))
@@ -42,6 +45,8 @@ export function serveCommand(program: Command): Command {
                 flashAttention: options.flashAttention,
                 parallel: options.parallel,
                 maxQueue: options.maxQueue,
+                // A flag's alias replaces the environment's for the same name.
+                modelAliases: [...options.modelAlias, ...modelAliasesFromEnv().filter(({name}) => !options.modelAlias.some((flag) => flag.name === name))],
                 corsOrigins: options.corsOrigin,
                 logLevel: options.logLevel,
                 logPrompts: options.logPrompts
@@ -50,8 +55,9 @@ export function serveCommand(program: Command): Command {
 }
 
 type ServeOptions = {
-    models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize: number,
-    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel: number, maxQueue: number, corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean
+    models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
+    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number,
+    modelAlias: ModelAliasSetting[], corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean
 };
 
 async function serve(config: Config): Promise<void> {
@@ -89,6 +95,14 @@ function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
 
 function collect(value: string, previous: string[]): string[] {
     return [...previous, value];
+}
+
+function modelAlias(value: string, previous: ModelAliasSetting[]): ModelAliasSetting[] {
+    try {
+        return [...previous, parseModelAlias(value)];
+    } catch (error) {
+        throw new InvalidArgumentError((error as Error).message);
+    }
 }
 
 /** Trimmed as keys from the environment are: a key of spaces alone could never be matched. */

@@ -98,6 +98,12 @@ export class LlamaLoadedModel implements LoadedModel {
         return Math.min(this.requestedContextSize, this.generation?.context.contextSize ?? this.embedder?.contextSize ?? this.requestedContextSize);
     }
 
+    /** llama.cpp's own account of the generation context's buffers: the KV cache, and the compute and output buffers. */
+    public get contextMemoryBytes(): number | undefined {
+        const usage = this.generation?.context.memoryUsage;
+        return usage == null ? undefined : usage.ram + usage.vram;
+    }
+
     public get supportsInfill(): boolean {
         return hasInfillTokens(this.model);
     }

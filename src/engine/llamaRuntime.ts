@@ -1,3 +1,4 @@
+import os from "node:os";
 import {getLlama, LlamaLogLevel, type Llama} from "node-llama-cpp";
 import type {Logger} from "pino";
 import type {Config} from "../config.js";
@@ -19,7 +20,9 @@ export type LlamaRuntime = {
     /** node-llama-cpp's context option for llama.cpp's flash attention. */
     flashAttention: "auto" | boolean,
     /** What llama.cpp logged as errors lately: a failed load's reason. */
-    errors: LlamaErrorLog
+    errors: LlamaErrorLog,
+    /** Memory free when the server started, which default contexts are sized to (models/contextPlan.ts). */
+    freeMemoryBytes: number
 };
 
 /**
@@ -57,8 +60,20 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         threads,
         decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1),
         flashAttention: flashAttentionOption(config.flashAttention),
-        errors
+        errors,
+        freeMemoryBytes: await freeMemory(llama)
     };
+}
+
+/**
+ * Where a model's KV cache will live: free VRAM on a GPU backend (on Apple silicon, the unified
+ * memory's share the GPU may use), else the RAM this process may still take (a container's
+ * memory limit included, which os.freemem() ignores).
+ */
+async function freeMemory(llama: Llama): Promise<number> {
+    if (llama.gpu !== false)
+        return (await llama.getVramState()).free;
+    return typeof process.availableMemory === "function" ? process.availableMemory() : os.freemem();
 }
 
 /** chatserve's `--flash-attention` as node-llama-cpp's context option. */

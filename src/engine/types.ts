@@ -123,6 +123,8 @@ export type EmbeddingResult = {vectors: number[][], promptTokens: number};
 export interface LoadedModel {
     /** Tokens one request can use, prompt and completion together. */
     readonly contextLength: number,
+    /** What llama.cpp allocated for the generation context (KV cache and compute buffers), in bytes, as it reports it. */
+    readonly contextMemoryBytes?: number,
     /** Whether the GGUF has fill-in-the-middle tokens. */
     readonly supportsInfill: boolean,
     /** Length of the model's embedding vectors. */

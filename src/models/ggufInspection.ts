@@ -1,12 +1,15 @@
 import fs from "node:fs/promises";
-import {readGgufFileInfo} from "node-llama-cpp";
+import {readGgufFileInfo, type Llama} from "node-llama-cpp";
 import type {ModelCapability} from "../protocol/models.js";
+import type {KvCacheEstimate} from "./contextPlan.js";
 import {checkGgufBounds} from "./ggufBounds.js";
+import {kvCacheEstimate} from "./kvCacheEstimate.js";
 
 export type GgufSummary = {
     architecture: string | null,
     trainedContextLength: number | null,
-    capabilities: ModelCapability[]
+    capabilities: ModelCapability[],
+    kvCache?: KvCacheEstimate
 };
 
 /** Architectures that only embed (llama.cpp runs them as encoders with pooling). */
@@ -24,8 +27,9 @@ const headerReadTimeoutMs = 10_000;
 /**
  * Reads a GGUF header (metadata only, no tensor data) and says what the model can do.
  * Throws when the file is not a readable GGUF; the catalogue turns that into an "unavailable" entry.
+ * With the server's `llama`, it also estimates the model's KV cache (see contextPlan.ts).
  */
-export async function inspectGguf(path: string): Promise<GgufSummary> {
+export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSummary> {
     const file = await fs.open(path, "r");
     try {
         await checkGgufBounds(file, (await file.stat()).size);
@@ -63,6 +67,7 @@ export async function inspectGguf(path: string): Promise<GgufSummary> {
     return {
         architecture,
         trainedContextLength: typeof contextLength === "number" ? contextLength : null,
-        capabilities
+        capabilities,
+        kvCache: llama == null ? undefined : await kvCacheEstimate(info, llama)
     };
 }

@@ -1,4 +1,5 @@
 import type {ModelCapability} from "../protocol/models.js";
+import type {KvCacheEstimate} from "./contextPlan.js";
 
 /** What the catalogue knows about one model on disk, read from its GGUF header without loading weights. */
 export type ModelDescriptor = {
@@ -15,6 +16,8 @@ export type ModelDescriptor = {
     /** The context the model was trained with, when its header says. */
     trainedContextLength: number | null,
     capabilities: ModelCapability[],
+    /** The KV cache a context of this model takes, estimated from the header; absent when unknown. */
+    kvCache?: KvCacheEstimate,
     /** Set when the file cannot be served; the model is listed as unavailable with this reason. */
     error?: string
 };

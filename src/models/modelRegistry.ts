@@ -3,10 +3,21 @@ import type {Logger} from "pino";
 import type {LoadedModel} from "../engine/types.js";
 import {BadRequestError, type ApiError, ModelNotFoundError, ModelUnavailableError, ModelUnloadedError, ServiceShuttingDownError} from "../errors.js";
 import type {ModelCapability, ModelObject} from "../protocol/models.js";
+import {planContext, type ContextPlan, type ContextSettings} from "./contextPlan.js";
+import {ModelAliases} from "./modelAliases.js";
 import type {Catalogue} from "./modelCatalogue.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
+import {aliasObject, danglingAliasObject, modelObject} from "./modelListing.js";
 
-export type ModelLoader = (descriptor: ModelDescriptor) => Promise<LoadedModel>;
+/** Loads a model with the context the plan decided (the same plan /v1/models reports). */
+export type ModelLoader = (descriptor: ModelDescriptor, plan: ContextPlan) => Promise<LoadedModel>;
+
+export type RegistrySettings = {
+    /** --ctx-size, --parallel and the memory the defaults are sized to. */
+    context: ContextSettings,
+    /** --model-alias: other names for the models. */
+    aliases?: ModelAliases
+};
 
 /** What the services need of the registry: a loaded model that can serve a capability. */
 export type ModelSource = Pick<ModelRegistry, "acquire">;
@@ -21,7 +32,8 @@ type Residency = {
 /**
  * Which models are loaded. A model loads on its first request and stays loaded; requests that
  * arrive while it loads wait for the same load. A failed load marks the model unavailable with
- * the reason (until its file changes) instead of failing every request in a new way.
+ * the reason (until its file changes) instead of failing every request in a new way. Every
+ * endpoint finds its model here, by the model's id or by an alias of it.
  */
 export class ModelRegistry {
     private readonly residents = new Map<string, Residency>();
@@ -29,43 +41,73 @@ export class ModelRegistry {
     private readonly retiring = new Set<Promise<void>>();
     /** Aborted when shutdown begins: requests still waiting for a model then get their 503. */
     private readonly stopping = new AbortController();
+    /** Each file's plan, decided once: the descriptor is replaced when the file changes. */
+    private readonly plans = new WeakMap<ModelDescriptor, ContextPlan>();
+    private readonly aliases: ModelAliases;
 
     public constructor(
         private readonly catalogue: Catalogue,
         private readonly load: ModelLoader,
-        private readonly contextSize: number,
+        private readonly settings: RegistrySettings,
         private readonly logger: Logger
     ) {
+        this.aliases = settings.aliases ?? new ModelAliases();
         // Every request waiting for a model to load listens for shutdown: more than 10 is no leak.
         setMaxListeners(0, this.stopping.signal);
     }
 
+    /** The folder's models, then each exact alias as an entry of its own (patterns show on the models they lead to). */
     public list(): ModelObject[] {
-        return this.catalogue.list().map((descriptor) => this.toModelObject(descriptor));
+        const models = this.catalogue.list().map((descriptor) => this.toModelObject(descriptor));
+        const aliases = this.aliases.exactAliases()
+            .filter(({name}) => this.catalogue.find(name) == null)
+            .map(({name, model}) => {
+                const target = models.find((entry) => entry.id === model);
+                return target == null ? danglingAliasObject(name, model) : aliasObject(name, target);
+            });
+        return [...models, ...aliases];
     }
 
-    public async describe(id: string): Promise<ModelObject> {
-        return this.toModelObject(await this.find(id));
+    /** One entry by the name a client uses: a model's id, or an alias (or a name a pattern covers) as an entry of its own. */
+    public async describe(name: string): Promise<ModelObject> {
+        const descriptor = await this.find(name);
+        const entry = this.toModelObject(descriptor);
+        return descriptor.id === name ? entry : aliasObject(name, entry);
     }
 
-    /** The loaded model, loading it first if needed; 404 for an unknown id, 400 for one that cannot serve `capability`. */
-    public async acquire(id: string, capability: ModelCapability): Promise<LoadedModel> {
-        const descriptor = await this.find(id);
+    /**
+     * The loaded model `name` stands for (its id, or an alias of it), loading it first if needed;
+     * 404 for an unknown name, 400 for a model that cannot serve `capability`.
+     */
+    public async acquire(name: string, capability: ModelCapability): Promise<LoadedModel> {
+        const descriptor = await this.find(name);
         // Not before: finding a file copied in a moment ago waits for a rescan, and shutdown may begin meanwhile.
         this.stopping.signal.throwIfAborted();
         if (descriptor.error != null)
-            throw new ModelUnavailableError(id, descriptor.error);
-        if (!descriptor.capabilities.includes(capability))
-            throw new BadRequestError(`The model '${id}' does not support ${capability}.`, {param: "model", code: "unsupported_model"});
+            throw new ModelUnavailableError(descriptor.id, descriptor.error);
+        if (!descriptor.capabilities.includes(capability)) {
+            const shown = descriptor.id === name ? `'${name}'` : `'${name}' (an alias of '${descriptor.id}')`;
+            throw new BadRequestError(`The model ${shown} does not support ${capability}.`, {param: "model", code: "unsupported_model"});
+        }
 
         // Finding it may have rescanned the folder, and found its file changed since the last rescan's release.
         this.releaseStale();
-        let residency = this.residents.get(id);
+        let residency = this.residents.get(descriptor.id);
         if (residency == null) {
             residency = this.startLoading(descriptor);
-            this.residents.set(id, residency);
+            this.residents.set(descriptor.id, residency);
         }
         return await this.loaded(residency);
+    }
+
+    /** What a model is served with: its context per request, its parallel sequences, their KV cache. */
+    public planFor(descriptor: ModelDescriptor): ContextPlan {
+        let plan = this.plans.get(descriptor);
+        if (plan == null) {
+            plan = planContext(descriptor, this.settings.context);
+            this.plans.set(descriptor, plan);
+        }
+        return plan;
     }
 
     /**
@@ -153,27 +195,38 @@ export class ModelRegistry {
         this.retiring.add(retired);
     }
 
-    private async find(id: string): Promise<ModelDescriptor> {
-        let descriptor = this.catalogue.find(id);
+    /**
+     * The model a name stands for: a model of that id, else the model of an exact alias, else of
+     * the most specific pattern. A name that is none of these, or an alias whose model is not
+     * there, rescans the folder first (a file copied in a moment ago should not have to wait for
+     * the next periodic scan); a scan that fails (out of file handles) leaves what is known.
+     */
+    private async find(name: string): Promise<ModelDescriptor> {
+        const lookUp = () => {
+            const target = this.aliases.resolve(name);
+            return this.catalogue.find(name) ?? (target == null ? undefined : this.catalogue.find(target));
+        };
+        let descriptor = lookUp();
         if (descriptor == null) {
-            // A file copied in a moment ago should not have to wait for the next periodic scan. A scan
-            // that fails (out of file handles) leaves what is known: the answer is then a 404.
             await this.catalogue.refresh().catch(() => undefined);
-            descriptor = this.catalogue.find(id);
+            descriptor = lookUp();
         }
         if (descriptor == null)
-            throw new ModelNotFoundError(id);
+            throw new ModelNotFoundError(name, this.aliases.resolve(name));
         return descriptor;
     }
 
     private startLoading(descriptor: ModelDescriptor): Residency {
         const started = Date.now();
         this.logger.info({event: "model_loading", model: descriptor.id}, `loading ${descriptor.id}`);
-        const residency: Residency = {descriptor, loading: this.load(descriptor)};
+        const plan = this.planFor(descriptor);
+        const residency: Residency = {descriptor, loading: this.load(descriptor, plan)};
         residency.loading.then((model) => {
             residency.model = model;
-            this.logger.info({event: "model_loaded", model: descriptor.id, contextLength: model.contextLength, ms: Date.now() - started},
-                `loaded ${descriptor.id} (${model.contextLength} tokens per request) in ${Date.now() - started} ms`);
+            this.logger.info({
+                event: "model_loaded", model: descriptor.id, contextLength: model.contextLength, parallel: plan.parallel,
+                kvCacheBytes: plan.kvCacheBytes, contextMemoryBytes: model.contextMemoryBytes, ms: Date.now() - started
+            }, `loaded ${descriptor.id} (${model.contextLength} tokens per request, ${plan.parallel} at once) in ${Date.now() - started} ms`);
         }, (error: unknown) => {
             residency.error = error instanceof Error ? error.message : String(error);
             this.logger.error({event: "model_load_failed", model: descriptor.id, err: error}, `failed to load ${descriptor.id}`);
@@ -184,30 +237,6 @@ export class ModelRegistry {
     private toModelObject(descriptor: ModelDescriptor): ModelObject {
         const residency = this.residents.get(descriptor.id);
         const current = residency?.descriptor === descriptor ? residency : undefined;
-        const error = descriptor.error ?? current?.error;
-        const status = error != null ? "unavailable"
-            : current?.model != null ? "loaded"
-                : current != null ? "loading"
-                    : "available";
-        const trained = descriptor.trainedContextLength;
-        return {
-            id: descriptor.id,
-            object: "model",
-            created: descriptor.modifiedAt,
-            owned_by: "chatserve",
-            context_length: current?.model?.contextLength ?? (trained == null ? this.contextSize : Math.min(trained, this.contextSize)),
-            capabilities: current?.model == null ? descriptor.capabilities : withInfill(descriptor.capabilities, current.model.supportsInfill),
-            status,
-            loaded: status === "loaded",
-            architecture: descriptor.architecture,
-            size_bytes: descriptor.sizeBytes,
-            ...(error != null ? {error} : {})
-        };
+        return modelObject(descriptor, this.planFor(descriptor), current, this.aliases.namesFor(descriptor.id));
     }
-}
-
-/** A loaded model knows whether it can fill in the middle (llama.cpp may find the tokens by their text). */
-function withInfill(capabilities: ModelCapability[], supportsInfill: boolean): ModelCapability[] {
-    const others = capabilities.filter((capability) => capability !== "fim");
-    return supportsInfill ? [...others, "fim"] : others;
 }

@@ -3,6 +3,7 @@ import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import OpenAI from "openai";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
+import {hasSharedModels, sharedModels} from "./support/sharedModels.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
 
 describe("API keys, hot-added and corrupt model files", () => {
@@ -92,5 +93,51 @@ describe("API keys, hot-added and corrupt model files", () => {
         await new Promise((resolve) => setTimeout(resolve, 600));
         const reply = await server.client(key).chat.completions.create({model: "downloading", messages: [{role: "user", content: "Hi"}], max_tokens: 2});
         expect(reply.usage!.completion_tokens).toBeGreaterThan(0);
+    });
+});
+
+describe.runIf(hasSharedModels)("the default context, and model aliases, through the official client", () => {
+    let server: TestServer;
+    type Entry = {id: string, context_length: number, parallel: number, kv_cache_bytes: number, context_memory_bytes?: number, alias_for?: string, aliases?: string[]};
+
+    beforeAll(async () => {
+        // No --ctx-size or --parallel: sized from the model (trained for 32768 tokens) and the memory free.
+        server = await startTestServer({qwen: sharedModels.qwenTools}, {
+            ctxSize: undefined, parallel: undefined,
+            modelAliases: [{name: "gpt-4o", model: "qwen"}, {name: "claude-*", model: "qwen"}]
+        });
+    });
+    afterAll(async () => server?.stop());
+
+    it("lists what a request gets and what the KV cache costs, and the aliases, before and after the model loads", async () => {
+        const listed = (await server.client().models.list()).data as unknown as Entry[];
+        expect(listed.map((entry) => [entry.id, entry.alias_for])).toEqual([["qwen", undefined], ["gpt-4o", "qwen"]]);
+        const [qwen, alias] = listed;
+        expect(qwen).toMatchObject({context_length: 32768, aliases: ["gpt-4o", "claude-*"]});
+        expect(qwen!.parallel).toBeGreaterThanOrEqual(1);
+        expect(qwen!.parallel).toBeLessThanOrEqual(4);
+        // 2 layers × 2 KV heads × 16 dimensions × (K + V) × 2 bytes = 256 bytes a token, in each sequence.
+        expect(qwen!.kv_cache_bytes).toBe(qwen!.parallel * 32768 * 256);
+        expect(alias).toMatchObject({context_length: 32768, parallel: qwen!.parallel, kv_cache_bytes: qwen!.kv_cache_bytes});
+
+        await server.client().chat.completions.create({model: "qwen", messages: [{role: "user", content: "Hi"}], max_tokens: 1});
+        const loaded = await server.client().models.retrieve("qwen") as unknown as Entry;
+        expect(loaded).toMatchObject({context_length: 32768, parallel: qwen!.parallel, kv_cache_bytes: qwen!.kv_cache_bytes});
+        // llama.cpp's own account: the KV cache, plus compute and output buffers.
+        expect(loaded.context_memory_bytes).toBeGreaterThan(loaded.kv_cache_bytes);
+    });
+
+    it("serves a name a pattern covers, echoing it, with a prompt longer than the old 4096-token default", async () => {
+        const words = Array.from({length: 3600}, (_, index) => `word${index % 50}`).join(" ");
+        const reply = await server.client().chat.completions.create({model: "claude-sonnet-4-5", messages: [{role: "user", content: words}], max_tokens: 2});
+        expect(reply.model).toBe("claude-sonnet-4-5");
+        expect(reply.usage!.prompt_tokens).toBeGreaterThan(4096);
+        expect((await server.client().models.retrieve("claude-x") as unknown as Entry).alias_for).toBe("qwen");
+    });
+
+    it("still answers 404 for a name no alias covers", async () => {
+        const error = await server.client().chat.completions.create({model: "gpt-5", messages: [{role: "user", content: "Hi"}]}).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+        expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe("model_not_found");
     });
 });

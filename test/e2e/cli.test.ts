@@ -15,7 +15,7 @@ describe("the chatserve command", () => {
     it("documents every flag in --help", () => {
         const result = run("--help");
         expect(result.status).toBe(0);
-        for (const flag of ["--models", "--host", "--port", "--api-key", "--gpu", "--ctx-size", "--threads", "--decode-threads", "--flash-attention", "--parallel", "--max-queue", "--cors-origin", "--log-level"])
+        for (const flag of ["--models", "--host", "--port", "--api-key", "--gpu", "--ctx-size", "--threads", "--decode-threads", "--flash-attention", "--parallel", "--max-queue", "--model-alias", "--cors-origin", "--log-level"])
             expect(result.stdout).toContain(flag);
     });
 
@@ -31,7 +31,9 @@ describe("the chatserve command", () => {
         [["--no-such-flag"], /unknown option/],
         [["--threads", "0"], /threads/],
         [["--flash-attention", "sometimes"], /flash-attention/],
-        [["--api-key", " "], /api-key/]
+        [["--api-key", " "], /api-key/],
+        [["--model-alias", "gpt-4o"], /model-alias.*'gpt-4o' is not NAME=ID/],
+        [["--model-alias", "a=b", "--model-alias", "a=c"], /^chatserve: --model-alias 'a' is given twice, for 'b' and for 'c'/]
     ])("rejects %j with a one-line explanation and a non-zero exit", (args, pattern) => {
         const result = run(...args);
         expect(result.status).not.toBe(0);

@@ -18,6 +18,8 @@ describe("GET /v1/models", () => {
             created: 1_700_000_000,
             owned_by: "chatserve",
             context_length: CONTEXT_LENGTH,
+            parallel: 1,
+            kv_cache_bytes: null,
             capabilities: ["chat", "completion", "tools"],
             status: "available",
             loaded: false
@@ -55,5 +57,52 @@ describe("GET /v1/models", () => {
         const res = await request(t.app).get("/v1/models/tiny-chat");
         expect(res.body).toMatchObject({status: "loaded", loaded: true, context_length: CONTEXT_LENGTH});
         expect(t.loads()).toBe(1);
+    });
+});
+
+describe("model aliases (--model-alias)", () => {
+    let t: TestApp;
+    beforeEach(() => {
+        t = createTestApp({modelAliases: [{name: "gpt-4o", model: "tiny-chat"}, {name: "claude-*", model: "tiny-chat"}, {name: "text-embedding-3-small", model: "embedder"}]});
+    });
+
+    it("lists each exact alias as a model pointing at the real one, and the aliases on the real one", async () => {
+        const res = await request(t.app).get("/v1/models");
+        expect(res.body.data.map((m: {id: string}) => m.id)).toEqual(["tiny-chat", "sub/nested", "broken", "embedder", "gpt-4o", "text-embedding-3-small"]);
+        const byId = (id: string) => res.body.data.find((m: {id: string}) => m.id === id);
+        expect(byId("gpt-4o")).toMatchObject({object: "model", owned_by: "chatserve", alias_for: "tiny-chat", context_length: CONTEXT_LENGTH, capabilities: ["chat", "completion", "tools"]});
+        expect(byId("tiny-chat").aliases).toEqual(["gpt-4o", "claude-*"]);
+
+        const one = await request(t.app).get("/v1/models/claude-sonnet-4-5");
+        expect(one.status).toBe(200);
+        expect(one.body).toMatchObject({id: "claude-sonnet-4-5", alias_for: "tiny-chat"});
+    });
+
+    it("serves chat, completions and embeddings by an alias, echoing the name the client asked for as OpenAI does", async () => {
+        const chat = await request(t.app).post("/v1/chat/completions").send(chatRequest({model: "claude-haiku-4-5"}));
+        expect(chat.status).toBe(200);
+        expect(chat.body.model).toBe("claude-haiku-4-5");
+        const completion = await request(t.app).post("/v1/completions").send({model: "gpt-4o", prompt: "Once", max_tokens: 2});
+        expect(completion.status).toBe(200);
+        expect(completion.body.model).toBe("gpt-4o");
+        const embedding = await request(t.app).post("/v1/embeddings").send({model: "text-embedding-3-small", input: "hi"});
+        expect(embedding.status).toBe(200);
+        expect(embedding.body.model).toBe("text-embedding-3-small");
+        expect(t.loads()).toBe(2); // tiny-chat once for both of its names, and the embedder
+    });
+
+    it("still answers 404 for a name no alias covers", async () => {
+        const res = await request(t.app).post("/v1/chat/completions").send(chatRequest({model: "gpt-5"}));
+        expect(res.status).toBe(404);
+        expect(errorOf(res.body)).toMatchObject({code: "model_not_found", param: "model"});
+    });
+
+    it("answers 404 naming both names for an alias of a model the folder does not hold", async () => {
+        t = createTestApp({modelAliases: [{name: "gpt-4o", model: "qwen2.5-7b"}]});
+        const res = await request(t.app).post("/v1/chat/completions").send(chatRequest({model: "gpt-4o"}));
+        expect(res.status).toBe(404);
+        expect(errorOf(res.body).message).toContain("'gpt-4o' is an alias of 'qwen2.5-7b', which the models folder does not hold");
+        const listed = await request(t.app).get("/v1/models");
+        expect(listed.body.data.at(-1)).toMatchObject({id: "gpt-4o", alias_for: "qwen2.5-7b", status: "unavailable"});
     });
 });

@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {apiKeysFromEnv, resolveConfig} from "../../src/config.js";
+import {apiKeysFromEnv, modelAliasesFromEnv, parseModelAlias, resolveConfig} from "../../src/config.js";
 
 describe("resolveConfig", () => {
     it("fills in every default", () => {
@@ -9,10 +9,9 @@ describe("resolveConfig", () => {
             port: 8080,
             apiKeys: [],
             gpu: "auto",
-            ctxSize: 4096,
             flashAttention: "auto",
-            parallel: 4,
             maxQueue: 64,
+            modelAliases: [],
             corsOrigins: [],
             logLevel: "info",
             logPrompts: false,
@@ -20,16 +19,21 @@ describe("resolveConfig", () => {
             rescanIntervalMs: 2000
         });
         expect(resolveConfig().threads).toBeUndefined();
+        // Sized per model to its trained context and to memory (models/contextPlan.ts).
+        expect(resolveConfig().ctxSize).toBeUndefined();
+        expect(resolveConfig().parallel).toBeUndefined();
     });
 
     it("keeps given values", () => {
         const config = resolveConfig({port: 0, apiKeys: ["k"], gpu: "cpu", threads: 2, corsOrigins: ["*"], bodyLimit: "1kb"});
-        expect(config).toMatchObject({port: 0, apiKeys: ["k"], gpu: "cpu", threads: 2, corsOrigins: ["*"], bodyLimit: "1kb", ctxSize: 4096});
+        expect(config).toMatchObject({port: 0, apiKeys: ["k"], gpu: "cpu", threads: 2, corsOrigins: ["*"], bodyLimit: "1kb"});
+        expect(resolveConfig({ctxSize: 8192, parallel: 2})).toMatchObject({ctxSize: 8192, parallel: 2});
     });
 
     it.each([
         {port: 70000}, {port: -1}, {ctxSize: 32}, {parallel: 0}, {parallel: 65}, {threads: 0},
-        {maxQueue: -1}, {apiKeys: [""]}, {gpu: "tpu"}, {logLevel: "loud"}, {rescanIntervalMs: 10}
+        {maxQueue: -1}, {apiKeys: [""]}, {gpu: "tpu"}, {logLevel: "loud"}, {rescanIntervalMs: 10},
+        {modelAliases: [{name: "", model: "m"}]}, {modelAliases: [{name: "a", model: "m*"}]}
     ])("refuses %j", (input) => {
         expect(() => resolveConfig(input as never)).toThrow();
     });
@@ -51,5 +55,38 @@ describe("apiKeysFromEnv", () => {
 
     it("combines both", () => {
         expect(apiKeysFromEnv({CHATSERVE_API_KEY: "one", CHATSERVE_API_KEYS: "two,three"})).toEqual(["one", "two", "three"]);
+    });
+});
+
+describe("parseModelAlias", () => {
+    it("splits NAME=ID at the first '=', trimmed; NAME may hold '*'", () => {
+        expect(parseModelAlias(" gpt-4o = qwen2.5-7b ")).toEqual({name: "gpt-4o", model: "qwen2.5-7b"});
+        expect(parseModelAlias("claude-*=sub/model=v2")).toEqual({name: "claude-*", model: "sub/model=v2"});
+        expect(parseModelAlias("*=qwen")).toEqual({name: "*", model: "qwen"});
+    });
+
+    it.each(["gpt-4o", "=qwen", "gpt-4o=", " = "])("refuses %j, saying what it expects", (text) => {
+        expect(() => parseModelAlias(text)).toThrow(/is not NAME=ID \(e\.g\. /);
+    });
+
+    it("refuses a '*' in the model id", () => {
+        expect(() => parseModelAlias("a=qwen*")).toThrow(/only NAME may hold '\*'/);
+    });
+});
+
+describe("modelAliasesFromEnv", () => {
+    it("is empty without the variable", () => {
+        expect(modelAliasesFromEnv({})).toEqual([]);
+        expect(modelAliasesFromEnv({CHATSERVE_MODEL_ALIASES: " , "})).toEqual([]);
+    });
+
+    it("reads comma-separated NAME=ID pairs", () => {
+        expect(modelAliasesFromEnv({CHATSERVE_MODEL_ALIASES: "gpt-4o=qwen, claude-*=llama,"})).toEqual([
+            {name: "gpt-4o", model: "qwen"}, {name: "claude-*", model: "llama"}
+        ]);
+    });
+
+    it("names the variable when a pair is malformed", () => {
+        expect(() => modelAliasesFromEnv({CHATSERVE_MODEL_ALIASES: "gpt-4o"})).toThrow(/^CHATSERVE_MODEL_ALIASES: 'gpt-4o' is not NAME=ID/);
     });
 });

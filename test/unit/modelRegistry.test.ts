@@ -2,21 +2,23 @@ import {describe, expect, it} from "vitest";
 import type {LoadedModel} from "../../src/engine/types.js";
 import {ApiError, ModelNotFoundError, ModelUnavailableError} from "../../src/errors.js";
 import {createLogger} from "../../src/logger.js";
+import type {ContextPlan} from "../../src/models/contextPlan.js";
+import {ModelAliases, type ModelAlias} from "../../src/models/modelAliases.js";
 import type {ModelDescriptor} from "../../src/models/modelDescriptor.js";
 import {ModelRegistry} from "../../src/models/modelRegistry.js";
 import {descriptor, FakeModel, StaticCatalogue} from "../http/support/fakeEngine.js";
 
 /** A loader whose loads finish when the test says so. */
 function deferredLoader() {
-    const pending: Array<{descriptor: ModelDescriptor, resolve: (model: LoadedModel) => void, reject: (error: Error) => void}> = [];
-    const load = (d: ModelDescriptor) => new Promise<LoadedModel>((resolve, reject) => pending.push({descriptor: d, resolve, reject}));
+    const pending: Array<{descriptor: ModelDescriptor, plan: ContextPlan, resolve: (model: LoadedModel) => void, reject: (error: Error) => void}> = [];
+    const load = (d: ModelDescriptor, plan: ContextPlan) => new Promise<LoadedModel>((resolve, reject) => pending.push({descriptor: d, plan, resolve, reject}));
     return {load, pending};
 }
 
-function setup(descriptors: ModelDescriptor[] = [descriptor("m")]) {
+function setup(descriptors: ModelDescriptor[] = [descriptor("m")], aliases: ModelAlias[] = []) {
     const catalogue = new StaticCatalogue(descriptors);
     const loader = deferredLoader();
-    const registry = new ModelRegistry(catalogue, loader.load, 1024, createLogger("silent"));
+    const registry = new ModelRegistry(catalogue, loader.load, {context: {ctxSize: 1024, parallel: 2}, aliases: new ModelAliases(aliases)}, createLogger("silent"));
     return {catalogue, loader, registry};
 }
 
@@ -34,6 +36,23 @@ describe("ModelRegistry", () => {
             ["short", "available", false, 512],
             ["unknown", "available", false, 1024]
         ]);
+    });
+
+    it("lists what a request gets and what the KV cache costs, and loads the model with that plan", async () => {
+        const catalogue = new StaticCatalogue([descriptor("m", {trainedContextLength: 32768, kvCache: (contextSize, sequences) => contextSize * sequences * 10})]);
+        const loader = deferredLoader();
+        const registry = new ModelRegistry(catalogue, loader.load, {context: {freeMemoryBytes: 1_000_000 + 1234}}, createLogger("silent"));
+        // Half of the memory beside the weights (500,000 bytes) holds one sequence of 32768 tokens (327,680 bytes), not two.
+        expect(registry.list()[0]).toMatchObject({context_length: 32768, parallel: 1, kv_cache_bytes: 327_680});
+        expect(registry.list()[0]).not.toHaveProperty("context_memory_bytes");
+
+        const loaded = registry.acquire("m", "chat");
+        await settle();
+        expect(loader.pending[0]!.plan).toEqual({contextLength: 32768, parallel: 1, kvCacheBytes: 327_680});
+        const model = Object.assign(new FakeModel(), {contextMemoryBytes: 400_000});
+        loader.pending[0]!.resolve(model);
+        await loaded;
+        expect(registry.list()[0]).toMatchObject({parallel: 1, kv_cache_bytes: 327_680, context_memory_bytes: 400_000});
     });
 
     it("loads a model once for concurrent requests and reports loading, then loaded", async () => {
@@ -121,6 +140,66 @@ describe("ModelRegistry", () => {
         const error = await registry.acquire(`m${"x".repeat(100_000)}`, "chat").catch((e: unknown) => e);
         expect(error).toMatchObject({status: 404, code: "model_not_found", message: expect.stringContaining(`'m${"x".repeat(199)}…'`)});
         expect((error as Error).message.length).toBeLessThan(300);
+    });
+
+    describe("aliases", () => {
+        const aliases: ModelAlias[] = [{name: "gpt-4o", model: "m"}, {name: "claude-*", model: "m"}, {name: "embed-*", model: "emb"}];
+        const descriptors = () => [descriptor("m"), descriptor("emb", {capabilities: ["embeddings"]})];
+
+        it("serves an alias and a name a pattern covers with the one model, loaded once", async () => {
+            const {registry, loader} = setup(descriptors(), aliases);
+            const byAlias = registry.acquire("gpt-4o", "chat");
+            const byPattern = registry.acquire("claude-haiku-4-5", "chat");
+            const byId = registry.acquire("m", "chat");
+            await settle();
+            expect(loader.pending.map((load) => load.descriptor.id)).toEqual(["m"]);
+            const model = new FakeModel();
+            loader.pending[0]!.resolve(model);
+            expect(await Promise.all([byAlias, byPattern, byId])).toEqual([model, model, model]);
+        });
+
+        it("lists an exact alias as an entry of its own pointing at its model, and every alias on the model's entry", async () => {
+            const {registry} = setup(descriptors(), [...aliases, {name: "gone", model: "missing"}]);
+            const list = registry.list();
+            expect(list.map((entry) => [entry.id, entry.alias_for])).toEqual([["m", undefined], ["emb", undefined], ["gpt-4o", "m"], ["gone", "missing"]]);
+            const [model, , alias, dangling] = list;
+            expect(model!.aliases).toEqual(["gpt-4o", "claude-*"]);
+            expect(alias).toEqual({...model, id: "gpt-4o", alias_for: "m", aliases: undefined});
+            expect(alias).not.toHaveProperty("aliases");
+            expect(dangling).toMatchObject({status: "unavailable", error: "it is an alias of 'missing', which the models folder does not hold"});
+            await expect(registry.describe("claude-x")).resolves.toMatchObject({id: "claude-x", alias_for: "m", status: "available"});
+            await expect(registry.describe("m")).resolves.toMatchObject({id: "m", aliases: ["gpt-4o", "claude-*"]});
+        });
+
+        it("lets a model's own id win over an alias of that name", async () => {
+            const {registry, loader} = setup([descriptor("m"), descriptor("gpt-4o")], aliases);
+            const request = registry.acquire("gpt-4o", "chat");
+            await settle();
+            expect(loader.pending[0]!.descriptor.id).toBe("gpt-4o");
+            expect(registry.list().map((entry) => entry.id)).toEqual(["m", "gpt-4o"]);
+            loader.pending[0]!.resolve(new FakeModel());
+            await request;
+        });
+
+        it("answers 404 naming the alias and its missing model, after a rescan", async () => {
+            const {registry, catalogue} = setup([descriptor("other")], aliases);
+            const error = await registry.acquire("gpt-4o", "chat").catch((e: unknown) => e);
+            expect(error).toMatchObject({status: 404, code: "model_not_found", param: "model"});
+            expect((error as Error).message).toMatch(/^The model 'gpt-4o' is an alias of 'm', which the models folder does not hold\./);
+            expect(catalogue.refreshes).toBe(1);
+        });
+
+        it("still answers 404 for a name no alias covers", async () => {
+            const {registry} = setup(descriptors(), aliases);
+            await expect(registry.acquire("gpt-5", "chat")).rejects.toBeInstanceOf(ModelNotFoundError);
+        });
+
+        it("names both the alias and its model when the model cannot serve the request", async () => {
+            const {registry} = setup(descriptors(), aliases);
+            const error = await registry.acquire("embed-small", "chat").catch((e: unknown) => e);
+            expect(error).toMatchObject({status: 400, code: "unsupported_model"});
+            expect((error as Error).message).toBe("The model 'embed-small' (an alias of 'emb') does not support chat.");
+        });
     });
 
     it("answers model_not_found from what it knows when that rescan fails", async () => {
@@ -256,7 +335,7 @@ describe("ModelRegistry", () => {
             resolve();
         });
         const loader = deferredLoader();
-        const registry = new ModelRegistry(catalogue, loader.load, 1024, createLogger("silent"));
+        const registry = new ModelRegistry(catalogue, loader.load, {context: {ctxSize: 1024, parallel: 2}}, createLogger("silent"));
         const request = registry.acquire("new", "chat").catch((error: unknown) => error);
         await settle();
         registry.stopQueueing();

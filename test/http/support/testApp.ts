@@ -6,8 +6,9 @@ import {EmbeddingService} from "../../../src/embeddings/embeddingService.js";
 import {ChatCompletionService} from "../../../src/chat/chatCompletionService.js";
 import {ResponseStore} from "../../../src/responses/responseStore.js";
 import {ResponsesService} from "../../../src/responses/responsesService.js";
-import {resolveConfig} from "../../../src/config.js";
+import {resolveConfig, type ConfigInput} from "../../../src/config.js";
 import {createLogger} from "../../../src/logger.js";
+import {ModelAliases} from "../../../src/models/modelAliases.js";
 import {ModelRegistry} from "../../../src/models/modelRegistry.js";
 import {CONTEXT_LENGTH, FakeModel, StaticCatalogue, testDescriptors} from "./fakeEngine.js";
 
@@ -21,7 +22,10 @@ export type TestApp = {
 };
 
 export function createTestApp(
-    options: {apiKeys?: string[], corsOrigins?: string[], bodyLimit?: string, logPrompts?: boolean, logLines?: string[], stopping?: AbortSignal} = {}
+    options: {
+        apiKeys?: string[], corsOrigins?: string[], bodyLimit?: string, logPrompts?: boolean, logLines?: string[], stopping?: AbortSignal,
+        modelAliases?: ConfigInput["modelAliases"]
+    } = {}
 ): TestApp {
     const {logLines, stopping, ...settings} = options;
     const config = resolveConfig(settings);
@@ -33,7 +37,7 @@ export function createTestApp(
     const registry = new ModelRegistry(catalogue, async () => {
         loads++;
         return model;
-    }, CONTEXT_LENGTH, logger);
+    }, {context: {ctxSize: CONTEXT_LENGTH, parallel: 1}, aliases: new ModelAliases(config.modelAliases)}, logger);
     const chat = new ChatCompletionService(registry);
     const app = createApp({
         config, logger, registry,

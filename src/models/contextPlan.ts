@@ -1,0 +1,89 @@
+import type {ModelDescriptor} from "./modelDescriptor.js";
+
+/**
+ * How big a model's context is and how many requests share it, decided once per model file before
+ * it loads, so that /v1/models says before the first request what every request will get.
+ * Why these defaults, and what they cost, measured: docs/context.md.
+ */
+
+/** Bytes of KV cache (and recurrent state) that `sequences` sequences of `contextSize` tokens each take. */
+export type KvCacheEstimate = (contextSize: number, sequences: number) => number;
+
+export type ContextSettings = {
+    /** --ctx-size; undefined: the trained context up to `defaultContextCap`, shrunk to fit the memory budget. */
+    ctxSize?: number,
+    /** --parallel; undefined: as many sequences (1 to `defaultParallelCap`) as the memory budget holds. */
+    parallel?: number,
+    /**
+     * Memory free for models when the server started (RAM, or VRAM on a GPU backend); undefined:
+     * unknown, and the defaults are not sized to memory (tests).
+     */
+    freeMemoryBytes?: number
+};
+
+export type ContextPlan = {
+    /** Tokens each request gets, prompt and reply together. */
+    contextLength: number,
+    /** Requests generated at once: sequences, each with its own `contextLength` of KV cache. */
+    parallel: number,
+    /** The estimated KV cache of all `parallel` sequences; null when it cannot be estimated (or for an embedding model). */
+    kvCacheBytes: number | null
+};
+
+/** A 20k-token agent prompt and its reply fit; beyond this, a context's KV cache is rarely worth its memory by default. */
+export const defaultContextCap = 32768;
+/** The old fixed default: a default context never shrinks below this (or the trained context, if smaller) to fit memory. */
+export const smallestDefaultContext = 4096;
+export const defaultParallelCap = 4;
+/** The share of the memory left beside a model's weights that its KV cache may take by default. */
+export const memoryShare = 0.5;
+/** llama.cpp pads a sequence's cells to a multiple of this; a shrunk context is a multiple of it too. */
+const cellPadding = 256;
+
+type PlannedModel = Pick<ModelDescriptor, "trainedContextLength" | "sizeBytes" | "capabilities" | "kvCache">;
+
+export function planContext(model: PlannedModel, settings: ContextSettings): ContextPlan {
+    const trained = model.trainedContextLength;
+    const cap = (tokens: number) => trained == null ? tokens : Math.min(tokens, trained);
+    const generates = model.capabilities.includes("chat");
+    const estimate = generates ? model.kvCache : undefined;
+    if (!generates)
+        // An encoder (embeddings only) has no KV cache, and embeds one request at a time.
+        return {contextLength: cap(settings.ctxSize ?? defaultContextCap), parallel: 1, kvCacheBytes: null};
+
+    const budget = settings.freeMemoryBytes == null || estimate == null
+        ? Number.POSITIVE_INFINITY
+        : Math.max(0, settings.freeMemoryBytes - model.sizeBytes) * memoryShare;
+    const fits = (contextSize: number, sequences: number) => estimate == null || estimate(contextSize, sequences) <= budget;
+
+    const contextLength = settings.ctxSize != null
+        ? cap(settings.ctxSize)
+        : largestFittingContext(cap(trained == null ? smallestDefaultContext : defaultContextCap), cap(smallestDefaultContext),
+            (contextSize) => fits(contextSize, settings.parallel ?? 1));
+    let parallel = settings.parallel;
+    if (parallel == null) {
+        parallel = 1;
+        while (parallel < defaultParallelCap && fits(contextLength, parallel + 1))
+            parallel++;
+    }
+    return {contextLength, parallel, kvCacheBytes: estimate == null ? null : estimate(contextLength, parallel)};
+}
+
+/** `ceiling` if it fits, else the largest multiple of the cell padding that does, but never below `floor`. */
+function largestFittingContext(ceiling: number, floor: number, fits: (contextSize: number) => boolean): number {
+    if (fits(ceiling))
+        return ceiling;
+    // The cache grows with the context: search the multiples of the padding between floor and ceiling.
+    let low = Math.ceil(floor / cellPadding);
+    let high = Math.floor(ceiling / cellPadding);
+    if (low >= high || !fits(low * cellPadding))
+        return floor;
+    while (low < high) {
+        const middle = Math.ceil((low + high) / 2);
+        if (fits(middle * cellPadding))
+            low = middle;
+        else
+            high = middle - 1;
+    }
+    return low * cellPadding;
+}
