@@ -78,13 +78,16 @@ describe("model aliases (--model-alias)", () => {
         expect(one.body).toMatchObject({id: "claude-sonnet-4-5", alias_for: "tiny-chat"});
     });
 
-    it("serves chat, completions and embeddings by an alias, echoing the name the client asked for as OpenAI does", async () => {
+    it("serves chat, completions, responses and embeddings by an alias, echoing the name the client asked for as OpenAI does", async () => {
         const chat = await request(t.app).post("/v1/chat/completions").send(chatRequest({model: "claude-haiku-4-5"}));
         expect(chat.status).toBe(200);
         expect(chat.body.model).toBe("claude-haiku-4-5");
         const completion = await request(t.app).post("/v1/completions").send({model: "gpt-4o", prompt: "Once", max_tokens: 2});
         expect(completion.status).toBe(200);
         expect(completion.body.model).toBe("gpt-4o");
+        const response = await request(t.app).post("/v1/responses").send({model: "gpt-4o", input: "Hi", max_output_tokens: 2});
+        expect(response.status).toBe(200);
+        expect(response.body.model).toBe("gpt-4o");
         const embedding = await request(t.app).post("/v1/embeddings").send({model: "text-embedding-3-small", input: "hi"});
         expect(embedding.status).toBe(200);
         expect(embedding.body.model).toBe("text-embedding-3-small");
