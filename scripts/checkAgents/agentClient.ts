@@ -34,6 +34,8 @@ export type AgentClient = {
     api: "chat completions" | "responses",
     /** The tool call its scripted model makes: one of the client's own tools, with arguments that its schema accepts. */
     script(workDir: string): AgentScript,
+    /** The call as chatserve's reply names it, where that differs from the tool name the model writes (a Responses namespace's function: `namespace.name`). */
+    expectedCall?: string,
     /** Writes the client's config into its home or work folder and says how to run it. */
     prepare(setup: ClientSetup): Promise<ClientRun>
 };

@@ -1,8 +1,8 @@
-/** What a reply said: the tools it called and its text, from either API, streamed or not. */
+/** What a reply said: the tools it called (a Responses namespace's function as `namespace.name`) and its text, from either API, streamed or not. */
 export type ReplyContent = {calls: string[], text: string};
 
 type ChatMessage = {content?: string | null, tool_calls?: Array<{function?: {name?: string}}>};
-type ResponsesItem = {type?: string, name?: string, content?: Array<{type?: string, text?: string}>};
+type ResponsesItem = {type?: string, name?: string, namespace?: string, content?: Array<{type?: string, text?: string}>};
 type Payload = {
     // Chat completions: a chunk's deltas or a completion's messages.
     choices?: Array<{delta?: ChatMessage, message?: ChatMessage}>,
@@ -26,7 +26,7 @@ export function replyContent(reply: string): ReplyContent {
         if (payload.type === "response.output_text.delta") content.text += payload.delta ?? "";
         const items = payload.type === "response.output_item.done" ? [payload.item] : payload.type == null ? payload.output ?? [] : [];
         for (const item of items) {
-            if (item?.type === "function_call" && item.name != null) content.calls.push(item.name);
+            if (item?.type === "function_call" && item.name != null) content.calls.push(item.namespace != null ? `${item.namespace}.${item.name}` : item.name);
             if (item?.type === "message" && payload.type == null) content.text += (item.content ?? []).map((part) => part.text ?? "").join("");
         }
     }

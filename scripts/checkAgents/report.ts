@@ -15,15 +15,16 @@ export type ClientResult = {
 };
 
 /** What one client's run proved, step by step. */
-export type RoundTrip = {called: boolean, resultSent: boolean, resultNamesFile: boolean, answerPrinted: boolean};
+export type RoundTrip = {called: boolean, resultSent: boolean, resultNamesFile: boolean, answerPrinted: boolean, firstResult?: string};
 
-export function roundTrip({script, exchanges, outcome}: ClientResult): RoundTrip {
-    const called = exchanges.some((exchange) => exchange.status === 200 && replyContent(exchange.reply).calls.includes(script.call.name));
+export function roundTrip({client, script, exchanges, outcome}: ClientResult): RoundTrip {
+    const called = exchanges.some((exchange) => exchange.status === 200 && replyContent(exchange.reply).calls.includes(client.expectedCall ?? script.call.name));
     const results = exchanges.map((exchange) => toolResults(exchange.body)).filter((text) => text != null);
     return {
         called,
         resultSent: results.length > 0,
         resultNamesFile: results.some((text) => text.includes(WORK_FILE)),
+        ...(results[0] != null ? {firstResult: results[0]} : {}),
         answerPrinted: outcome.stdout.includes(script.answer)
     };
 }
@@ -49,7 +50,8 @@ export function clientReport(result: ClientResult): string {
         }),
         "",
         `tool round trip (${result.script.call.name}): called ${mark(trip.called)}, result sent back ${mark(trip.resultSent)}` +
-            `${trip.resultSent ? ` (names ${WORK_FILE}: ${mark(trip.resultNamesFile)})` : ""}, answer printed ${mark(trip.answerPrinted)}`,
+            `${trip.resultNamesFile ? ` (it lists ${WORK_FILE})` : ""}, answer printed ${mark(trip.answerPrinted)}`,
+        `the tool result it sent: ${trip.firstResult == null ? "none" : oneLine(trip.firstResult)}`,
         `errors printed by the client: ${errorLines(outcome).map((line) => `\n  ${line}`).join("") || "none"}`,
         `connections it tried to open elsewhere (refused): ${outbound.length === 0 ? "none" : [...new Set(outbound.map((attempt) => attempt.target))].join(", ")}`
     ];
@@ -96,11 +98,17 @@ function carried(exchange: Exchange, script: AgentScript): string {
 
 /** The text of the tool results a request carried (chat: `tool` messages; Responses: `function_call_output` items), or null. */
 function toolResults(body: unknown): string | null {
-    const request = body as {messages?: Array<{role?: string}>, input?: unknown} | null;
-    const items = Array.isArray(request?.messages)
-        ? request.messages.filter((message) => message.role === "tool")
-        : Array.isArray(request?.input) ? (request.input as Array<{type?: string}>).filter((item) => item.type === "function_call_output") : [];
-    return items.length === 0 ? null : JSON.stringify(items);
+    const request = body as {messages?: Array<{role?: string, content?: unknown}>, input?: unknown} | null;
+    const results = Array.isArray(request?.messages)
+        ? request.messages.filter((message) => message.role === "tool").map((message) => message.content)
+        : Array.isArray(request?.input) ? (request.input as Array<{type?: string, output?: unknown}>).filter((item) => item.type === "function_call_output").map((item) => item.output) : [];
+    return results.length === 0 ? null : results.map(asText).join("\n");
+}
+
+/** A string, or the text of a list of content parts (`[{type: "text", text}]`, `[{type: "input_text", text}]`). */
+function asText(content: unknown): string {
+    if (typeof content === "string") return content;
+    return Array.isArray(content) ? content.map((part: {text?: unknown}) => typeof part?.text === "string" ? part.text : JSON.stringify(part)).join("") : JSON.stringify(content);
 }
 
 /** What the client printed that reads as an error or warning, each distinct line once. */

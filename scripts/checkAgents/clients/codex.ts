@@ -57,3 +57,16 @@ export const codex: AgentClient = {
         };
     }
 };
+
+/**
+ * Codex again, calling a function of a `namespace` tool group (its sub-agent tools): chatserve shows
+ * it to the model as `multi_agent_v1__close_agent` and must hand it back as `{namespace, name}`, the
+ * shape Codex looks up (a flattened name is "unsupported" to Codex). Closing an agent that does not
+ * exist is harmless: Codex runs the call and sends back that it failed.
+ */
+export const codexNamespace: AgentClient = {
+    ...codex,
+    name: "codex-namespace",
+    expectedCall: "multi_agent_v1.close_agent",
+    script: () => ({call: {name: "multi_agent_v1__close_agent", arguments: JSON.stringify({target: "00000000-0000-0000-0000-000000000000"})}, answer: SCRIPTED_ANSWER})
+};
