@@ -58,7 +58,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const stopping = new AbortController();
     // Every running request listens for the end of the grace period.
     setMaxListeners(0, stopping.signal);
-    const chat = new ChatCompletionService(registry);
+    const chat = new ChatCompletionService(registry, logger);
     const app = createApp({
         config, logger, registry, stopping: stopping.signal,
         chat,

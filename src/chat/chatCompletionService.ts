@@ -1,39 +1,15 @@
+import type {Logger} from "pino";
 import {beginsFreely} from "../engine/reply/createReplyShaper.js";
-import type {GenerationEvent, GenerationResult, JsonSchema, LoadedModel, PreparedPrompt, ReplyFormat} from "../engine/types.js";
-import {ApiError, BadRequestError} from "../errors.js";
+import type {GenerationEvent, GenerationResult, LoadedModel, PreparedPrompt, ReplyFormat} from "../engine/types.js";
 import type {ModelSource} from "../models/modelRegistry.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
 import {rejectUnsupportedChatFields} from "../protocol/unsupportedFields.js";
 import {toGenerationOptions} from "./generationSettings.js";
 import {toReplyPlan} from "./replyFormat.js";
+import {compileGrammars} from "./replyGrammars.js";
+import type {IgnoredKeyword} from "./schemaStrictness.js";
 import {toChatHistory} from "./toChatHistory.js";
-
-/**
- * Grammars are built now, not once the stream has started, so a schema llama.cpp cannot turn into
- * a grammar (a recursion it cannot unroll, say) is a 400 naming it rather than a failed stream.
- */
-function compileGrammars(model: LoadedModel, format: ReplyFormat): void {
-    const schemas: Array<{schema: JsonSchema | null, param: string}> = format.type === "json"
-        ? [{schema: format.schema, param: "response_format"}]
-        : format.type === "toolCalls" && format.choice !== "none"
-            ? [
-                ...format.tools.map((tool, index) => ({schema: tool.parameters, param: `tools[${index}].function.parameters`})),
-                ...(format.answer != null ? [{schema: format.answer.schema, param: "response_format"}] : [])
-            ]
-            : [];
-    for (const {schema, param} of schemas) {
-        try {
-            model.compileSchema(schema);
-        } catch (error) {
-            // The model stopped serving (shutdown, its file changed): that answer, not the schema's fault.
-            if (error instanceof ApiError)
-                throw error;
-            throw new BadRequestError(`Invalid '${param}': the schema cannot be turned into a grammar (${(error as Error).message}).`,
-                {param, code: "unsupported_schema_keyword"});
-        }
-    }
-}
 
 /**
  * With tool_choice "auto" or "none", a model whose template cannot render tools simply answers:
@@ -50,6 +26,8 @@ export type ChatGeneration = {
     identity: ReplyIdentity,
     /** `tool_choice` "required" or named: the reply is calls from its first token, so its content is null. */
     opensWithCall: boolean,
+    /** The rendered prompt's tokens (Anthropic's message_start reports them before generating). */
+    promptTokens: number,
     events: AsyncGenerator<GenerationEvent, GenerationResult>,
     release(): void
 };
@@ -60,7 +38,8 @@ export type ChatGeneration = {
  * check, and the wait for a free sequence (or 503 when the queue is full).
  */
 export class ChatCompletionService {
-    public constructor(private readonly models: ModelSource) {}
+    /** `logger`: where a debug line says what a request's lenient schemas went without. */
+    public constructor(private readonly models: ModelSource, private readonly logger?: Logger) {}
 
     public async start(request: ChatCompletionRequest, signal: AbortSignal): Promise<ChatGeneration> {
         const {model, prompt, format} = await this.prepare(request);
@@ -69,6 +48,7 @@ export class ChatCompletionService {
         return {
             identity: newReplyIdentity(request.model),
             opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
+            promptTokens: prompt.tokens.length,
             events: lease.generate(prompt, options, signal),
             release: () => lease.release()
         };
@@ -84,12 +64,18 @@ export class ChatCompletionService {
         const plan = toReplyPlan(request);
         const history = toChatHistory(request.messages);
         const model = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat");
-        const format = withoutTools(plan.format, model);
-        compileGrammars(model, format);
+        const format = compileGrammars(model, withoutTools(plan.format, model), plan.schemas);
+        logIgnored(this.logger, request.model, plan.schemas.ignored);
         // A reasoning model thinks unless told not to (Qwen3's variable, or DeepSeek V3.1's), or unless its reply is constrained from the start.
         const kwargs = request.chat_template_kwargs;
         const thinking = beginsFreely(format) && (kwargs?.enable_thinking ?? kwargs?.thinking ?? true);
         const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking});
         return {model, prompt, format};
     }
+}
+
+/** One debug line per request, and only when a schema without `strict` asked for what the grammar cannot enforce. */
+function logIgnored(logger: Logger | undefined, model: string, ignored: readonly IgnoredKeyword[]): void {
+    if (ignored.length > 0)
+        logger?.debug({event: "schema_keywords_ignored", model, count: ignored.length, ignored: ignored.slice(0, 10)});
 }

@@ -1,16 +1,19 @@
 import type {JsonSchema} from "../engine/types.js";
+import {BadRequestError} from "../errors.js";
 import {fromClientDialects} from "./schemaDialects.js";
 import {refuseExplodingAlternatives} from "./schemaAlternatives.js";
 import {refuseDeepSchemas} from "./schemaDepth.js";
 import {literalsOfType, refuseEmptyBounds, refuseMalformedKeywords} from "./schemaConsistency.js";
 import {atLeast, integerBounds, numberBounds, numberKeyword, numericBounds, patternString} from "./schemaBounds.js";
 import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
+import {SchemaStrictness} from "./schemaStrictness.js";
 import {formatString} from "./stringFormats.js";
 
 /**
- * A client's JSON Schema → the schema the grammar is built from, or a 400 naming the first keyword
- * that constrained decoding cannot enforce (a looser grammar in silence would hand back JSON the
- * client's own validator rejects).
+ * A client's JSON Schema → the schema the grammar is built from. What constrained decoding cannot
+ * enforce is a 400 naming the keyword when the caller asked for strictness, and otherwise enforced
+ * as far as the grammar can and left out (schemaStrictness.ts holds that rule; every refusal below
+ * goes through it, followed by what the lenient reading does instead).
  *
  * Rewrites what the grammar builder does not read but can enforce the same way: `anyOf` (as
  * `oneOf`: the output matches one branch), type lists, `nullable`, `definitions`, and schemas
@@ -37,124 +40,163 @@ const refSiblings = [
     ...branchSiblings, "anyOf", "oneOf", "minLength", "maxLength", "pattern", "format", ...numericBounds,
     "minItems", "maxItems", "minProperties", "maxProperties", "propertyNames", "additionalItems"
 ];
-const anyJson: JsonSchema = {
+export const anyJson: JsonSchema = {
     oneOf: [{type: ["string", "number", "boolean", "null"]}, {type: "object", additionalProperties: true}, {type: "array"}]
 };
+/** What `{"type": "object"}` reads as. */
+export const anyObject: JsonSchema = {type: "object", properties: {}, additionalProperties: true};
 
-export function toConstrainedSchema(schema: unknown, param: string): JsonSchema {
+/** What stands for a schema of which nothing can be enforced, when it is only a hint: any object for an object schema, else any JSON value. */
+export function fallbackFor(schema: unknown): JsonSchema {
+    return isObject(schema) && schema.type === "object" ? anyObject : anyJson;
+}
+
+export type SchemaReading = {
+    /** Strict unless told: a request's `strict` flag becomes one through `SchemaStrictness.of`. */
+    strictness?: SchemaStrictness
+};
+/** What every level of the conversion needs: the root's definitions, and the rule for what cannot be enforced. */
+type Reading = {defNames: ReadonlySet<string>, strictness: SchemaStrictness};
+
+export function toConstrainedSchema(schema: unknown, param: string, {strictness = SchemaStrictness.strictly()}: SchemaReading = {}): JsonSchema {
     if (!isObject(schema))
         throw invalid(param, "a schema must be a JSON object");
     const defs = {...asObject(schema.definitions, `${param}.definitions`), ...asObject(schema.$defs, `${param}.$defs`)};
-    const defNames = new Set(Object.keys(defs));
-    const converted = convert(schema, param, defNames);
-    const convertedDefs = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, convert(def, `${param}.$defs.${name}`, defNames)]));
+    const reading = {defNames: new Set(Object.keys(defs)), strictness};
+    const converted = convert(schema, param, reading);
+    const convertedDefs = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, convert(def, `${param}.$defs.${name}`, reading)]));
     const result = Object.keys(defs).length === 0 ? converted : {...converted, $defs: convertedDefs} as JsonSchema;
-    // Depth first: counting alternatives recurses through '$ref's as well.
-    refuseDeepSchemas(result, param);
-    refuseExplodingAlternatives(result, param);
+    try {
+        // Depth first: counting alternatives recurses through '$ref's as well.
+        refuseDeepSchemas(result, param);
+        refuseExplodingAlternatives(result, param);
+    } catch (error) {
+        if (!(error instanceof BadRequestError))
+            throw error;
+        // These are about the whole schema: leniently, none of it is enforced.
+        strictness.refuse(error);
+        return fallbackFor(schema);
+    }
     return result;
 }
 
-function convert(input: unknown, path: string, defNames: ReadonlySet<string>): JsonSchema {
+function convert(input: unknown, path: string, reading: Reading): JsonSchema {
     if (input === true)
         return anyJson;
     if (!isObject(input))
         throw invalid(path, input === false
             ? "the schema false matches nothing here (it can close a tuple as 'items', or forbid a property)"
             : "a schema must be a JSON object or true");
-    const schema = fromClientDialects(input, path);
-    for (const keyword of Object.keys(schema))
-        if (unenforceable.has(keyword))
-            throw unsupported(path, keyword, `the keyword '${keyword}' cannot be enforced by constrained decoding. Remove it, or validate it yourself after the reply`);
+    const {strictness} = reading;
+    let schema = withoutUnenforceable(fromClientDialects(input, path, strictness), path, strictness);
     if (schema.nullable === true) {
         const {nullable: _, ...rest} = schema;
-        return {oneOf: [convert(rest, path, defNames), {type: "null"}]};
+        return {oneOf: [convert(rest, path, reading), {type: "null"}]};
     }
 
     refuseMalformedKeywords(schema, path);
     const description = typeof schema.description === "string" ? {description: schema.description} : {};
     if (typeof schema.$ref === "string") {
-        const sibling = refSiblings.find((name) => name in schema);
-        if (sibling != null)
-            throw unsupported(path, sibling, `'${sibling}' next to '$ref' cannot be enforced by constrained decoding; put it inside the definition`);
-        return {$ref: toDefRef(schema.$ref, path, defNames), ...description} as JsonSchema;
+        // Leniently: the definition alone.
+        for (const sibling of refSiblings.filter((name) => name in schema))
+            strictness.refuse(unsupported(path, sibling, `'${sibling}' next to '$ref' cannot be enforced by constrained decoding; put it inside the definition`));
+        const ref = toDefRef(schema.$ref, path, reading);
+        return ref == null ? {...anyJson, ...description} : {$ref: ref, ...description} as JsonSchema;
     }
-    if ("const" in schema)
-        return {const: literalsOfType([literal(schema.const, `${path}.const`)], schema.type, `${path}.const`)[0], ...description} as JsonSchema;
+    if ("const" in schema) {
+        const [value] = literal(schema.const, `${path}.const`, strictness);
+        if (value !== undefined)
+            return {const: literalsOfType([value], schema.type, `${path}.const`)[0], ...description} as JsonSchema;
+        schema = without(schema, "const");
+    }
     if (Array.isArray(schema.enum)) {
         if (schema.enum.length === 0)
             throw invalid(`${path}.enum`, "an empty enum matches nothing");
-        const values = literalsOfType(schema.enum.map((value, index) => literal(value, `${path}.enum[${index}]`)), schema.type, `${path}.enum`);
+        const listed = schema.enum.flatMap((value, index) => literal(value, `${path}.enum[${index}]`, strictness));
+        const values = listed.length === 0 ? [] : literalsOfType(listed, schema.type, `${path}.enum`);
         // Strings alone are written by chatserve's own rule (stringEnumTrie.ts); mixed with other values, by node-llama-cpp's.
-        if (values.some((value) => typeof value !== "string"))
-            values.forEach((value) => typeof value === "string" && writableText(value, `${path}.enum`));
-        return {enum: values, ...description} as JsonSchema;
+        const written = values.some((value) => typeof value !== "string")
+            ? values.filter((value) => typeof value !== "string" || writableText(value, `${path}.enum`, strictness) != null)
+            : values;
+        if (written.length > 0)
+            return {enum: written, ...description} as JsonSchema;
+        // Leniently, with none of its values writable, the enum goes and the rest of the schema holds.
+        schema = without(schema, "enum");
     }
     const alternatives = schema.anyOf ?? schema.oneOf;
     if (Array.isArray(alternatives)) {
         const keyword = schema.anyOf != null ? "anyOf" : "oneOf";
         if (alternatives.length === 0)
             throw invalid(`${path}.${keyword}`, `an empty ${keyword} matches nothing`);
-        const sibling = branchSiblings.find((name) => name in schema);
-        if (sibling != null)
-            throw unsupported(path, sibling, `'${sibling}' next to '${keyword}' cannot be enforced by constrained decoding; repeat it inside each branch`);
-        return {oneOf: alternatives.map((alternative, index) => convert(alternative, `${path}.${keyword}[${index}]`, defNames)), ...description};
+        const siblings = branchSiblings.filter((name) => name in schema);
+        const branches = siblings.length === 0 || branchesSayAll(siblings, alternatives);
+        if (siblings.length > 0)
+            strictness.refuse(unsupported(path, siblings[0]!, `'${siblings[0]}' next to '${keyword}' cannot be enforced by constrained decoding; repeat it inside each branch`),
+                branches ? undefined : `${path}.${keyword}`);
+        if (branches)
+            return {oneOf: alternatives.map((alternative, index) => convert(alternative, `${path}.${keyword}[${index}]`, reading)), ...description};
+        schema = without(schema, "anyOf", "oneOf");
     }
 
     const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : [inferType(schema)];
     if (types.length > 1)
-        return {oneOf: types.map((type) => convert({...schema, type}, path, defNames)), ...description};
-    return convertTyped(schema, types[0], path, defNames, description);
+        return {oneOf: types.map((type) => convert({...schema, type}, path, reading)), ...description};
+    return convertTyped(schema, types[0], path, reading, description);
 }
 
-function convertTyped(schema: SchemaObject, type: unknown, path: string, defNames: ReadonlySet<string>, description: {description?: string}): JsonSchema {
+function convertTyped(input: SchemaObject, type: unknown, path: string, reading: Reading, description: {description?: string}): JsonSchema {
+    const {strictness} = reading;
+    let schema = input;
     switch (type) {
         case "any":
-            for (const keyword of numericBounds.filter((bound) => bound in schema))
-                throw unsupported(path, keyword, `'${keyword}' needs 'type: "integer"' or 'type: "number"' to be enforced by constrained decoding`);
-            if (schema.pattern !== undefined)
-                throw unsupported(path, "pattern", "'pattern' needs 'type: \"string\"' to be enforced by constrained decoding");
+            // Leniently, any JSON value: these say something of one type only.
+            for (const keyword of [...numericBounds, "pattern"].filter((bound) => schema[bound] !== undefined))
+                strictness.refuse(unsupported(path, keyword, keyword === "pattern"
+                    ? "'pattern' needs 'type: \"string\"' to be enforced by constrained decoding"
+                    : `'${keyword}' needs 'type: "integer"' or 'type: "number"' to be enforced by constrained decoding`));
             return anyJson;
         case "object": {
             const properties = asObject(schema.properties, `${path}.properties`);
-            const required = Array.isArray(schema.required) ? schema.required : [];
-            const missing = required.find((name) => typeof name !== "string" || !(name in properties));
-            if (missing !== undefined)
-                throw invalid(`${path}.required`, `the required property '${String(missing)}' is not listed in 'properties'`);
+            const required = Array.isArray(schema.required) ? schema.required as string[] : [];
+            const missing = required.filter((name) => !Object.hasOwn(properties, name));
+            if (missing.length > 0)
+                strictness.refuse(invalid(`${path}.required`, `the required property '${missing[0]}' is not listed in 'properties'`));
+            // Leniently, as JSON Schema reads it: present, with any value.
+            const listed = {...properties, ...Object.fromEntries(missing.map((name) => [name, true]))};
             // Every listed property is always written, so fewer allowed than listed cannot hold.
-            atLeast(schema, "maxProperties", Object.keys(properties).length, path);
+            schema = atLeast(schema, "maxProperties", Object.keys(listed).length, path, strictness);
             const additional = schema.additionalProperties;
             const closed = additional === false || (additional === undefined && Object.keys(properties).length > 0);
-            refuseEmptyBounds(schema, path, closed ? Object.keys(properties).length : null);
+            refuseEmptyBounds(schema, path, closed ? Object.keys(listed).length : null);
             return {
                 type: "object",
-                properties: Object.fromEntries(Object.entries(properties).map(([name, value]) =>
-                    [writableText(name, `${path}.properties`), convert(value, `${path}.properties.${name}`, defNames)])),
+                properties: Object.fromEntries(Object.entries(listed).flatMap(([name, value]) => writableText(name, `${path}.properties`, strictness) == null
+                    ? []
+                    : [[name, convert(value, `${path}.properties.${name}`, reading)]])),
                 // With no properties listed, `{"type": "object"}` means any object, not only `{}`.
-                additionalProperties: additional === undefined ? Object.keys(properties).length === 0 : additional === false ? false : convert(additional, `${path}.additionalProperties`, defNames),
-                ...numberKeyword(schema, "minProperties", path), ...numberKeyword(schema, "maxProperties", path), ...description
+                additionalProperties: additional === undefined ? Object.keys(properties).length === 0 : additional === false ? false : convert(additional, `${path}.additionalProperties`, reading),
+                ...numberKeyword(schema, "minProperties", path, strictness), ...numberKeyword(schema, "maxProperties", path, strictness), ...description
             } as JsonSchema;
         }
         case "array":
-            atLeast(schema, "maxItems", Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0, path);
+            schema = atLeast(schema, "maxItems", Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0, path, strictness);
             refuseEmptyBounds(schema, path);
             return {
                 type: "array",
-                ...(schema.items !== undefined ? {items: convert(schema.items, `${path}.items`, defNames)} : {}),
-                ...(Array.isArray(schema.prefixItems) ? {prefixItems: schema.prefixItems.map((item, index) => convert(item, `${path}.prefixItems[${index}]`, defNames))} : {}),
-                ...numberKeyword(schema, "minItems", path), ...numberKeyword(schema, "maxItems", path), ...description
+                ...(schema.items !== undefined ? {items: convert(schema.items, `${path}.items`, reading)} : {}),
+                ...(Array.isArray(schema.prefixItems) ? {prefixItems: schema.prefixItems.map((item, index) => convert(item, `${path}.prefixItems[${index}]`, reading))} : {}),
+                ...numberKeyword(schema, "minItems", path, strictness), ...numberKeyword(schema, "maxItems", path, strictness), ...description
             } as JsonSchema;
         case "string":
             refuseEmptyBounds(schema, path);
-            if (schema.pattern !== undefined)
-                return patternString(schema, path, description);
-            if (schema.format !== undefined)
-                return formatString(schema, path, description);
-            return {type: "string", ...numberKeyword(schema, "minLength", path), ...numberKeyword(schema, "maxLength", path), ...description};
+            // Leniently, a pattern that cannot be enforced gives way to the format, and a format to a plain string.
+            return (schema.pattern !== undefined ? patternString(schema, path, description, strictness) : null)
+                ?? (schema.format !== undefined ? formatString(schema, path, description, strictness) : null)
+                ?? {type: "string", ...numberKeyword(schema, "minLength", path, strictness), ...numberKeyword(schema, "maxLength", path, strictness), ...description};
         case "integer":
             return {type, ...integerBounds(schema, path), ...description};
         case "number":
-            return {type, ...numberBounds(schema, path), ...description} as JsonSchema;
+            return {type, ...numberBounds(schema, path, strictness), ...description} as JsonSchema;
         case "boolean": case "null":
             return {type, ...description};
         default:
@@ -170,20 +212,47 @@ function inferType(schema: SchemaObject): string {
     return "any";
 }
 
-function toDefRef(ref: string, path: string, defNames: ReadonlySet<string>): string {
-    const name = /^#\/(?:\$defs|definitions)\/([^/]+)$/.exec(ref)?.[1];
-    if (name == null || !defNames.has(name))
-        throw unsupported(path, "$ref", `'$ref' must point to a definition of the root schema ('#/$defs/<name>'); '${ref}' does not`);
-    return `#/$defs/${name}`;
+/** The schema without the keywords the grammar cannot express (leniently; strictly, a 400 for the first). */
+function withoutUnenforceable(schema: SchemaObject, path: string, strictness: SchemaStrictness): SchemaObject {
+    const found = Object.keys(schema).filter((keyword) => unenforceable.has(keyword));
+    for (const keyword of found)
+        strictness.refuse(unsupported(path, keyword, `the keyword '${keyword}' cannot be enforced by constrained decoding. Remove it, or validate it yourself after the reply`));
+    return found.length === 0 ? schema : without(schema, ...found);
 }
 
-function literal(value: unknown, path: string): string | number | boolean | null {
+/**
+ * Leniently, of alternatives beside keywords of their own, which side the grammar follows: the
+ * branches when the siblings only repeat a type (`{"type": "object", "oneOf": [...objects]}`) and
+ * every branch says what it is; otherwise the siblings, which then say what the value is
+ * (`{"type": "object", "properties": ..., "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}`).
+ */
+function branchesSayAll(siblings: readonly string[], alternatives: readonly unknown[]): boolean {
+    return siblings.every((name) => name === "type") &&
+        alternatives.every((branch) => branch === true || (isObject(branch) && ["type", "$ref", "enum", "const", "anyOf", "oneOf"].some((keyword) => keyword in branch)));
+}
+
+function without(schema: SchemaObject, ...keywords: string[]): SchemaObject {
+    return Object.fromEntries(Object.entries(schema).filter(([keyword]) => !keywords.includes(keyword)));
+}
+
+/** The definition a `$ref` names; leniently, null for one the grammar cannot follow (read as any value). */
+function toDefRef(ref: string, path: string, {defNames, strictness}: Reading): string | null {
+    const name = /^#\/(?:\$defs|definitions)\/([^/]+)$/.exec(ref)?.[1];
+    if (name != null && defNames.has(name))
+        return `#/$defs/${name}`;
+    strictness.refuse(unsupported(path, "$ref", `'$ref' must point to a definition of the root schema ('#/$defs/<name>'); '${ref}' does not`));
+    return null;
+}
+
+/** A `const` or `enum` value the grammar can write, as a list of one; leniently, none for one it cannot. */
+function literal(value: unknown, path: string, strictness: SchemaStrictness): Array<string | number | boolean | null> {
     // JSON's 1e400 parses to Infinity, which no reply can write (JSON.stringify makes it null).
     if (typeof value === "number" && !Number.isFinite(value))
         throw invalid(path, "a number too large to write in JSON can never match");
     if (value === null || ["string", "number", "boolean"].includes(typeof value))
-        return value as string | number | boolean | null;
-    throw unsupported(path, null, "only strings, numbers, booleans and null can be listed");
+        return [value as string | number | boolean | null];
+    strictness.refuse(unsupported(path, null, "only strings, numbers, booleans and null can be listed"));
+    return [];
 }
 
 /** What node-llama-cpp's grammar builder writes wrongly; JSON escapes it all. */
@@ -195,10 +264,14 @@ const unwritable = [
     {pattern: /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/, what: "an unpaired surrogate"}
 ];
 
-/** Text node-llama-cpp's grammar builder writes as it is: a property name, or a string of an enum that mixes types. */
-function writableText(text: string, path: string): string {
+/**
+ * Text node-llama-cpp's grammar builder writes as it is: a property name, or a string of an enum
+ * that mixes types. Leniently, null for text it cannot write, which is then left out.
+ */
+function writableText(text: string, path: string, strictness: SchemaStrictness): string | null {
     const problem = unwritable.find(({pattern}) => pattern.test(text));
-    if (problem != null)
-        throw unsupported(path, null, `${JSON.stringify(text)} holds ${problem.what}, which constrained decoding cannot write here`);
-    return text;
+    if (problem == null)
+        return text;
+    strictness.refuse(unsupported(path, null, `${JSON.stringify(text)} holds ${problem.what}, which constrained decoding cannot write here`));
+    return null;
 }

@@ -1,18 +1,28 @@
-import type {ReplyFormat, ToolDefinition} from "../engine/types.js";
+import type {JsonSchema, ReplyFormat, ToolDefinition} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 import {toConstrainedSchema} from "./constrainedSchema.js";
+import {SchemaStrictness, type IgnoredKeyword, type SchemaOrigins} from "./schemaStrictness.js";
 
-/** What a request asks the reply to be, and whether only a model whose template renders tools can give it. */
-export type ReplyPlan = {format: ReplyFormat, needsToolSupport: boolean};
+/**
+ * What a request asks the reply to be, whether only a model whose template renders tools can give
+ * it, and where its schemas came from (replyGrammars.ts compiles them by the same strictness).
+ */
+export type ReplyPlan = {format: ReplyFormat, needsToolSupport: boolean, schemas: SchemaOrigins};
+
+/** A function tool as any wire API sends it; `strict` as OpenAI reads it (schemaStrictness.ts). */
+export type FunctionTool = {name: string, description?: string | null, parameters?: Record<string, unknown> | null, strict?: boolean | null};
 
 /**
  * `tools`, `tool_choice`, `parallel_tool_calls` and `response_format` → the reply format the
  * engine enforces. Every combination that cannot be honoured exactly is a 400 here, before the
  * model is touched; none is quietly downgraded (`tool_choice: "required"` never becomes "auto").
+ * Schemas are hints unless `strict: true` says otherwise (schemaStrictness.ts).
  */
 export function toReplyPlan(request: ChatCompletionRequest): ReplyPlan {
-    const tools = (request.tools ?? []).map(toToolDefinition);
+    const ignored: IgnoredKeyword[] = [];
+    const toolParams = (index: number) => `tools[${index}].function.parameters`;
+    const tools = (request.tools ?? []).map((tool, index) => toToolDefinition(tool.function, toolParams(index), ignored));
     const duplicate = tools.find((tool, index) => tools.findIndex((other) => other.name === tool.name) !== index);
     if (duplicate != null)
         throw new BadRequestError(`Invalid 'tools': the function name '${duplicate.name}' appears more than once.`, {param: "tools", code: "invalid_value"});
@@ -25,9 +35,16 @@ export function toReplyPlan(request: ChatCompletionRequest): ReplyPlan {
             `Invalid 'tool_choice': the function '${choice.function.name}' is not one of the request's tools (${tools.map((tool) => tool.name).join(", ")}).`,
             {param: "tool_choice", code: "invalid_value"});
 
-    const json = toJsonFormat(request.response_format);
+    const json = toJsonFormat(request.response_format, ignored);
+    const schemas: SchemaOrigins = {
+        tools: (request.tools ?? []).map((tool, index) => ({param: toolParams(index), strict: tool.function.strict === true})),
+        json: request.response_format?.type === "json_schema"
+            ? {param: "response_format", strict: request.response_format.json_schema.strict === true}
+            : null,
+        ignored
+    };
     if (tools.length === 0 || (json != null && choice === "none"))
-        return {format: json ?? {type: "text"}, needsToolSupport: false};
+        return {format: json ?? {type: "text"}, needsToolSupport: false, schemas};
 
     return {
         format: {
@@ -39,14 +56,17 @@ export function toReplyPlan(request: ChatCompletionRequest): ReplyPlan {
             // calls ("required", a name) has no answer, and response_format shapes a later one.
             ...(json?.type === "json" && choice === "auto" ? {answer: {schema: json.schema}} : {})
         },
-        needsToolSupport: choice === "required" || typeof choice === "object"
+        needsToolSupport: choice === "required" || typeof choice === "object",
+        schemas
     };
 }
 
-function toToolDefinition(tool: NonNullable<ChatCompletionRequest["tools"]>[number], index: number): ToolDefinition {
-    const {name, description, parameters} = tool.function;
-    const param = `tools[${index}].function.parameters`;
-    const schema = toConstrainedSchema(asObjectSchema(parameters), param);
+/**
+ * A function tool → the engine's definition, its parameters read as the tool's `strict` asks (what a
+ * lenient reading went without is added to `ignored`); `param` names the parameters in the request.
+ */
+export function toToolDefinition({name, description, parameters, strict}: FunctionTool, param: string, ignored: IgnoredKeyword[]): ToolDefinition {
+    const schema = toConstrainedSchema(asObjectSchema(parameters), param, {strictness: SchemaStrictness.of(strict, ignored)});
     if ((schema as {type?: unknown}).type !== "object")
         throw new BadRequestError(`Invalid '${param}': a function's parameters must be an object schema ("type": "object").`, {param, code: "invalid_value"});
     return {name, ...(description != null ? {description} : {}), parameters: schema};
@@ -60,7 +80,7 @@ function asObjectSchema(parameters: Record<string, unknown> | null | undefined):
     return untyped ? {...parameters, type: "object"} : parameters;
 }
 
-function toJsonFormat(responseFormat: ChatCompletionRequest["response_format"]): ReplyFormat | null {
+function toJsonFormat(responseFormat: ChatCompletionRequest["response_format"], ignored: IgnoredKeyword[]): ReplyFormat | null {
     switch (responseFormat?.type) {
         case undefined:
         case "text":
@@ -68,8 +88,13 @@ function toJsonFormat(responseFormat: ChatCompletionRequest["response_format"]):
         case "json_object":
             return {type: "json", schema: null};
         case "json_schema": {
-            const {schema} = responseFormat.json_schema;
-            return {type: "json", schema: schema == null ? null : toConstrainedSchema(schema, "response_format.json_schema.schema")};
+            const {schema, strict} = responseFormat.json_schema;
+            return {type: "json", schema: schema == null ? null : toJsonSchema(schema, strict, "response_format.json_schema.schema", ignored)};
         }
     }
+}
+
+/** A JSON reply's schema (OpenAI's `json_schema`, Responses' `text.format`), read as its `strict` asks. */
+export function toJsonSchema(schema: Record<string, unknown>, strict: boolean | null | undefined, param: string, ignored: IgnoredKeyword[]): JsonSchema {
+    return toConstrainedSchema(schema, param, {strictness: SchemaStrictness.of(strict, ignored)});
 }

@@ -1,21 +1,22 @@
 import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
+import type {SchemaStrictness} from "./schemaStrictness.js";
 
 /**
  * What clients write that means something the converter (constrainedSchema.ts) reads in another
  * form: draft 4's exclusive flags, zod's safe-integer bounds, draft-07 tuples, zod's record `propertyNames`.
  */
-export function fromClientDialects(schema: SchemaObject, path: string): SchemaObject {
-    return withFalseSchemasRead(withDraft7Tuple(withPropertyNamesResolved(withoutSafeIntegerBounds(withDraft4FlagsRead(schema)), path)), path);
+export function fromClientDialects(schema: SchemaObject, path: string, strictness: SchemaStrictness): SchemaObject {
+    return withFalseSchemasRead(withDraft7Tuple(withPropertyNamesResolved(withoutSafeIntegerBounds(withDraft4FlagsRead(schema)), path, strictness)), path, strictness);
 }
 
 /**
  * `false` (nothing allowed) where it says something the grammar can do without it: `items: false`
  * closes a tuple (zod 4's `z.tuple` writes it after `prefixItems`), and a property whose schema is
  * `false` may not appear, so it is left out of an object that takes no other keys (chatserve's
- * default for listed properties). Next to `additionalProperties` that lets other keys in, or on a
- * required property, it cannot be enforced or satisfied: a 400.
+ * default for listed properties). On a required property it cannot be satisfied: a 400. Next to
+ * `additionalProperties` that lets other keys in it cannot be enforced (leniently, it is not listed).
  */
-function withFalseSchemasRead(schema: SchemaObject, path: string): SchemaObject {
+function withFalseSchemasRead(schema: SchemaObject, path: string, strictness: SchemaStrictness): SchemaObject {
     let result = schema;
     if (result.items === false) {
         const {items: _, ...rest} = result;
@@ -28,10 +29,11 @@ function withFalseSchemasRead(schema: SchemaObject, path: string): SchemaObject 
         const needed = forbidden.find((name) => required.includes(name));
         if (needed != null)
             throw invalid(`${path}.properties.${needed}`, `the property '${needed}' is required, but its schema is false: no value can satisfy it`);
-        if (result.additionalProperties !== undefined && result.additionalProperties !== false)
-            throw unsupported(`${path}.properties.${forbidden[0]}`, null,
-                "a property whose schema is false next to 'additionalProperties' that allows other keys cannot be enforced by constrained decoding");
-        result = {...result, properties: Object.fromEntries(Object.entries(result.properties).filter(([, value]) => value !== false)), additionalProperties: false};
+        const others = result.additionalProperties !== undefined && result.additionalProperties !== false;
+        if (others)
+            strictness.refuse(unsupported(`${path}.properties.${forbidden[0]}`, null,
+                "a property whose schema is false next to 'additionalProperties' that allows other keys cannot be enforced by constrained decoding"));
+        result = {...result, properties: Object.fromEntries(Object.entries(result.properties).filter(([, value]) => value !== false)), ...(others ? {} : {additionalProperties: false})};
     }
     return result;
 }
@@ -68,17 +70,19 @@ function withDraft7Tuple(schema: SchemaObject): SchemaObject {
 /**
  * `propertyNames` as zod's `z.record` writes it: `{type: "string"}` says nothing (every key is a
  * string) and is dropped; an `enum` of names becomes those properties, each with the record's value
- * schema. Anything else is refused.
+ * schema. Anything else cannot be enforced (leniently, it goes: any key).
  */
-function withPropertyNamesResolved(schema: SchemaObject, path: string): SchemaObject {
+function withPropertyNamesResolved(schema: SchemaObject, path: string, strictness: SchemaStrictness): SchemaObject {
     const {propertyNames, ...rest} = schema;
     if (propertyNames === undefined)
         return schema;
     const names = isObject(propertyNames) ? propertyNames : propertyNames === true ? {} : null;
     const {type, enum: listed, ...other} = names ?? {};
     if (names == null || (type !== undefined && type !== "string") || Object.keys(other).length > 0 ||
-        (listed !== undefined && !(Array.isArray(listed) && listed.every((name) => typeof name === "string"))))
-        throw unsupported(path, "propertyNames", "only 'propertyNames' of type string, or an enum of names, can be enforced by constrained decoding");
+        (listed !== undefined && !(Array.isArray(listed) && listed.every((name) => typeof name === "string")))) {
+        strictness.refuse(unsupported(path, "propertyNames", "only 'propertyNames' of type string, or an enum of names, can be enforced by constrained decoding"));
+        return rest;
+    }
     if (listed === undefined)
         return rest;
     const value = rest.additionalProperties === undefined || rest.additionalProperties === false ? true : rest.additionalProperties;

@@ -1,12 +1,14 @@
 import type {JsonSchema} from "../engine/types.js";
 import {patternString} from "./schemaBounds.js";
 import {unsupported, type SchemaObject} from "./schemaErrors.js";
+import type {SchemaStrictness} from "./schemaStrictness.js";
 
 /**
  * A string's `format`, enforced by the grammar through a pattern of chatserve's, for the formats
  * OpenAI's strict mode lists that pydantic and zod write (`datetime`, `date`, `time`, `UUID`,
  * `timedelta`, `IPv4Address`). Email and host names are left out: any pattern short of their RFCs
- * would refuse valid ones or let invalid ones through.
+ * would refuse valid ones or let invalid ones through. Any other format (`uri`, `email`, …) cannot be
+ * enforced: a 400 when strict, otherwise null, and the string is a plain one.
  */
 
 /**
@@ -42,15 +44,16 @@ export const formatPatterns: ReadonlyMap<string, string> = new Map([
     ["duration", `^-?P(${durationDate}(T${durationTime})?|T${durationTime})$`]
 ]);
 
-export function formatString(schema: SchemaObject, path: string, description: {description?: string}): JsonSchema {
+export function formatString(schema: SchemaObject, path: string, description: {description?: string}, strictness: SchemaStrictness): JsonSchema | null {
     const format = schema.format;
     const pattern = typeof format === "string" ? formatPatterns.get(format) : undefined;
-    if (pattern != null) {
-        const bound = ["minLength", "maxLength"].find((keyword) => keyword in schema);
-        if (bound != null)
-            throw unsupported(path, bound, `'${bound}' next to 'format: ${format}' cannot be enforced by constrained decoding`);
-        return patternString({...schema, pattern}, path, description);
+    if (pattern == null) {
+        strictness.refuse(unsupported(path, "format", `the string format '${String(format)}' cannot be enforced by constrained decoding ` +
+            `(supported: ${[...formatPatterns.keys()].join(", ")})`));
+        return null;
     }
-    throw unsupported(path, "format", `the string format '${String(format)}' cannot be enforced by constrained decoding ` +
-        `(supported: ${[...formatPatterns.keys()].join(", ")})`);
+    // Leniently, the format alone: it bounds the length already.
+    for (const bound of ["minLength", "maxLength"].filter((keyword) => keyword in schema))
+        strictness.refuse(unsupported(path, bound, `'${bound}' next to 'format: ${format}' cannot be enforced by constrained decoding`));
+    return patternString({pattern}, path, description, strictness);
 }

@@ -334,10 +334,10 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             }
         });
 
-        it("answers unenforceable schemas and impossible tool choices with 400s naming the field", async () => {
+        it("answers unenforceable strict schemas and impossible tool choices with 400s naming the field", async () => {
             const badSchema = client.chat.completions.create({
                 model: "m", messages: question,
-                response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "object", properties: {n: {type: "number", minimum: 1.5}}}}}
+                response_format: {type: "json_schema", json_schema: {name: "x", strict: true, schema: {type: "object", properties: {n: {type: "number", minimum: 1.5}}}}}
             });
             await expect(badSchema).rejects.toMatchObject({status: 400, param: "response_format.json_schema.schema.properties.n.minimum"});
             await expect(client.chat.completions.create({...base, tool_choice: {type: "function", function: {name: "missing"}}}))
@@ -345,7 +345,7 @@ function toolConformance(label: string, modelFile: () => Promise<string>, maxTok
             // A left recursion llama.cpp's grammar parser refuses: a 400 before any stream starts, not a failed one.
             const recursive = client.chat.completions.create({
                 model: "m", messages: question, stream: true,
-                response_format: {type: "json_schema", json_schema: {name: "r", schema: {$ref: "#/$defs/a", $defs: {a: {$ref: "#/$defs/a"}}}}}
+                response_format: {type: "json_schema", json_schema: {name: "r", strict: true, schema: {$ref: "#/$defs/a", $defs: {a: {$ref: "#/$defs/a"}}}}}
             });
             await expect(recursive).rejects.toMatchObject({status: 400, param: "response_format"});
         });

@@ -111,7 +111,7 @@ describe("tool calls over HTTP", () => {
         [{tools: [weather], tool_choice: {type: "function", function: {name: "nope"}}}, "tool_choice"],
         [{tools: [{type: "custom", custom: {name: "x"}}]}, "tools[0].type"],
         [{tools: [{type: "function", function: {name: "bad name!"}}]}, "tools[0].function.name"],
-        [{response_format: {type: "json_schema", json_schema: {name: "x", schema: {type: "string", pattern: "(?=a)a+"}}}}, "response_format.json_schema.schema.pattern"],
+        [{response_format: {type: "json_schema", json_schema: {name: "x", strict: true, schema: {type: "string", pattern: "(?=a)a+"}}}}, "response_format.json_schema.schema.pattern"],
         [{response_format: {type: "yaml"}}, "response_format.type"],
         [{tools: [weather], tool_choice: "always"}, "tool_choice"],
         [{model: "sub/nested", tools: [weather], tool_choice: "required"}, "model"]

@@ -14,12 +14,12 @@ const rejection = (extra: Record<string, unknown>) => thrownError(BadRequestErro
 
 describe("toReplyPlan", () => {
     it("is plain text without tools or response_format", () => {
-        expect(plan({})).toEqual({format: {type: "text"}, needsToolSupport: false});
-        expect(plan({response_format: {type: "text"}, tools: []})).toEqual({format: {type: "text"}, needsToolSupport: false});
+        expect(plan({})).toMatchObject({format: {type: "text"}, needsToolSupport: false});
+        expect(plan({response_format: {type: "text"}, tools: []})).toMatchObject({format: {type: "text"}, needsToolSupport: false});
     });
 
     it("defaults to tool_choice auto with parallel calls when tools are sent", () => {
-        expect(plan({tools: [weather, time]})).toEqual({
+        expect(plan({tools: [weather, time]})).toMatchObject({
             format: {
                 type: "toolCalls",
                 tools: [
@@ -72,9 +72,46 @@ describe("toReplyPlan", () => {
         [{tool_choice: "required"}, "tool_choice"],
         [{tools: [weather], tool_choice: {type: "function", function: {name: "nope"}}}, "tool_choice"],
         [{tools: [weather, weather]}, "tools"],
-        [{tools: [{type: "function", function: {name: "f", parameters: {type: "object", properties: {n: {type: "number", maximum: 3.5}}}}}]}, "tools[0].function.parameters.properties.n.maximum"],
-        [{response_format: {type: "json_schema", json_schema: {name: "n", schema: {type: "string", pattern: "\\bx"}}}}, "response_format.json_schema.schema.pattern"]
+        [{tools: [{type: "function", function: {name: "f", strict: true, parameters: {type: "object", properties: {n: {type: "number", maximum: 3.5}}}}}]}, "tools[0].function.parameters.properties.n.maximum"],
+        [{response_format: {type: "json_schema", json_schema: {name: "n", strict: true, schema: {type: "string", pattern: "\\bx"}}}}, "response_format.json_schema.schema.pattern"]
     ])("rejects %j with a 400 naming %s", (extra, param) => {
         expect(rejection(extra)).toMatchObject({status: 400, param});
+    });
+
+    it("reads schemas as hints unless strict: true, noting what the grammar went without, the same rule for tools and response_format", () => {
+        const uri = {type: "object", properties: {url: {type: "string", format: "uri"}, body: {type: "string", maxLength: 100_000}}, required: ["url"]};
+        const lenient = plan({
+            tools: [{type: "function", function: {name: "fetch", parameters: uri}}],
+            response_format: {type: "json_schema", json_schema: {name: "page", schema: uri}}
+        });
+        const enforced = {type: "object", properties: {url: {type: "string"}, body: {type: "string"}}, additionalProperties: false};
+        expect(lenient.format).toMatchObject({tools: [{name: "fetch", parameters: enforced}], answer: {schema: enforced}});
+        expect(lenient.schemas).toEqual({
+            tools: [{param: "tools[0].function.parameters", strict: false}],
+            json: {param: "response_format", strict: false},
+            ignored: [
+                {param: "tools[0].function.parameters.properties.url.format", reason: expect.stringContaining("'uri'")},
+                {param: "tools[0].function.parameters.properties.body.maxLength", reason: expect.stringContaining("only up to")},
+                {param: "response_format.json_schema.schema.properties.url.format", reason: expect.any(String)},
+                {param: "response_format.json_schema.schema.properties.body.maxLength", reason: expect.any(String)}
+            ]
+        });
+        // strict: false is OpenAI's default spelled out; only true refuses.
+        expect(plan({tools: [{type: "function", function: {name: "fetch", strict: false, parameters: uri}}]}).schemas.ignored).toHaveLength(2);
+        expect(rejection({tools: [{type: "function", function: {name: "fetch", strict: true, parameters: uri}}]}))
+            .toMatchObject({status: 400, code: "unsupported_schema_keyword", param: "tools[0].function.parameters.properties.url.format"});
+        expect(rejection({response_format: {type: "json_schema", json_schema: {name: "page", strict: true, schema: uri}}}))
+            .toMatchObject({status: 400, code: "unsupported_schema_keyword", param: "response_format.json_schema.schema.properties.url.format"});
+        // Each tool by its own flag: the strict one is enforced exactly, the other leniently.
+        const mixed = plan({tools: [weather, {type: "function", function: {name: "fetch", parameters: uri}}].map((tool, index) =>
+            ({...tool, function: {...tool.function, strict: index === 0}}))});
+        expect(mixed.schemas.tools.map((origin) => origin.strict)).toEqual([true, false]);
+    });
+
+    it("keeps refusing, strict or not, a tool schema that is not an object and a schema that matches nothing", () => {
+        expect(rejection({tools: [{type: "function", function: {name: "f", parameters: {type: "string", format: "uri"}}}]}))
+            .toMatchObject({status: 400, param: "tools[0].function.parameters"});
+        expect(rejection({tools: [{type: "function", function: {name: "f", parameters: {type: "object", properties: {a: {enum: []}}}}}]}))
+            .toMatchObject({status: 400, code: "invalid_schema", param: "tools[0].function.parameters.properties.a.enum"});
     });
 });
