@@ -58,9 +58,9 @@ if (vocabularyName !== "qwen" && vocabularyName !== "fixture") {
     process.exit(2);
 }
 const vocabulary = vocabularyName === "qwen" ? (pieces: readonly string[]) => qwenVocabulary(QWEN_TOKENIZER_MODEL, pieces) : fixtureVocabulary;
-// Room for Qwen Code's ~16k-token prompt (~50k in the fixture vocabulary) and its answer, and a
-// second sequence for a client's side request (a title, a summary) beside its main one.
-const chatserveArgs = ["--ctx-size", vocabularyName === "qwen" ? "32768" : "65536", "--parallel", "2", "--log-level", "info"];
+// chatserve's defaults, as a new user gets them (up to 32k of the model's 64k trained context);
+// with the fixture vocabulary, Qwen Code's prompt alone counts ~54k tokens.
+const chatserveArgs = ["--log-level", "info", ...(vocabularyName === "qwen" ? [] : ["--ctx-size", "65536"])];
 
 // Not under /tmp: Codex refuses to set up its helper binaries in a home there (and says so).
 await mkdir(path.join(options.cache, "runs"), {recursive: true});
@@ -81,8 +81,9 @@ try {
         await buildAgentModel(path.join(modelsDir, `${modelId(client)}.gguf`), client.script(dirs.workDir), vocabulary);
     }
 
-    say(`starting chatserve (${chatserveArgs.join(" ")}) on ${selected.length} scripted models (${vocabularyName} vocabulary)`);
+    say(`starting chatserve ${chatserveArgs.join(" ")} on ${selected.length} scripted models (${vocabularyName} vocabulary)`);
     const chatserve = await startChatserve(modelsDir, chatserveArgs);
+    say(`chatserve says:\n  ${chatserve.banner.join("\n  ")}`);
     const recorder = await RequestRecorder.start(chatserve.origin, options.trace ?? null);
     try {
         for (const client of selected) {
