@@ -52,6 +52,11 @@ if (unknown.length > 0) {
     process.exit(2);
 }
 const selected = clients.filter((client) => only == null || only.includes(client.name));
+const timeoutMs = Number(options.timeout) * 1000;
+if (!(timeoutMs > 0)) {
+    console.error(`--timeout is a number of seconds, not ${options.timeout}`);
+    process.exit(2);
+}
 const vocabularyName = options.vocabulary ?? (await access(QWEN_TOKENIZER_MODEL).then(() => "qwen", () => "fixture"));
 if (vocabularyName !== "qwen" && vocabularyName !== "fixture") {
     console.error(`--vocabulary is qwen or fixture, not ${vocabularyName}`);
@@ -84,6 +89,8 @@ try {
     say(`starting chatserve ${chatserveArgs.join(" ")} on ${selected.length} scripted models (${vocabularyName} vocabulary)`);
     const chatserve = await startChatserve(modelsDir, chatserveArgs);
     say(`chatserve says:\n  ${chatserve.banner.join("\n  ")}`);
+    say("each model's weights are scripted: it calls one of its client's tools while no tool result is in the prompt, then answers " +
+        "(scripts/checkAgents/README.md, \"How the tool call is made to happen\")");
     const recorder = await RequestRecorder.start(chatserve.origin, options.trace ?? null);
     try {
         for (const client of selected) {
@@ -96,7 +103,7 @@ try {
             const {home, workDir} = folders.get(client)!;
             const outcome = await runClient(client, {
                 bin: bins.get(client)!, home, workDir, baseUrl: `${recorder.origin}/v1`, model: modelId(client), apiKey: "sk-check-agents", task: TASK
-            }, recorder.origin, Number(options.timeout) * 1000);
+            }, recorder.origin, timeoutMs);
             results.push({
                 client, outcome, script: client.script(workDir),
                 exchanges: recorder.exchanges.filter((exchange) => exchange.client === client.name),
