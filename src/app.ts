@@ -13,8 +13,11 @@ import {chatCompletionsRoute} from "./http/routes/chatCompletionsRoute.js";
 import {completionsRoute} from "./http/routes/completionsRoute.js";
 import {embeddingsRoute} from "./http/routes/embeddingsRoute.js";
 import {healthRoute} from "./http/routes/healthRoute.js";
+import {useAnthropicErrors} from "./http/errorDialect.js";
+import {messagesRoute} from "./http/routes/messagesRoute.js";
 import {modelsRoute} from "./http/routes/modelsRoute.js";
 import {responsesRoute} from "./http/routes/responsesRoute.js";
+import type {MessagesService} from "./messages/messagesService.js";
 import type {ModelRegistry} from "./models/modelRegistry.js";
 import type {ResponsesService} from "./responses/responsesService.js";
 
@@ -25,6 +28,8 @@ export type AppDependencies = {
     chat: ChatCompletionService,
     /** OpenAI's Responses API, over the chat service. */
     responses: ResponsesService,
+    /** Anthropic's Messages API, over the chat service. */
+    messages: MessagesService,
     completions: CompletionService,
     embeddings: EmbeddingService,
     /** Aborted with an ApiError when the server stops serving: running replies end with that error. */
@@ -36,7 +41,7 @@ export type AppDependencies = {
  * (preflights end here) → health (no key) → API key → JSON body → routes → 404 → errors.
  * It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
-export function createApp({config, logger, registry, chat, responses, completions, embeddings, stopping}: AppDependencies): express.Express {
+export function createApp({config, logger, registry, chat, responses, messages, completions, embeddings, stopping}: AppDependencies): express.Express {
     const app = express();
     app.disable("x-powered-by");
     app.set("etag", false);
@@ -44,11 +49,14 @@ export function createApp({config, logger, registry, chat, responses, completion
     app.use(requestLog(logger));
     app.use(cors(config.corsOrigins));
     app.use(healthRoute());
+    // Anthropic's clients parse its error envelope: set before the key check and the body parser, whose errors it shapes too.
+    app.use("/v1/messages", useAnthropicErrors);
     app.use("/v1", requireApiKey(config.apiKeys));
     app.use(jsonBody(config.bodyLimit));
     app.use(modelsRoute(registry));
     app.use(chatCompletionsRoute(chat, logger, {logPrompts: config.logPrompts, stopping}));
     app.use(responsesRoute(responses, logger, {logPrompts: config.logPrompts, stopping}));
+    app.use(messagesRoute(messages, logger, {logPrompts: config.logPrompts, stopping}));
     app.use(completionsRoute(completions, logger, {logPrompts: config.logPrompts, stopping}));
     app.use(embeddingsRoute(embeddings, stopping));
     app.use(notFound);

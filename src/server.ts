@@ -6,6 +6,7 @@ import {createApp} from "./app.js";
 import {ChatCompletionService} from "./chat/chatCompletionService.js";
 import {ResponseStore} from "./responses/responseStore.js";
 import {ResponsesService} from "./responses/responsesService.js";
+import {MessagesService} from "./messages/messagesService.js";
 import {CompletionService} from "./completions/completionService.js";
 import type {Config} from "./config.js";
 import {EmbeddingService} from "./embeddings/embeddingService.js";
@@ -63,6 +64,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         config, logger, registry, stopping: stopping.signal,
         chat,
         responses: new ResponsesService(chat, new ResponseStore(), logger),
+        messages: new MessagesService(chat, logger),
         completions: new CompletionService(registry),
         embeddings: new EmbeddingService(registry)
     });

@@ -51,7 +51,8 @@ export async function* generateOnSequence(
     const result = (finishReason: FinishReason, completionTokens: number): GenerationResult => ({
         finishReason, promptTokens, cachedTokens, completionTokens,
         // A reasoning model's reply says how much of it was thought, none when its format let it not think.
-        ...(prompt.thought == null ? {} : {reasoningTokens: Math.min(shaper.reasoningTokens ?? 0, completionTokens)})
+        ...(prompt.thought == null ? {} : {reasoningTokens: Math.min(shaper.reasoningTokens ?? 0, completionTokens)}),
+        ...(finishReason === "stop" && shaper.stopSequence != null ? {stopSequence: shaper.stopSequence} : {})
     });
 
     // A forced opening (a tool call's) that does not fit the budget is not evaluated at all (it could

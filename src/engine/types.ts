@@ -109,7 +109,9 @@ export type GenerationResult = {
     cachedTokens: number,
     completionTokens: number,
     /** Of the completion tokens, those of a reasoning model's thought; set when the reply could have one. */
-    reasoningTokens?: number
+    reasoningTokens?: number,
+    /** The client stop sequence that ended the reply (Anthropic's `stop_sequence` names it). */
+    stopSequence?: string
 };
 
 /** Exclusive use of one sequence of a loaded model, until `release()`. */

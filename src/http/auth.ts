@@ -14,12 +14,11 @@ export function requireApiKey(apiKeys: readonly string[]) {
         if (digests.length === 0)
             return next();
 
-        const header = req.get("authorization");
-        const match = header != null ? /^Bearer\s+(.+)$/i.exec(header.trim()) : null;
-        if (match == null)
-            throw new AuthenticationError("Missing API key: send it as 'Authorization: Bearer <key>'.");
+        const key = offeredKey(req);
+        if (key == null)
+            throw new AuthenticationError("Missing API key: send it as 'Authorization: Bearer <key>' (or Anthropic's 'x-api-key: <key>').");
 
-        const offered = digest(match[1]!);
+        const offered = digest(key);
         // Check every key, not stopping at the first match: the time is the same whoever asks.
         const valid = digests.reduce((found, key) => timingSafeEqual(key, offered) || found, false);
         if (!valid)
@@ -28,6 +27,15 @@ export function requireApiKey(apiKeys: readonly string[]) {
         res.locals.keyOwner = offered.toString("hex");
         next();
     };
+}
+
+/** The key a request offers: OpenAI's `Authorization: Bearer`, or Anthropic's `x-api-key` (its SDKs and Claude Code send that). */
+function offeredKey(req: Request): string | null {
+    const bearer = /^Bearer\s+(.+)$/i.exec(req.get("authorization")?.trim() ?? "");
+    if (bearer != null)
+        return bearer[1]!;
+    const apiKey = req.get("x-api-key")?.trim();
+    return apiKey == null || apiKey === "" ? null : apiKey;
 }
 
 function digest(key: string): Buffer {

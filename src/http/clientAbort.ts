@@ -40,7 +40,7 @@ function answerStopped(res: Response, reason: ApiError): void {
     if (!res.headersSent)
         sendError(res, reason);
     else if (String(res.getHeader("Content-Type")).startsWith("text/event-stream"))
-        new SseWriter(res).fail(reason.toBody());
+        new SseWriter(res).fail(reason);
     else
         res.end();
 }

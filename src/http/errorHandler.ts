@@ -1,20 +1,12 @@
 import type {NextFunction, Request, Response} from "express";
 import type {Logger} from "pino";
 import {ApiError, BadRequestError, ClientGoneError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
+import {errorResponse} from "./errorDialect.js";
 import {recordError} from "./requestLog.js";
-
-/**
- * APIs that chatserve does not serve but clients default to: the 404 says what to use instead.
- * Anthropic's SDK and Claude Code send the Messages API.
- */
-const otherApis: ReadonlyArray<[RegExp, string]> = [
-    [/^\/v1\/messages(\/|$)/, "chatserve serves OpenAI's Chat Completions and Responses APIs, not Anthropic's Messages API: send POST /v1/chat/completions or POST /v1/responses."]
-];
 
 /** Unknown routes get OpenAI's 404 envelope, not Express's HTML page. */
 export function notFound(req: Request): never {
-    const hint = otherApis.find(([path]) => path.test(req.path))?.[1];
-    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. ${hint ?? "Please check the URL and method."}`, "unknown_url");
+    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. Please check the URL and method.`, "unknown_url");
 }
 
 /**
@@ -44,11 +36,11 @@ export function errorHandler(logger: Logger) {
     };
 }
 
-/** An error as the whole response, in OpenAI's envelope, named in the request's log line. */
+/** An error as the whole response, in the envelope of the request's API (see errorDialect.ts), named in the request's log line. */
 export function sendError(res: Response, error: ApiError): void {
-    const body = error.toBody();
-    recordError(res, body);
-    res.status(error.status).set(error.headers).json(body);
+    recordError(res, error.toBody());
+    const {status, body} = errorResponse(res, error);
+    res.status(status).set(error.headers).json(body);
 }
 
 function fromBodyParser(error: unknown): ApiError | undefined {

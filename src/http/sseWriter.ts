@@ -1,6 +1,7 @@
 import type {Response} from "express";
 import type {Logger} from "pino";
-import {toApiError, type ErrorBody} from "../errors.js";
+import {toApiError, type ApiError} from "../errors.js";
+import {errorEvent} from "./errorDialect.js";
 import {recordError} from "./requestLog.js";
 
 /**
@@ -57,10 +58,11 @@ export class SseWriter {
             this.write(`: ${text}\n\n`);
     }
 
-    /** A failure after the stream started: OpenAI clients raise an `error` event as an APIError. */
-    public fail(body: ErrorBody): void {
-        recordError(this.res, body);
-        this.send(body);
+    /** A failure after the stream started: OpenAI clients raise an `error` event as an APIError (Anthropic's, its `error` event). */
+    public fail(error: ApiError): void {
+        recordError(this.res, error.toBody());
+        if (!this.closed)
+            this.write(errorEvent(this.res, error));
         this.end();
     }
 
@@ -69,7 +71,7 @@ export class SseWriter {
         const apiError = toApiError(error);
         if (apiError.status >= 500)
             logger.error({event: "stream_failed", reqId: this.res.locals.requestId, err: error}, "generation failed mid-stream");
-        this.fail(apiError.toBody());
+        this.fail(apiError);
     }
 
     public done(): void {

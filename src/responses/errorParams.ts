@@ -9,13 +9,7 @@ import type {ResponseTools} from "./responseTools.js";
 export function errorParamInResponses(error: unknown, messageParams: ReadonlyArray<string | null>, tools: ResponseTools): unknown {
     if (!(error instanceof ApiError) || error.param == null)
         return error;
-    const param = responsesParam(error.param, messageParams, tools);
-    if (param === error.param)
-        return error;
-    const message = error.message.split(`'${error.param}'`).join(`'${param}'`).split(`${error.param}:`).join(`${param}:`);
-    const renamed = new ApiError(error.status, message, error.type, error.code, param, error.headers);
-    renamed.stack = error.stack;
-    return renamed;
+    return error.withParam(responsesParam(error.param, messageParams, tools));
 }
 
 function responsesParam(param: string, messageParams: ReadonlyArray<string | null>, tools: ResponseTools): string {

@@ -84,12 +84,6 @@ describe("transport errors", () => {
         expect(errorOf(res.body).message).toContain("/v1/embeddingz");
     });
 
-    it("Anthropic's Messages API → 404 that says what to use instead", async () => {
-        const res = await request(t.app).post("/v1/messages").send({model: "tiny-chat", max_tokens: 5, messages: [{role: "user", content: "Hi"}]});
-        expect(res.status).toBe(404);
-        expect(errorOf(res.body)).toMatchObject({code: "unknown_url", message: expect.stringContaining("POST /v1/chat/completions")});
-    });
-
     it("a wrong method on a known path → 404", async () => {
         const res = await request(t.app).get("/v1/chat/completions");
         expect(res.status).toBe(404);

@@ -35,6 +35,8 @@ export interface ReplyShaper {
     readonly shownTokens?: ReadonlyMap<Token, string>;
     /** Tokens of the reply that were a reasoning model's thought, for shapers that split one off. */
     readonly reasoningTokens?: number;
+    /** The client stop sequence that ended the reply, once one has. */
+    readonly stopSequence?: string | null;
 }
 
 export function textEvents(text: string): GenerationEvent[] {

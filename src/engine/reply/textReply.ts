@@ -18,6 +18,10 @@ export class TextReply implements ReplyShaper {
         return this.trigger != null && this.matcher.matchedStop === this.trigger;
     }
 
+    public get stopSequence(): string | null {
+        return this.triggered ? null : this.matcher.matchedStop;
+    }
+
     public grammar(): undefined {
         return undefined;
     }

@@ -41,6 +41,10 @@ export class ThoughtReply implements ReplyShaper {
         return this.thoughtTokens;
     }
 
+    public get stopSequence(): string | null | undefined {
+        return this.inner.stopSequence;
+    }
+
     public grammar(): LlamaGrammarEvaluationState | undefined {
         return this.inner.grammar();
     }

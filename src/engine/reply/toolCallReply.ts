@@ -61,6 +61,10 @@ export class ToolCallReply implements ReplyShaper {
         }
     }
 
+    public get stopSequence(): string | null {
+        return this.text.stopSequence;
+    }
+
     public get shownTokens(): ReadonlyMap<Token, string> {
         return this.callOpening.shownTokens;
     }

@@ -24,6 +24,8 @@ export type Script = {
     hangUntilAborted?: boolean,
     /** After the pieces, wait for this without looking at the signal (a long prompt batch), then end aborted if it was. */
     busyUntil?: Promise<void>,
+    /** A client stop sequence that ended the reply (the result names it). */
+    stopSequence?: string,
     /** acquireSequence answers 503 as a full queue would. */
     busy?: boolean
 };
@@ -150,7 +152,7 @@ export class FakeModel implements LoadedModel {
                 await new Promise((resolve) => signal.addEventListener("abort", resolve, {once: true}));
             return result("abort", count);
         }
-        return result(script.finish ?? "stop", count);
+        return {...result(script.finish ?? "stop", count), ...(script.stopSequence != null ? {stopSequence: script.stopSequence} : {})};
     }
 }
 

@@ -6,6 +6,7 @@ import {EmbeddingService} from "../../../src/embeddings/embeddingService.js";
 import {ChatCompletionService} from "../../../src/chat/chatCompletionService.js";
 import {ResponseStore} from "../../../src/responses/responseStore.js";
 import {ResponsesService} from "../../../src/responses/responsesService.js";
+import {MessagesService} from "../../../src/messages/messagesService.js";
 import {resolveConfig, type ConfigInput} from "../../../src/config.js";
 import {createLogger} from "../../../src/logger.js";
 import {ModelAliases} from "../../../src/models/modelAliases.js";
@@ -43,6 +44,7 @@ export function createTestApp(
         config, logger, registry,
         chat,
         responses: new ResponsesService(chat, new ResponseStore(), logger),
+        messages: new MessagesService(chat, logger),
         completions: new CompletionService(registry),
         embeddings: new EmbeddingService(registry),
         stopping

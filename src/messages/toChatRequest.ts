@@ -1,0 +1,163 @@
+import {BadRequestError} from "../errors.js";
+import type {ChatCompletionRequest, ChatMessage, ContentPart as ChatPart, FunctionTool} from "../protocol/chatCompletionRequest.js";
+import type {ContentBlock, MessagesRequest} from "../protocol/messagesRequest.js";
+
+export type ChatTranslation = {
+    request: ChatCompletionRequest,
+    /** For each chat message, where it came from in the Messages request (for error params). */
+    messageParams: string[],
+    /** For each chat tool, its index in the request's `tools`. */
+    toolParams: string[],
+    /** Server tools left out of the prompt (their types). */
+    skippedTools: string[]
+};
+
+/**
+ * Claude Code's first system block is a per-request billing line (`x-anthropic-billing-header: …`)
+ * that changes every turn: ahead of the conversation, it would make every turn re-evaluate the
+ * whole 18k-token prompt. It means nothing to a local model, so it is left out (as llama.cpp does).
+ */
+const perRequestSystemLine = /^x-anthropic-billing-header:/;
+
+/**
+ * An Anthropic Messages request → one chat-completions request, so templates, tools, constrained
+ * decoding, reasoning, sampling and the prompt cache are the chat path's (as Ollama and llama-server
+ * convert it). Pure: nothing here touches a model.
+ */
+export function toChatRequest(request: MessagesRequest): ChatTranslation {
+    const messages: ChatMessage[] = [];
+    const messageParams: string[] = [];
+    const push = (message: ChatMessage, param: string) => {
+        messages.push(message);
+        messageParams.push(param);
+    };
+    const system = typeof request.system === "string" ? request.system : (request.system ?? [])
+        .map((block) => block.text).filter((text) => !perRequestSystemLine.test(text)).join("\n");
+    if (system !== "")
+        push({role: "system", content: system}, "system");
+    request.messages.forEach(({role, content}, index) => {
+        const param = `messages[${index}]`;
+        if (typeof content === "string")
+            return push({role, content}, param);
+        if (role === "assistant")
+            return push(assistantMessage(content, param), param);
+        // A user turn's tool results answer the calls before it: each becomes a tool message, then any other content.
+        const parts: ChatPart[] = [];
+        content.forEach((block, blockIndex) => block.type === "tool_result"
+            ? push(toolMessage(block as ToolResult), `${param}.content[${blockIndex}]`)
+            : parts.push(...userPart(block, `${param}.content[${blockIndex}]`)));
+        if (parts.length > 0 || content.length === 0)
+            push({role: role === "system" ? "system" : "user", content: parts}, param);
+    });
+
+    const {tools, toolParams, skippedTools} = chatTools(request);
+    const choice = request.tool_choice;
+    return {
+        request: {
+            model: request.model,
+            messages,
+            max_completion_tokens: request.max_tokens,
+            stop: request.stop_sequences,
+            temperature: request.temperature,
+            top_p: request.top_p,
+            tools: tools.length > 0 ? tools : undefined,
+            tool_choice: choice == null ? undefined
+                : choice.type === "any" ? "required"
+                    : choice.type === "tool" ? {type: "function", function: {name: choice.name}}
+                        : choice.type,
+            parallel_tool_calls: choice != null && "disable_parallel_tool_use" in choice && choice.disable_parallel_tool_use === true ? false : undefined,
+            // A reasoning model thinks unless thinking is disabled.
+            chat_template_kwargs: request.thinking?.type === "disabled" ? {enable_thinking: false} : undefined
+        },
+        messageParams,
+        toolParams,
+        skippedTools
+    };
+}
+
+type ToolResult = Extract<ContentBlock, {type: "tool_result"}>;
+type AssistantMessage = Extract<ChatMessage, {role: "assistant"}>;
+
+function assistantMessage(blocks: ContentBlock[], param: string): AssistantMessage {
+    const message: AssistantMessage = {role: "assistant", content: ""};
+    blocks.forEach((block, index) => {
+        switch (block.type) {
+            case "text":
+                message.content += (block as {text: string}).text;
+                return;
+            case "thinking":
+                message.reasoning_content = (message.reasoning_content ?? "") + (block as {thinking: string}).thinking;
+                return;
+            case "redacted_thinking":
+                return;
+            case "tool_use": {
+                const {id, name, input} = block as {id: string, name: string, input: unknown};
+                message.tool_calls = [...message.tool_calls ?? [], {id, type: "function", function: {name, arguments: JSON.stringify(input ?? {})}}];
+                return;
+            }
+            default:
+                // A server tool's use and result (web search…) ran on Anthropic's side: nothing the model here wrote.
+                if (block.type.startsWith("server_tool_use") || block.type.endsWith("_tool_result"))
+                    return;
+                throw unsupportedBlock(block.type, `${param}.content[${index}]`);
+        }
+    });
+    if (message.content === "" && message.tool_calls != null)
+        message.content = null;
+    return message;
+}
+
+function toolMessage(block: ToolResult): ChatMessage {
+    const content = typeof block.content === "string" ? block.content
+        : (block.content ?? []).map((part) => part.type === "text" ? (part as {text: string}).text : `[${part.type}]`).join("\n");
+    // The model is told a result is an error the way Anthropic's API tells Claude: in the result itself.
+    return {role: "tool", tool_call_id: block.tool_use_id, content: block.is_error === true ? `Error: ${content}` : content};
+}
+
+function userPart(block: ContentBlock, param: string): ChatPart[] {
+    switch (block.type) {
+        case "text":
+            return [{type: "text", text: (block as {text: string}).text}];
+        case "image": {
+            // The same answer as an image part in chat completions.
+            const source = (block as {source: {type: string, media_type?: string, data?: string, url?: string}}).source;
+            const url = source.type === "base64" ? `data:${source.media_type};base64,${source.data}` : source.url ?? "";
+            return [{type: "image_url", image_url: {url}}];
+        }
+        case "thinking":
+        case "redacted_thinking":
+            return [];
+        default:
+            throw unsupportedBlock(block.type, param);
+    }
+}
+
+function unsupportedBlock(type: string, param: string): BadRequestError {
+    const what = type === "document" ? "document blocks (PDF and text files) are not supported; send the text as a text block"
+        : `content blocks of type '${type}' are not supported here`;
+    return new BadRequestError(`${param}: ${what}.`, {param, code: "invalid_value"});
+}
+
+/** Custom tools become functions; server tools (web search, bash, text editor…) run on Anthropic's side and are left out. */
+function chatTools(request: MessagesRequest): {tools: FunctionTool[], toolParams: string[], skippedTools: string[]} {
+    const tools: FunctionTool[] = [];
+    const toolParams: string[] = [];
+    const skippedTools: string[] = [];
+    (request.tools ?? []).forEach((tool, index) => {
+        if (tool.type != null && tool.type !== "custom") {
+            skippedTools.push(tool.type);
+            return;
+        }
+        const {name, description, input_schema, strict} = tool as {name: string, description?: string | null, input_schema: Record<string, unknown>, strict?: boolean | null};
+        tools.push({type: "function", function: {name, description, parameters: input_schema, strict}});
+        toolParams.push(`tools[${index}]`);
+    });
+    const choice = request.tool_choice;
+    if (choice?.type === "tool" && !tools.some((tool) => tool.function.name === choice.name)) {
+        const server = (request.tools ?? []).find((tool) => tool.name === choice.name && tool.type != null && tool.type !== "custom");
+        if (server != null)
+            throw new BadRequestError(`tool_choice: '${choice.name}' is a server tool (${server.type}), which chatserve cannot run; offer a custom tool instead.`,
+                {param: "tool_choice", code: "unsupported_tool"});
+    }
+    return {tools, toolParams, skippedTools};
+}
