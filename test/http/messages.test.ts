@@ -3,20 +3,8 @@
 import request from "supertest";
 import {describe, expect, it} from "vitest";
 import type {GenerationEvent} from "../../src/engine/types.js";
+import {namedEvents} from "./support/sse.js";
 import {createTestApp, MODEL} from "./support/testApp.js";
-
-type Event = {event: string, data: Record<string, any>};
-
-/** `event: <type>` + `data: <json>` blocks; each event's `type` repeats its name. */
-function namedEvents(raw: string): Event[] {
-    return raw.trim().split("\n\n").map((block) => {
-        const match = /^event: ([^\n]+)\ndata: ([^\n]+)$/.exec(block);
-        expect(match, block).not.toBeNull();
-        const data = JSON.parse(match![2]!);
-        expect(data.type).toBe(match![1]);
-        return {event: match![1]!, data};
-    });
-}
 
 const body = (extra: Record<string, unknown> = {}) => ({model: MODEL, max_tokens: 32, messages: [{role: "user", content: "Say hello"}], ...extra});
 const weatherTool = {name: "get_weather", description: "Weather", input_schema: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}};

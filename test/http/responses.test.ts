@@ -3,20 +3,8 @@
 import request from "supertest";
 import {describe, expect, it} from "vitest";
 import type {GenerationEvent} from "../../src/engine/types.js";
+import {namedEvents} from "./support/sse.js";
 import {createTestApp, errorOf, MODEL} from "./support/testApp.js";
-
-type Event = {event: string, data: Record<string, any>};
-
-/** `event: <type>` + `data: <json>` blocks; each event's `type` repeats its name. */
-function namedEvents(raw: string): Event[] {
-    return raw.trim().split("\n\n").filter((block) => !block.startsWith(":")).map((block) => {
-        const match = /^event: ([^\n]+)\ndata: ([^\n]+)$/.exec(block);
-        expect(match, block).not.toBeNull();
-        const data = JSON.parse(match![2]!);
-        expect(data.type).toBe(match![1]);
-        return {event: match![1]!, data};
-    });
-}
 
 const lookup = {type: "function", name: "lookup", parameters: {type: "object", properties: {id: {type: "string"}}}};
 const namespaced: Array<string | GenerationEvent> = [
