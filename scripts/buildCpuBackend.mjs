@@ -11,8 +11,11 @@
 // scripts/addonSource.mjs), which chooses flash attention or plain attention batch by batch.
 //
 // It never fails the install and never leaves a build that does not work: without a compiler,
-// cmake or git, on a machine that uses a GPU, or when the build fails or loads without OpenMP,
-// the prebuilt binaries are used. CHATSERVE_CPU_BUILD=prebuilt skips it.
+// cmake or git, on a machine that uses a GPU, or when the build fails, loads without OpenMP or
+// does not run a tiny Q8_0 model through its matrix kernels (scripts/checkModel.mjs; a crash
+// there only fails the check), the prebuilt binaries are used. A local build already installed
+// is checked the same way, and compiled again if it fails. AMX stays off unless the compiler's
+// AMX code runs here (scripts/amxProbe.mjs). CHATSERVE_CPU_BUILD=prebuilt skips it all.
 //
 // Each step runs in a child process (this file with --probe, --build or --check): the prebuilt
 // and local libraries share their names, so a process that loaded one cannot test the other.
@@ -22,6 +25,8 @@ import path from "node:path";
 import process from "node:process";
 import {fileURLToPath} from "node:url";
 import {addChatserveSource, chatserveSourceState} from "./addonSource.mjs";
+import {amxBuildFlags, compilerEnv} from "./amxProbe.mjs";
+import {runCheckModel} from "./checkModel.mjs";
 
 const log = (message) => console.log(`chatserve: ${message}`);
 
@@ -39,7 +44,8 @@ const steps = {
         const llama = await getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error});
         // The same test as src/engine/openmp.ts, which is not built yet when npm runs postinstall.
         const openmp = /\/lib(?:gomp|omp|iomp5)\.so/.test(fs.readFileSync("/proc/self/maps", "utf8"));
-        return {buildType: llama.buildType, openmp, chatserveDecode: hasChatserveDecode(llama)};
+        const generated = await runCheckModel(llama);
+        return {buildType: llama.buildType, openmp, chatserveDecode: hasChatserveDecode(llama), generated};
     }
 };
 
@@ -48,9 +54,25 @@ function hasChatserveDecode(llama) {
     return typeof llama._bindings?.chatserveDecodeBatch === "function";
 }
 
-function runStep(name) {
-    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), `--${name}`], {encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"]});
+function runStep(name, env = {}) {
+    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), `--${name}`], {encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"], env: {...process.env, ...env}});
     return JSON.parse(output.trim().split("\n").at(-1));
+}
+
+/** The check step on the local build: `{built}` (what it found) if it is usable, else `{problem}`. */
+function checkLocalBuild() {
+    let built;
+    try {
+        built = runStep("check");
+    } catch (error) {
+        // A build that crashes on its first matrix product kills this child, not the install.
+        return {problem: `the build crashed running a model (${error?.signal ?? error?.message?.split("\n")[0] ?? error})`};
+    }
+    if (built.buildType !== "localBuild")
+        return {problem: "the build does not load"};
+    if (!built.openmp)
+        return {problem: "the build has no OpenMP"};
+    return built.generated === 4 ? {built} : {problem: `the build generated ${built.generated} of 4 tokens`};
 }
 
 function onPath(command) {
@@ -83,19 +105,26 @@ function install() {
         return log(`${current.gpu} found: keeping its prebuilt binaries`);
     // A build made before chatserve's call changed (or before it existed) is made again.
     const source = chatserveSourceState();
-    if (current.buildType === "localBuild" && (source === "unsupported" || (source === "current" && current.chatserveDecode)))
-        return log("a local CPU build of llama.cpp is already installed");
+    if (current.buildType === "localBuild" && (source === "unsupported" || (source === "current" && current.chatserveDecode))) {
+        const {problem} = checkLocalBuild();
+        if (problem == null)
+            return log("a local CPU build of llama.cpp is already installed");
+        log(`${problem}: compiling it again`);
+    }
 
     log("compiling llama.cpp for this CPU with OpenMP (a few minutes; CHATSERVE_CPU_BUILD=prebuilt skips this)");
     try {
         const added = addChatserveSource();
         if (added !== "added" && added !== "present")
             log(added);
-        runStep("build");
-        const built = runStep("check");
-        if (built.buildType === "localBuild" && built.openmp)
+        const amx = amxBuildFlags();
+        if (amx.flags.length > 0)
+            log(amx.reason);
+        runStep("build", compilerEnv(amx.flags));
+        const {built, problem} = checkLocalBuild();
+        if (problem == null)
             return log(`done: the server will use the OpenMP build${built.chatserveDecode ? "" : ", without chatserve's decode call"}`);
-        log(built.buildType === "localBuild" ? "the build has no OpenMP" : "the build does not load");
+        log(problem);
     } catch (error) {
         log(`the build failed (${error?.message?.split("\n")[0] ?? error})`);
     }

@@ -37,4 +37,16 @@ describe.skipIf(!installCouldBuild)("the CPU build made by npm install", () => {
             await runtime.llama.dispose();
         }
     });
+
+    it("passes the install's own check: runs a Q8_0 model through its matrix kernels", (context) => {
+        // The check step of scripts/buildCpuBackend.mjs, in a child as the install runs it: a build
+        // that crashes there (an AMX kernel compiled wrong once did) is not kept. It also keeps the
+        // check model of scripts/checkModel.mjs loading on this node-llama-cpp, or every install
+        // would fall back to the prebuilt binaries.
+        const output = execFileSync(process.execPath, ["scripts/buildCpuBackend.mjs", "--check"], {encoding: "utf8"});
+        const check = JSON.parse(output.trim().split("\n").at(-1)!) as {buildType: string, openmp: boolean, generated: number};
+        if (check.buildType !== "localBuild")
+            return context.skip(); // the install kept the GPU's prebuilt binaries (the test above says)
+        expect(check).toMatchObject({openmp: true, generated: 4});
+    });
 });
