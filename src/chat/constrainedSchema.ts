@@ -163,16 +163,18 @@ function convertTyped(input: SchemaObject, type: unknown, path: string, reading:
                 strictness.refuse(invalid(`${path}.required`, `the required property '${missing[0]}' is not listed in 'properties'`));
             // Leniently, as JSON Schema reads it: present, with any value.
             const listed = {...properties, ...Object.fromEntries(missing.map((name) => [name, true]))};
-            // Every listed property is always written, so fewer allowed than listed cannot hold.
+            // The grammar cannot count how many optional properties it has written.
             schema = atLeast(schema, "maxProperties", Object.keys(listed).length, path, strictness);
             const additional = schema.additionalProperties;
             const closed = additional === false || (additional === undefined && Object.keys(properties).length > 0);
             refuseEmptyBounds(schema, path, closed ? Object.keys(listed).length : null);
+            const written = Object.keys(listed).filter((name) => writableText(name, `${path}.properties`, strictness) != null);
+            // The others may be left out, as JSON Schema says (engine/reply/optionalProperties.ts).
+            const requiredWritten = written.filter((name) => required.includes(name));
             return {
                 type: "object",
-                properties: Object.fromEntries(Object.entries(listed).flatMap(([name, value]) => writableText(name, `${path}.properties`, strictness) == null
-                    ? []
-                    : [[name, convert(value, `${path}.properties.${name}`, reading)]])),
+                properties: Object.fromEntries(written.map((name) => [name, convert(listed[name], `${path}.properties.${name}`, reading)])),
+                ...(requiredWritten.length > 0 ? {required: requiredWritten} : {}),
                 // With no properties listed, `{"type": "object"}` means any object, not only `{}`.
                 additionalProperties: additional === undefined ? Object.keys(properties).length === 0 : additional === false ? false : convert(additional, `${path}.additionalProperties`, reading),
                 ...numberKeyword(schema, "minProperties", path, strictness), ...numberKeyword(schema, "maxProperties", path, strictness), ...description

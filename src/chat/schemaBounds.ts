@@ -130,7 +130,9 @@ export function atLeast(schema: SchemaObject, keyword: string, minimum: number, 
     const value = schema[keyword];
     if (!(typeof value === "number" && value < minimum))
         return schema;
-    strictness.refuse(unsupported(path, keyword, `'${keyword}' below ${minimum} cannot be enforced: the grammar writes every listed entry`));
+    strictness.refuse(unsupported(path, keyword, keyword === "maxProperties"
+        ? `'maxProperties' below the ${minimum} properties listed cannot be enforced: the grammar cannot count the optional ones it writes`
+        : `'${keyword}' below ${minimum} cannot be enforced: the grammar writes every listed entry`));
     const {[keyword]: _, ...rest} = schema;
     return rest;
 }

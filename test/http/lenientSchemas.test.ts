@@ -21,7 +21,8 @@ describe("schemas without strict: true", () => {
             const res = await request(t.app).post("/v1/chat/completions").send(chatRequest({tools: [fetchTool(strict)], tool_choice: "required"})).expect(200);
             expect(res.body.choices[0].message.tool_calls[0].function.name).toBe("fetch");
             const parameters = {
-                type: "object", properties: {url: {type: "string", description: "The URL to fetch"}, body: {type: "string"}, branch: {type: "string"}}, additionalProperties: false
+                type: "object", properties: {url: {type: "string", description: "The URL to fetch"}, body: {type: "string"}, branch: {type: "string"}},
+                required: ["url", "body", "branch"], additionalProperties: false
             };
             expect(t.model.generations[0]!.options.format).toMatchObject({tools: [{name: "fetch", parameters}]});
             // The template documents the same parameters the grammar enforces.

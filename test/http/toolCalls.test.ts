@@ -82,13 +82,13 @@ describe("tool calls over HTTP", () => {
             .expect(200);
         expect(JSON.parse(res.body.choices[0].message.content)).toEqual({a: 1});
         expect(t.model.generations[0]!.options.format).toEqual({
-            type: "json", schema: {type: "object", properties: {a: {type: "integer"}}, additionalProperties: false}
+            type: "json", schema: {type: "object", properties: {a: {type: "integer"}}, required: ["a"], additionalProperties: false}
         });
     });
 
     it("tools with a JSON response_format: auto is calls or that JSON, and a model without tools gives the JSON alone", async () => {
         const json = {type: "json_schema", json_schema: {name: "a", schema: {type: "object", properties: {a: {type: "integer"}}, required: ["a"]}}};
-        const schema = {type: "object", properties: {a: {type: "integer"}}, additionalProperties: false};
+        const schema = {type: "object", properties: {a: {type: "integer"}}, required: ["a"], additionalProperties: false};
         const t = createTestApp();
         t.model.script = {pieces: ["{\"a\": 1}"]};
         const streamed = await request(t.app).post("/v1/chat/completions")

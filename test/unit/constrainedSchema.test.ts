@@ -31,6 +31,8 @@ describe("toConstrainedSchema", () => {
                 kind: {enum: ["a", "b"]},
                 version: {const: 2}
             },
+            // The others may be left out.
+            required: ["name"],
             additionalProperties: false
         });
     });
@@ -165,7 +167,7 @@ describe("toConstrainedSchema", () => {
         expect(toConstrainedSchema({type: "object", propertyNames: {type: "string"}, additionalProperties: {type: "number"}}, "p"))
             .toEqual({type: "object", properties: {}, additionalProperties: {type: "number"}});
         expect(toConstrainedSchema({type: "object", propertyNames: {type: "string", enum: ["a", "b"]}, additionalProperties: {type: "number"}, required: ["a"]}, "p"))
-            .toEqual({type: "object", properties: {a: {type: "number"}, b: {type: "number"}}, additionalProperties: false});
+            .toEqual({type: "object", properties: {a: {type: "number"}, b: {type: "number"}}, required: ["a"], additionalProperties: false});
     });
 
     it("rejects a required property that is not listed, and values that are not schemas", () => {

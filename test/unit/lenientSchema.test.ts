@@ -39,7 +39,7 @@ describe("a lenient schema", () => {
         ["a bound beside $ref: the definition alone", {type: "object", properties: {n: {$ref: "#/$defs/a", minimum: 5}}, $defs: {a: {type: "integer"}}}, {type: "object", properties: {n: {$ref: "#/$defs/a"}}, additionalProperties: false, $defs: {a: {type: "integer"}}}, ["p.properties.n.minimum"]],
         ["a $ref outside the root's definitions: any value", {type: "object", properties: {a: {$ref: "https://example.com/a.json"}}}, {type: "object", properties: {a: anyJson}, additionalProperties: false}, ["p.properties.a.$ref"]],
         ["fewer properties allowed than listed: no maximum", {type: "object", properties: {a: {type: "string"}, b: {type: "string"}}, maxProperties: 1}, {type: "object", properties: {a: {type: "string"}, b: {type: "string"}}, additionalProperties: false}, ["p.maxProperties"]],
-        ["a required property not listed: listed, with any value", {type: "object", properties: {a: {type: "string"}}, required: ["a", "b"]}, {type: "object", properties: {a: {type: "string"}, b: anyJson}, additionalProperties: false}, ["p.required"]],
+        ["a required property not listed: listed, with any value", {type: "object", properties: {a: {type: "string"}}, required: ["a", "b"]}, {type: "object", properties: {a: {type: "string"}, b: anyJson}, required: ["a", "b"], additionalProperties: false}, ["p.required"]],
         ["enum values that are not literals: the others", {enum: [{a: 1}, "x", 2]}, {enum: ["x", 2]}, ["p.enum[0]"]],
         ["a const object: the rest of the schema", {type: "object", const: {a: 1}}, anyObject, ["p.const"]],
         ["a property whose schema is false, beside other keys: not listed", {type: "object", properties: {secret: false}, additionalProperties: {type: "string"}}, {type: "object", properties: {}, additionalProperties: {type: "string"}}, ["p.properties.secret"]],
@@ -93,6 +93,7 @@ describe("what agents and MCP servers send, without strict", () => {
             converted: {
                 type: "object",
                 properties: {url: {type: "string", description: "The URL to fetch"}, body: {type: "string"}, branch: {type: "string"}},
+                required: ["url", "body", "branch"],
                 additionalProperties: false
             },
             ignored: ["p.properties.url.format", "p.properties.body.maxLength", "p.properties.branch.pattern"]
