@@ -9,10 +9,10 @@ describe("markCustomRules and withCustomRules", () => {
             b: {type: "array", items: {type: "string", pattern: "^x$"}},
             c: {type: "integer", minimum: 1, maximum: 3},
             d: {type: "integer"}
-        }});
+        }, required: ["a", "b", "c", "d"]});
         const [first, second] = rules.map((rule) => rule.name);
         expect(first).toMatch(/^chatserve-rule-[0-9a-f]{16}-0$/);
-        expect(schema).toEqual({type: "object", properties: {a: {const: first}, b: {type: "array", items: {const: first}}, c: {const: second}, d: {type: "integer"}}});
+        expect(schema).toEqual({type: "object", properties: {a: {const: first}, b: {type: "array", items: {const: first}}, c: {const: second}, d: {type: "integer"}}, required: ["a", "b", "c", "d"]});
         expect(rules).toEqual([{name: first, gbnf: "([x])", quoted: true}, {name: second, gbnf: "[1-3]", quoted: false}]);
         expect(withCustomRules(`root ::= "\\"${first}\\"" "," "\\"${second}\\""`, rules)).toBe([
             `root ::= "\\"" ${first} "\\"" "," ${second}`,
@@ -27,11 +27,11 @@ describe("markCustomRules and withCustomRules", () => {
             b: {type: "array", items: {enum: ["ab", "ac"]}},
             c: {enum: ["x", 1, null]},
             d: {const: "x"}
-        }});
+        }, required: ["a", "b", "c", "d"]});
         const [first, second] = rules.map((rule) => rule.name);
         expect(schema).toEqual({type: "object", properties: {
             a: {const: first}, b: {type: "array", items: {const: first}}, c: {enum: ["x", 1, null]}, d: {const: second}
-        }});
+        }, required: ["a", "b", "c", "d"]});
         expect(rules).toEqual([
             {name: first, gbnf: `"\\"a" ${first}-1\n${first}-1 ::= "b\\"" | "c\\""`, quoted: false},
             {name: second, gbnf: `"\\"x\\""`, quoted: false}
@@ -41,6 +41,14 @@ describe("markCustomRules and withCustomRules", () => {
             `${first} ::= "\\"a" ${first}-1`,
             `${first}-1 ::= "b\\"" | "c\\""`
         ].join("\n"));
+    });
+
+    it("lists an object's properties under marker keys where some are optional, its values marked as any (optionalProperties.ts)", () => {
+        const {schema, rules, objects} = markCustomRules({type: "object", properties: {a: {type: "string", pattern: "^x$"}, b: {type: "integer"}}, required: ["b"]});
+        const [object] = objects;
+        expect(object).toEqual({keyPrefix: expect.stringMatching(/^chatserve-key-[0-9a-f]{16}-0-$/), ruleName: expect.stringMatching(/^chatserve-object-/), required: [false, true]});
+        expect(schema).toEqual({type: "object", properties: {[`${object!.keyPrefix}0:a`]: {const: rules[0]!.name}, [`${object!.keyPrefix}1:b`]: {type: "integer"}}, required: ["b"]});
+        expect(markCustomRules({type: "object", properties: {a: {type: "string"}}, required: ["a"]}).objects).toEqual([]);
     });
 
     it("makes markers no client can write: a fresh nonce for every schema", () => {

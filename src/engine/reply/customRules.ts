@@ -1,6 +1,7 @@
 import {randomBytes} from "node:crypto";
 import {integerRangeGbnf} from "./integerRange.js";
 import {numberRangeGbnf} from "./numberRange.js";
+import {markOptionalProperties, type OptionalPropertiesObject} from "./optionalProperties.js";
 import {patternToGbnf} from "./patternGrammar.js";
 import {stringEnumGbnf} from "./stringEnumTrie.js";
 
@@ -10,7 +11,8 @@ import {stringEnumGbnf} from "./stringEnumTrie.js";
  * integers) and a number's bounds (whole numbers, each inclusive or exclusive). And what it writes
  * too slowly: an enum of strings, as a prefix tree (stringEnumTrie.ts says why). Each such node is
  * stood in for by a marker constant, and the marker's literal in the built grammar is then swapped
- * for a rule of ours.
+ * for a rule of ours. Objects with optional properties are marked too, and their rule rewritten
+ * (optionalProperties.ts).
  */
 type CustomRule = {
     name: string,
@@ -21,8 +23,9 @@ type CustomRule = {
 
 const numericBounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
 
-export function markCustomRules(schema: unknown): {schema: unknown, rules: CustomRule[]} {
+export function markCustomRules(schema: unknown): {schema: unknown, rules: CustomRule[], objects: OptionalPropertiesObject[]} {
     const rules: CustomRule[] = [];
+    const objects: OptionalPropertiesObject[] = [];
     // A fresh nonce per schema: no const, enum value or property name a client writes can equal a marker.
     const nonce = randomBytes(8).toString("hex");
     // Equal nodes share one rule: by their GBNF, or for an enum (whose helper rules are named after it) by its values.
@@ -62,9 +65,14 @@ export function markCustomRules(schema: unknown): {schema: unknown, rules: Custo
                 typeof node.maximum === "number" ? {value: node.maximum, inclusive: true}
                     : typeof node.exclusiveMaximum === "number" ? {value: node.exclusiveMaximum, inclusive: false} : undefined
             ), quoted: false});
-        return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, mark(item)]));
+        const marked = Object.fromEntries(Object.entries(node).map(([key, item]) => [key, mark(item)]));
+        const optional = markOptionalProperties(marked, nonce, objects.length);
+        if (optional == null)
+            return marked;
+        objects.push(optional.object);
+        return optional.node;
     };
-    return {schema: mark(schema), rules};
+    return {schema: mark(schema), rules, objects};
 }
 
 /** The grammar with each marker's literal (`"\"chatserve-rule-…-0\""`) replaced by its rule, quoted as a JSON string or bare. */

@@ -4,6 +4,7 @@ import {
 import type {JsonSchema} from "../types.js";
 import {markCustomRules, withCustomRules} from "./customRules.js";
 import {integerRangeGbnf} from "./integerRange.js";
+import {withOptionalProperties} from "./optionalProperties.js";
 import {VocabularyBytes} from "./vocabularyBytes.js";
 
 /** Grammars compiled per model are kept for reuse: agents send the same tools on every turn. */
@@ -79,11 +80,11 @@ export class ReplyGrammars {
     public compileJson(schema: JsonSchema | null): LlamaGrammar {
         const resolved: JsonSchema = schema ?? {type: "object", additionalProperties: true};
         return this.compiled(`json:${JSON.stringify(resolved)}`, () => {
-            const {schema: marked, rules} = markCustomRules(resolved);
+            const {schema: marked, rules, objects} = markCustomRules(resolved);
             const grammar = numberRules.reduce(
                 (text, [rule, replacement]) => text.replace(rule, replacement),
                 new LlamaJsonSchemaGrammar(this.model.llama, marked as never).grammar);
-            return new LlamaGrammar(this.model.llama, {grammar: withCustomRules(grammar, rules)});
+            return new LlamaGrammar(this.model.llama, {grammar: withCustomRules(withOptionalProperties(grammar, objects), rules)});
         });
     }
 
