@@ -4,9 +4,14 @@ import {minimalJsonLength} from "../../src/engine/reply/minimalJson.js";
 describe("minimalJsonLength", () => {
     it("is the length of the shortest matching JSON text", () => {
         // {"city":"","unit":"c"}
-        expect(minimalJsonLength({type: "object", properties: {city: {type: "string"}, unit: {enum: ["c", "fahrenheit"]}}}))
+        expect(minimalJsonLength({type: "object", properties: {city: {type: "string"}, unit: {enum: ["c", "fahrenheit"]}}, required: ["city", "unit"]}))
             .toBe("{\"city\":\"\",\"unit\":\"c\"}".length);
         expect(minimalJsonLength({type: "array", items: {type: "integer"}, minItems: 2})).toBe("[0,0]".length);
+        // Optional properties can be left out: {"city":""}; all of them, where minProperties asks for more than the required ones.
+        const weather = {type: "object", properties: {city: {type: "string"}, unit: {enum: ["c", "fahrenheit"]}, days: {type: "integer"}}, required: ["city"]} as const;
+        expect(minimalJsonLength(weather)).toBe("{\"city\":\"\"}".length);
+        expect(minimalJsonLength({...weather, minProperties: 2} as never)).toBe("{\"city\":\"\",\"unit\":\"c\",\"days\":0}".length);
+        expect(minimalJsonLength({type: "object", properties: {city: {type: "string"}}} as never)).toBe(2);
         expect(minimalJsonLength({oneOf: [{type: "boolean"}, {type: "null"}]})).toBe(4);
         expect(minimalJsonLength({type: "string", minLength: 3})).toBe(5);
     });
@@ -15,7 +20,8 @@ describe("minimalJsonLength", () => {
         const tree = {
             type: "object",
             properties: {child: {$ref: "#/$defs/node"}},
-            $defs: {node: {type: "object", properties: {next: {$ref: "#/$defs/node"}}}}
+            required: ["child"],
+            $defs: {node: {type: "object", properties: {next: {$ref: "#/$defs/node"}}, required: ["next"]}}
         } as const;
         expect(minimalJsonLength(tree as never)).toBeGreaterThan(10);
         expect(Number.isFinite(minimalJsonLength(tree as never))).toBe(true);

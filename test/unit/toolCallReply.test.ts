@@ -69,7 +69,7 @@ const ministralSyntax: ToolCallSyntax = {
     betweenCalls: LlamaText("")
 };
 
-const weather = {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}}} as const;
+const weather = {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}} as const;
 const time = {name: "get_time", parameters: {type: "object", properties: {}}} as const;
 
 function reply(choice: Extract<ReplyFormat, {type: "toolCalls"}>["choice"], {parallel = true, stops = [] as string[]} = {}): ToolCallReply {
@@ -202,6 +202,11 @@ describe("ToolCallReply", () => {
         const reserve = 8 + chars("{\"city\":\"\"}");
         expect(shaper.tokenBias(1000)).toBeUndefined();
         expect(shaper.tokenBias(reserve)).toEqual({bias: "closing", inString: true});
+        // An optional property can be left out: only the braces are needed.
+        const optional = new ToolCallReply(grammars, qwenSyntax, {type: "toolCalls", tools: [{...weather, parameters: {...weather.parameters, required: []}}], choice: {name: "get_weather"}, parallel: true}, []);
+        optional.push("{\"city\": \"Par", plenty);
+        expect(optional.tokenBias(reserve)).toBeUndefined();
+        expect(optional.tokenBias(8 + chars("{}"))).toEqual({bias: "closing", inString: true});
     });
 
     describe("auto with a JSON answer (response_format): calls or that JSON, chosen at the first token", () => {

@@ -1,4 +1,5 @@
 import type {JsonSchema} from "../types.js";
+import {requiredProperties} from "./optionalProperties.js";
 
 type Schema = Record<string, unknown>;
 
@@ -56,7 +57,9 @@ class MinimalLength {
     private ofType(schema: Schema, type: unknown): number {
         switch (type) {
             case "object": {
-                const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
+                // Optional properties can be left out (closing early included); required ones must be written.
+                const required = requiredProperties(schema);
+                const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>).filter(([name]) => required.has(name));
                 const fields = properties.map(([name, value]) => JSON.stringify(name).length + 1 + this.of(value));
                 return enclosed(fields.reduce((sum, length) => sum + length, 0), fields.length);
             }
