@@ -18,8 +18,12 @@ export type ClientSetup = {
     task: string
 };
 
-/** How to run a client once, non-interactively. */
-export type ClientRun = {args: string[], env: Record<string, string>};
+/**
+ * How to run a client non-interactively: once with `args`, then, where a client continues its
+ * session, once more per `followUps` entry (further turns of the same conversation, in the same
+ * home and work folder, with the same environment), each only after the one before exited 0.
+ */
+export type ClientRun = {args: string[], env: Record<string, string>, followUps?: string[][]};
 
 /** One coding agent under test: its npm package, pinned, and how to point it at chatserve. */
 export type AgentClient = {
@@ -31,11 +35,17 @@ export type AgentClient = {
     /** Its executable's name in node_modules/.bin. */
     binName: string,
     /** The API it speaks to chatserve. */
-    api: "chat completions" | "responses",
+    api: "chat completions" | "responses" | "messages",
     /** The tool call its scripted model makes: one of the client's own tools, with arguments that its schema accepts. */
     script(workDir: string): AgentScript,
     /** The call as chatserve's reply names it, where that differs from the tool name the model writes (a Responses namespace's function: `namespace.name`). */
     expectedCall?: string,
+    /**
+     * The client passes only if every request after its first reuses (chatserve's cached tokens) the
+     * whole prompt of the request before: for a client whose runs make no side request with a prompt
+     * of its own, so that each request extends the one before.
+     */
+    mustReusePrompt?: boolean,
     /** Writes the client's config into its home or work folder and says how to run it. */
     prepare(setup: ClientSetup): Promise<ClientRun>
 };

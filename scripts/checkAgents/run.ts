@@ -8,6 +8,7 @@ import {buildAgentModel} from "../../test/fixtures/gguf/agentModel.js";
 import {fixtureVocabulary, qwenVocabulary} from "../../test/fixtures/gguf/agentVocabulary.js";
 import type {AgentClient} from "./agentClient.js";
 import {projectRoot, startChatserve} from "./chatserveProcess.js";
+import {claudeCode} from "./clients/claudeCode.js";
 import {codex, codexNamespace} from "./clients/codex.js";
 import {continueCli} from "./clients/continueCli.js";
 import {opencode} from "./clients/opencode.js";
@@ -18,7 +19,7 @@ import {clientReport, passed, summaryTable, type ClientResult} from "./report.js
 import {RequestRecorder} from "./requestRecorder.js";
 import {clientFolders, runClient} from "./runClient.js";
 
-const clients: readonly AgentClient[] = [qwenCode, continueCli, opencode, codex, codexNamespace];
+const clients: readonly AgentClient[] = [qwenCode, continueCli, opencode, codex, codexNamespace, claudeCode];
 
 const TASK = "List the files in the current directory, then tell me what you found.";
 /** Qwen2's tokenizer, from the shared test models: prompts then count what they count on a real Qwen2.5 model. */
