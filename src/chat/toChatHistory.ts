@@ -35,8 +35,11 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                 // The template decides whether an earlier thought is shown to the model again (most drop it).
                 if (message.reasoning_content != null && message.reasoning_content !== "")
                     response.push({type: "segment", segmentType: "thought", text: message.reasoning_content, ended: true});
-                if (message.content != null)
-                    response.push(contentText(message.content, index));
+                // Continue and opencode send a reply of calls as `content: ""`: the model wrote no text
+                // there, and an empty text before the calls renders a token the cache does not hold.
+                const text = message.content == null ? null : contentText(message.content, index);
+                if (text != null && (text !== "" || message.tool_calls == null || message.tool_calls.length === 0))
+                    response.push(text);
                 message.tool_calls?.forEach((call, callIndex) => {
                     const functionCall: ChatModelFunctionCall = {
                         type: "functionCall",

@@ -130,6 +130,15 @@ describe("toChatHistory", () => {
         expect(turn).toMatchObject({type: "model", response: ["Let me check.", {type: "functionCall", name: "f", params: {}}]});
     });
 
+    it("renders a reply of calls sent with content \"\" (Continue, opencode) as the same turn as one sent with null", () => {
+        const call = {id: "c1", type: "function", function: {name: "f", arguments: "{}"}};
+        const withEmpty = toChatHistory(messages({role: "user", content: "Hi"}, {role: "assistant", content: "", tool_calls: [call]}));
+        const withNull = toChatHistory(messages({role: "user", content: "Hi"}, {role: "assistant", content: null, tool_calls: [call]}));
+        expect(withEmpty).toEqual(withNull);
+        // An empty reply without calls stays an empty reply.
+        expect(toChatHistory(messages({role: "user", content: "Hi"}, {role: "assistant", content: ""}))[1]).toEqual({type: "model", response: [""]});
+    });
+
     it("refuses a tool message that answers no earlier call", () => {
         const error = rejection(
             {role: "user", content: "hi"},
