@@ -33,7 +33,9 @@ export type AppDependencies = {
     completions: CompletionService,
     embeddings: EmbeddingService,
     /** Aborted with an ApiError when the server stops serving: running replies end with that error. */
-    stopping?: AbortSignal
+    stopping?: AbortSignal,
+    /** What runs the models ("CPU", "CUDA" …), as `GET /health` names it. */
+    backend?: string
 };
 
 /**
@@ -41,14 +43,14 @@ export type AppDependencies = {
  * (preflights end here) → health (no key) → API key → JSON body → routes → 404 → errors.
  * It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
-export function createApp({config, logger, registry, chat, responses, messages, completions, embeddings, stopping}: AppDependencies): express.Express {
+export function createApp({config, logger, registry, chat, responses, messages, completions, embeddings, stopping, backend}: AppDependencies): express.Express {
     const app = express();
     app.disable("x-powered-by");
     app.set("etag", false);
 
     app.use(requestLog(logger));
     app.use(cors(config.corsOrigins));
-    app.use(healthRoute());
+    app.use(healthRoute(backend));
     // Anthropic's clients parse its error envelope: set before the key check and the body parser, whose errors it shapes too.
     app.use("/v1/messages", useAnthropicErrors);
     app.use("/v1", requireApiKey(config.apiKeys));

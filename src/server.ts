@@ -61,7 +61,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     setMaxListeners(0, stopping.signal);
     const chat = new ChatCompletionService(registry, logger);
     const app = createApp({
-        config, logger, registry, stopping: stopping.signal,
+        config, logger, registry, stopping: stopping.signal, backend: runtime.backend,
         chat,
         responses: new ResponsesService(chat, new ResponseStore(), logger),
         messages: new MessagesService(chat, logger),

@@ -1,5 +1,7 @@
+import express from "express";
 import request from "supertest";
 import {describe, expect, it} from "vitest";
+import {healthRoute} from "../../src/http/routes/healthRoute.js";
 import {createTestApp} from "./support/testApp.js";
 
 describe("GET /health", () => {
@@ -14,5 +16,11 @@ describe("GET /health", () => {
         const {app} = createTestApp({apiKeys: ["secret"]});
         const res = await request(app).get("/health");
         expect(res.status).toBe(200);
+    });
+
+    it("names the compute backend when the server knows it (chatserve ps shows it as the processor)", async () => {
+        const res = await request(express().use(healthRoute("CPU"))).get("/health");
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({status: "ok", backend: "CPU"});
     });
 });
