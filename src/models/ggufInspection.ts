@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import {readGgufFileInfo, type Llama} from "node-llama-cpp";
+import {GgufFileType, readGgufFileInfo, type Llama} from "node-llama-cpp";
 import type {ModelCapability} from "../protocol/models.js";
 import type {KvCacheEstimate} from "./contextPlan.js";
 import {checkGgufBounds} from "./ggufBounds.js";
@@ -9,6 +9,8 @@ export type GgufSummary = {
     architecture: string | null,
     trainedContextLength: number | null,
     capabilities: ModelCapability[],
+    /** How the weights are quantized, from `general.file_type` ("Q4_K_M", "F16"); absent when the header does not say. */
+    quantization?: string,
     kvCache?: KvCacheEstimate
 };
 
@@ -64,10 +66,18 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSumm
             capabilities.push("fim");
     }
 
+    const fileType = info.metadata.general?.file_type;
     return {
         architecture,
         trainedContextLength: typeof contextLength === "number" ? contextLength : null,
         capabilities,
+        ...(typeof fileType === "number" ? {quantization: quantizationName(fileType)} : {}),
         kvCache: llama == null ? undefined : await kvCacheEstimate(info, llama)
     };
+}
+
+/** llama.cpp's file type as people write it in file names: MOSTLY_Q4_K_M → Q4_K_M, ALL_F32 → F32. */
+export function quantizationName(fileType: number): string {
+    const name = GgufFileType[fileType] as string | undefined;
+    return name == null ? `file type ${fileType}` : name.replace(/^(MOSTLY|ALL)_/, "");
 }

@@ -16,6 +16,8 @@ export type ModelDescriptor = {
     /** The context the model was trained with, when its header says. */
     trainedContextLength: number | null,
     capabilities: ModelCapability[],
+    /** How the weights are quantized ("Q4_K_M", "F16"), from the header's `general.file_type`. */
+    quantization?: string,
     /** The KV cache a context of this model takes, estimated from the header; absent when unknown. */
     kvCache?: KvCacheEstimate,
     /** Set when the file cannot be served; the model is listed as unavailable with this reason. */

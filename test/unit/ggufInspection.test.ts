@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {describe, expect, it} from "vitest";
-import {inspectGguf} from "../../src/models/ggufInspection.js";
+import {inspectGguf, quantizationName} from "../../src/models/ggufInspection.js";
 import {encodeGguf, str, u32, type GgufMetadata} from "../fixtures/gguf/ggufWriter.js";
 
 async function modelHeader(metadata: GgufMetadata): Promise<string> {
@@ -70,5 +70,12 @@ describe("inspectGguf", () => {
         expect((await inspectGguf(all)).capabilities).toContain("fim");
         expect((await inspectGguf(older)).capabilities).toContain("fim");
         expect((await inspectGguf(prefixOnly)).capabilities).not.toContain("fim");
+    });
+
+    it("names the quantization from general.file_type, as file names write it", async () => {
+        expect((await inspectGguf(await modelHeader({"general.file_type": u32(15)}))).quantization).toBe("Q4_K_M");
+        expect((await inspectGguf(await modelHeader({}))).quantization).toBeUndefined();
+        expect([0, 1, 7, 30, 32].map(quantizationName)).toEqual(["F32", "F16", "Q8_0", "IQ4_XS", "BF16"]);
+        expect(quantizationName(999)).toBe("file type 999");
     });
 });
