@@ -49,7 +49,9 @@ export function markOptionalProperties(node: Schema, nonce: string, index: numbe
  * The grammar with each marked object's sequence of properties rewritten. node-llama-cpp writes an
  * object as `"{" ws key ":" [ ]? value (comma-ws key ":" [ ]? value)* extra ws-outer "}"`, every
  * value a rule's name, `extra` (other keys, where `additionalProperties` lets them in) as
- * `( comma-ws rule )*`, `?` or `{0,n}`. An object's text sits in one rule (the root's, inline).
+ * `( comma-ws rule )*`, `?` or `{0,n}`. An object's text sits on one rule's line (inline in the
+ * root's when it is the root). A text of another shape is an error, which the schema's caller
+ * answers as a grammar that cannot be built; the unit tests pin node-llama-cpp's shapes.
  */
 export function withOptionalProperties(grammar: string, objects: readonly OptionalPropertiesObject[]): string {
     const helpers: string[] = [];
