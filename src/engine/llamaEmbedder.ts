@@ -54,6 +54,14 @@ export class LlamaEmbedder {
         }
     }
 
+    /**
+     * What llama.cpp allocated for the embedding context. node-llama-cpp keeps it on the LlamaContext
+     * inside the embedding context, which it does not expose: undefined if a version moves it.
+     */
+    public get memoryUsage(): {ram: number, vram: number} | undefined {
+        return (this.context as unknown as {_llamaContext?: {memoryUsage?: {ram: number, vram: number}}})._llamaContext?.memoryUsage;
+    }
+
     /** Shutdown has begun: waiting requests, and any that would wait, fail with 503 at once. */
     public stopQueueing(error: unknown): void {
         this.slot.close(error);

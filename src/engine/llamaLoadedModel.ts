@@ -104,6 +104,13 @@ export class LlamaLoadedModel implements LoadedModel {
         return usage == null ? undefined : usage.ram + usage.vram;
     }
 
+    /** llama.cpp's breakdown of what it allocated for the weights and each context (node-llama-cpp reads it after each is created). */
+    public get memory(): {ram: number, vram: number} {
+        const parts = [this.model.memoryUsage, this.generation?.context.memoryUsage, this.embedder?.memoryUsage];
+        return parts.reduce<{ram: number, vram: number}>(
+            (sum, part) => part == null ? sum : {ram: sum.ram + part.ram, vram: sum.vram + part.vram}, {ram: 0, vram: 0});
+    }
+
     public get supportsInfill(): boolean {
         return hasInfillTokens(this.model);
     }

@@ -127,6 +127,11 @@ export interface LoadedModel {
     readonly contextLength: number,
     /** What llama.cpp allocated for the generation context (KV cache and compute buffers), in bytes, as it reports it. */
     readonly contextMemoryBytes?: number,
+    /**
+     * What llama.cpp allocated for the whole model, as it reports it once loaded: the weights and every
+     * context (KV cache, compute and output buffers), in RAM and in GPU memory.
+     */
+    readonly memory?: {ram: number, vram: number},
     /** Whether the GGUF has fill-in-the-middle tokens. */
     readonly supportsInfill: boolean,
     /** Length of the model's embedding vectors. */

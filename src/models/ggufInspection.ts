@@ -4,6 +4,7 @@ import type {ModelCapability} from "../protocol/models.js";
 import type {KvCacheEstimate} from "./contextPlan.js";
 import {checkGgufBounds} from "./ggufBounds.js";
 import {kvCacheEstimate} from "./kvCacheEstimate.js";
+import {memoryEstimate, type MemoryEstimate} from "./memoryEstimate.js";
 
 export type GgufSummary = {
     architecture: string | null,
@@ -11,7 +12,8 @@ export type GgufSummary = {
     capabilities: ModelCapability[],
     /** How the weights are quantized, from `general.file_type` ("Q4_K_M", "F16"); absent when the header does not say. */
     quantization?: string,
-    kvCache?: KvCacheEstimate
+    kvCache?: KvCacheEstimate,
+    memory?: MemoryEstimate
 };
 
 /** Architectures that only embed (llama.cpp runs them as encoders with pooling). */
@@ -29,7 +31,8 @@ const headerReadTimeoutMs = 10_000;
 /**
  * Reads a GGUF header (metadata only, no tensor data) and says what the model can do.
  * Throws when the file is not a readable GGUF; the catalogue turns that into an "unavailable" entry.
- * With the server's `llama`, it also estimates the model's KV cache (see contextPlan.ts).
+ * With the server's `llama`, it also estimates the model's KV cache (see contextPlan.ts) and its
+ * whole footprint in memory (memoryEstimate.ts; the tensor table is read for it).
  */
 export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSummary> {
     const file = await fs.open(path, "r");
@@ -39,7 +42,7 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSumm
         await file.close();
     }
     const info = await readGgufFileInfo(path, {
-        readTensorInfo: false, logWarnings: false, ignoreKeys: skippedKeys, signal: AbortSignal.timeout(headerReadTimeoutMs)
+        readTensorInfo: llama != null, logWarnings: false, ignoreKeys: skippedKeys, signal: AbortSignal.timeout(headerReadTimeoutMs)
     });
     const metadata = info.metadata as unknown as Record<string, Record<string, unknown> | undefined>;
     const architecture = (info.metadata.general?.architecture as string | undefined) ?? null;
@@ -72,7 +75,10 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSumm
         trainedContextLength: typeof contextLength === "number" ? contextLength : null,
         capabilities,
         ...(typeof fileType === "number" ? {quantization: quantizationName(fileType)} : {}),
-        kvCache: llama == null ? undefined : await kvCacheEstimate(info, llama)
+        kvCache: llama == null ? undefined : await kvCacheEstimate(info, llama),
+        memory: llama == null ? undefined : await memoryEstimate(info, llama, {
+            generates: capabilities.includes("chat"), embeds: capabilities.includes("embeddings")
+        })
     };
 }
 

@@ -1,5 +1,6 @@
 import type {ModelCapability} from "../protocol/models.js";
 import type {KvCacheEstimate} from "./contextPlan.js";
+import type {MemoryEstimate} from "./memoryEstimate.js";
 
 /** What the catalogue knows about one model on disk, read from its GGUF header without loading weights. */
 export type ModelDescriptor = {
@@ -20,6 +21,8 @@ export type ModelDescriptor = {
     quantization?: string,
     /** The KV cache a context of this model takes, estimated from the header; absent when unknown. */
     kvCache?: KvCacheEstimate,
+    /** What the model takes in memory once loaded (weights, contexts, buffers), estimated from the header; absent when unknown. */
+    memory?: MemoryEstimate,
     /** Set when the file cannot be served; the model is listed as unavailable with this reason. */
     error?: string
 };
