@@ -64,7 +64,7 @@ export async function openEngineFloor(options: FloorOptions): Promise<Floor> {
         path: options.modelPath, contextSize: plan.contextLength, parallel: plan.parallel, maxQueue: defaults.maxQueue,
         generates: true, tools: false, embeds: false
     });
-    const service = new ChatCompletionService({acquire: async () => model});
+    const service = new ChatCompletionService({acquire: async () => ({model, release: () => {}})});
     await complete(service, shortPrompt("warm-up"), 8, performance.now());
     for (let index = 0; index < warmUpStreams.count; index++)
         await complete(service, warmUpPrompt(index), warmUpStreams.maxTokens, performance.now());

@@ -35,6 +35,20 @@ export const configSchema = z.object({
     /** Requests that may wait for a free sequence before new ones get 503. */
     maxQueue: z.number().int().min(0).default(64),
     /**
+     * What the loaded models may take in memory together, in bytes (weights, KV caches, buffers; RAM and
+     * VRAM counted together). Undefined: the memory free at start (VRAM on a GPU backend) less a tenth.
+     */
+    memoryLimit: z.number().int().min(1).optional(),
+    /** Models loaded at once, at most. Undefined: no count limit (memory decides). */
+    maxLoadedModels: z.number().int().min(1).optional(),
+    /**
+     * How long a model stays loaded once idle (protocol/keepAlive.ts): `{ms: 0}` unloads it after each
+     * request, "forever" never (not even to make room). Null: until its memory is needed for another model.
+     */
+    keepAlive: z.union([z.object({ms: z.number().int().min(0)}), z.literal("forever")]).nullable().default(null),
+    /** How long a request waits for room in memory (for busy models to end their requests) before its 503 insufficient_memory. */
+    memoryWaitMs: z.number().int().min(0).default(120_000),
+    /**
      * Allowed browser origins. The default allows any origin whose host is the loopback
      * interface (webviews, local web UIs) and refuses web pages on the internet.
      */

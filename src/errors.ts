@@ -115,6 +115,23 @@ export class ModelUnloadedError extends ApiError {
     }
 }
 
+/**
+ * The memory budget has no room for a model, and the models holding it stayed busy for as long as
+ * the request could wait: a retry a little later may find one of them idle (and unload it).
+ */
+export class InsufficientMemoryError extends ApiError {
+    public constructor(message: string, retryAfterSeconds: number) {
+        super(503, message, "server_error", "insufficient_memory", "model", {"Retry-After": String(retryAfterSeconds)});
+    }
+}
+
+/** A model that would not fit the memory budget even alone: no retry helps, a smaller context or a larger budget would. */
+export class ModelTooLargeError extends BadRequestError {
+    public constructor(message: string) {
+        super(message, {param: "model", code: "model_too_large"});
+    }
+}
+
 export class ServiceShuttingDownError extends ApiError {
     public constructor(message = "The server is shutting down.") {
         super(503, message, "server_error", "shutting_down");

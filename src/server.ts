@@ -28,8 +28,10 @@ export type RunningServer = {
     openmp: boolean,
     threads: number,
     decodeThreads: number,
-    /** Memory free at start, which the default contexts and parallel sequences were sized to. */
+    /** Memory free at start (VRAM on a GPU backend). */
     freeMemoryBytes: number,
+    /** What the loaded models may take together (--memory-limit, or the memory free at start less a margin), and how many there may be. */
+    memoryBudget: MemoryBudgetSetting,
     registry: ModelRegistry,
     /** Graceful shutdown: stop accepting, let in-flight requests end (cut after `graceMs`), release the models. */
     close(graceMs?: number): Promise<void>
@@ -43,6 +45,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const catalogue = new ModelCatalogue(config.modelsDir, logger, (file) => inspectGguf(file, runtime.llama));
     await catalogue.refresh();
 
+    const memoryBudget = budgetFor(config, runtime.freeMemoryBytes);
     const registry = new ModelRegistry(catalogue, (descriptor, plan) => LlamaLoadedModel.load(runtime, {
         path: descriptor.path,
         contextSize: plan.contextLength,
@@ -52,8 +55,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         tools: descriptor.capabilities.includes("tools"),
         embeds: descriptor.capabilities.includes("embeddings")
     }), {
-        context: {ctxSize: config.ctxSize, parallel: config.parallel, freeMemoryBytes: runtime.freeMemoryBytes},
-        aliases
+        // Each model's default context is sized to the budget, not only to what is free: one model alone always fits it.
+        context: {ctxSize: config.ctxSize, parallel: config.parallel, freeMemoryBytes: Math.min(runtime.freeMemoryBytes, memoryBudget.bytes)},
+        aliases,
+        memory: {
+            ...memoryBudget, keepAlive: config.keepAlive, waitMs: config.memoryWaitMs, maxWaiting: config.maxQueue
+        }
     }, logger);
     catalogue.watch(config.rescanIntervalMs, () => registry.releaseStale());
     const stopping = new AbortController();
@@ -103,5 +110,19 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await runtime.llama.dispose();
     })();
 
-    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, freeMemoryBytes: runtime.freeMemoryBytes, registry, close};
+    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, freeMemoryBytes: runtime.freeMemoryBytes, memoryBudget, registry, close};
+}
+
+export type MemoryBudgetSetting = {bytes: number, models: number, source: string};
+
+/** The share of the memory free at start that the default budget leaves to the OS, the clients and llama.cpp's own overhead. */
+const defaultBudgetMargin = 0.1;
+
+/** --memory-limit and --max-loaded-models, or their defaults: what was free at start less a margin, and no count limit. */
+function budgetFor(config: Pick<Config, "memoryLimit" | "maxLoadedModels">, freeMemoryBytes: number): MemoryBudgetSetting {
+    return {
+        bytes: config.memoryLimit ?? Math.floor(freeMemoryBytes * (1 - defaultBudgetMargin)),
+        models: config.maxLoadedModels ?? Number.POSITIVE_INFINITY,
+        source: config.memoryLimit != null ? "--memory-limit" : "the memory free at start, less a tenth"
+    };
 }

@@ -1,7 +1,7 @@
 import type {Logger} from "pino";
 import {beginsFreely} from "../engine/reply/createReplyShaper.js";
 import type {GenerationEvent, GenerationResult, LoadedModel, PreparedPrompt, ReplyFormat} from "../engine/types.js";
-import type {ModelSource} from "../models/modelRegistry.js";
+import type {HeldModel, ModelSource} from "../models/modelRegistry.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
 import {rejectUnsupportedChatFields} from "../protocol/unsupportedFields.js";
@@ -42,35 +42,53 @@ export class ChatCompletionService {
     public constructor(private readonly models: ModelSource, private readonly logger?: Logger) {}
 
     public async start(request: ChatCompletionRequest, signal: AbortSignal): Promise<ChatGeneration> {
-        const {model, prompt, format} = await this.prepare(request);
-        const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
-        const lease = await model.acquireSequence(prompt, signal);
-        return {
-            identity: newReplyIdentity(request.model),
-            opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
-            promptTokens: prompt.tokens.length,
-            events: lease.generate(prompt, options, signal),
-            release: () => lease.release()
-        };
+        const {held, prompt, format} = await this.prepare(request);
+        const {model} = held;
+        try {
+            const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
+            const lease = await model.acquireSequence(prompt, signal);
+            return {
+                identity: newReplyIdentity(request.model),
+                opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
+                promptTokens: prompt.tokens.length,
+                events: lease.generate(prompt, options, signal),
+                release: () => {
+                    lease.release();
+                    held.release();
+                }
+            };
+        } catch (error) {
+            held.release();
+            throw error;
+        }
     }
 
     /** The prompt's length as the model would see it, tools and template included (the Responses API's input_tokens). */
     public async countPromptTokens(request: ChatCompletionRequest): Promise<number> {
-        return (await this.prepare(request)).prompt.tokens.length;
+        const {held, prompt} = await this.prepare(request);
+        held.release();
+        return prompt.tokens.length;
     }
 
-    private async prepare(request: ChatCompletionRequest): Promise<{model: LoadedModel, prompt: PreparedPrompt, format: ReplyFormat}> {
+    /** The model held for this request (release it when done), the rendered prompt and the reply's format. */
+    private async prepare(request: ChatCompletionRequest): Promise<{held: HeldModel, prompt: PreparedPrompt, format: ReplyFormat}> {
         rejectUnsupportedChatFields(request);
         const plan = toReplyPlan(request);
         const history = toChatHistory(request.messages);
-        const model = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat");
-        const format = compileGrammars(model, withoutTools(plan.format, model), plan.schemas);
-        logIgnored(this.logger, request.model, plan.schemas.ignored);
-        // A reasoning model thinks unless told not to (Qwen3's variable, or DeepSeek V3.1's), or unless its reply is constrained from the start.
-        const kwargs = request.chat_template_kwargs;
-        const thinking = beginsFreely(format) && (kwargs?.enable_thinking ?? kwargs?.thinking ?? true);
-        const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking});
-        return {model, prompt, format};
+        const held = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat", {keepAlive: request.keep_alive});
+        try {
+            const {model} = held;
+            const format = compileGrammars(model, withoutTools(plan.format, model), plan.schemas);
+            logIgnored(this.logger, request.model, plan.schemas.ignored);
+            // A reasoning model thinks unless told not to (Qwen3's variable, or DeepSeek V3.1's), or unless its reply is constrained from the start.
+            const kwargs = request.chat_template_kwargs;
+            const thinking = beginsFreely(format) && (kwargs?.enable_thinking ?? kwargs?.thinking ?? true);
+            const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking});
+            return {held, prompt, format};
+        } catch (error) {
+            held.release();
+            throw error;
+        }
     }
 }
 

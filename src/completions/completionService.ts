@@ -40,7 +40,21 @@ export class CompletionService {
 
     public async start(request: CompletionRequest, signal: AbortSignal): Promise<CompletionRun> {
         rejectUnsupportedCompletionFields(request);
-        const model = await this.models.acquire(request.model, "completion");
+        const held = await this.models.acquire(request.model, "completion", {keepAlive: request.keep_alive});
+        try {
+            const run = await this.runOn(held.model, request, signal);
+            return {...run, release: () => {
+                run.release();
+                held.release();
+            }};
+        } catch (error) {
+            held.release();
+            throw error;
+        }
+    }
+
+    /** The request's prompts prepared on the model held for it, and a sequence to run them on. */
+    private async runOn(model: LoadedModel, request: CompletionRequest, signal: AbortSignal): Promise<CompletionRun> {
         const fim = request.suffix != null && (request.suffix !== "" || model.supportsInfill);
         if (fim && !model.supportsInfill)
             throw new BadRequestError(`The model '${request.model}' has no fill-in-the-middle tokens, so 'suffix' cannot be used with it.`,

@@ -1,3 +1,4 @@
+import type {LoadedModel} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
 import type {ModelSource} from "../models/modelRegistry.js";
 import type {EmbeddingList, EmbeddingRequest} from "../protocol/embeddingRequest.js";
@@ -11,25 +12,34 @@ export class EmbeddingService {
     public constructor(private readonly models: ModelSource) {}
 
     public async embed(request: EmbeddingRequest, signal: AbortSignal): Promise<EmbeddingList> {
-        const model = await this.models.acquire(request.model, "embeddings");
-        if (request.dimensions != null && request.dimensions !== model.embeddingDimensions)
-            throw new BadRequestError(
-                `The model '${request.model}' produces ${model.embeddingDimensions}-dimensional embeddings and cannot produce ${request.dimensions}.`,
-                {param: "dimensions", code: "unsupported_dimensions"});
-
-        const inputs = normalizeInput(request.input);
-        const {vectors, promptTokens} = await model.embed(inputs, signal);
-        return {
-            object: "list",
-            data: vectors.map((vector, index) => ({
-                object: "embedding",
-                index,
-                embedding: request.encoding_format === "base64" ? toBase64(vector) : vector
-            })),
-            model: request.model,
-            usage: {prompt_tokens: promptTokens, total_tokens: promptTokens}
-        };
+        const held = await this.models.acquire(request.model, "embeddings", {keepAlive: request.keep_alive});
+        try {
+            return await embedWith(held.model, request, signal);
+        } finally {
+            held.release();
+        }
     }
+}
+
+/** The request's vectors from a model held for it. */
+async function embedWith(model: LoadedModel, request: EmbeddingRequest, signal: AbortSignal): Promise<EmbeddingList> {
+    if (request.dimensions != null && request.dimensions !== model.embeddingDimensions)
+        throw new BadRequestError(
+            `The model '${request.model}' produces ${model.embeddingDimensions}-dimensional embeddings and cannot produce ${request.dimensions}.`,
+            {param: "dimensions", code: "unsupported_dimensions"});
+
+    const inputs = normalizeInput(request.input);
+    const {vectors, promptTokens} = await model.embed(inputs, signal);
+    return {
+        object: "list",
+        data: vectors.map((vector, index) => ({
+            object: "embedding",
+            index,
+            embedding: request.encoding_format === "base64" ? toBase64(vector) : vector
+        })),
+        model: request.model,
+        usage: {prompt_tokens: promptTokens, total_tokens: promptTokens}
+    };
 }
 
 function normalizeInput(input: EmbeddingRequest["input"]): Array<string | number[]> {

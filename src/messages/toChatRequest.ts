@@ -67,7 +67,8 @@ export function toChatRequest(request: MessagesRequest): ChatTranslation {
                         : choice.type,
             parallel_tool_calls: choice != null && "disable_parallel_tool_use" in choice && choice.disable_parallel_tool_use === true ? false : undefined,
             // A reasoning model thinks unless thinking is disabled.
-            chat_template_kwargs: request.thinking?.type === "disabled" ? {enable_thinking: false} : undefined
+            chat_template_kwargs: request.thinking?.type === "disabled" ? {enable_thinking: false} : undefined,
+            keep_alive: request.keep_alive
         },
         messageParams,
         toolParams,

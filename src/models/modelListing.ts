@@ -1,23 +1,39 @@
-import type {LoadedModel} from "../engine/types.js";
+import {keepAliveSeconds, type KeepAlive} from "../protocol/keepAlive.js";
 import type {ModelCapability, ModelObject} from "../protocol/models.js";
 import type {ContextPlan} from "./contextPlan.js";
+import {totalBytes, type MemoryFootprint} from "./memoryEstimate.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
+import type {Residency} from "./residency.js";
 
-/** What the registry knows of a model's load, as /v1/models shows it. */
-export type LoadState = {model?: LoadedModel, error?: string} | undefined;
+/** What the registry knows of a model's stay in memory, as /v1/models shows it. */
+export type ResidencyView = {
+    /** Its residency, if a request has asked for it (waiting for room, loading, loaded, failed, being unloaded). */
+    residency?: Residency,
+    /** What it takes in memory, estimated before loading. */
+    estimate: MemoryFootprint,
+    /** Why it can never load under the memory budget, if it cannot. */
+    tooLarge?: string,
+    /** --keep-alive: what a model no request has named one for gets. */
+    keepAlive: KeepAlive | null
+};
 
 /**
- * A model's `/v1/models` entry: what a request gets (its context, how many run at once) and what
- * the model costs in memory, the same before it loads as after (the plan decided both).
+ * A model's `/v1/models` entry: what a request gets (its context, how many run at once), what the
+ * model costs in memory (the same plan decided both, before it loads), and where it stands:
+ * loading, loaded, busy, until when it stays.
  */
-export function modelObject(descriptor: ModelDescriptor, plan: ContextPlan, load: LoadState, aliases: readonly string[]): ModelObject {
-    const error = descriptor.error ?? load?.error;
-    const loaded = load?.model;
+export function modelObject(descriptor: ModelDescriptor, plan: ContextPlan, view: ResidencyView, aliases: readonly string[]): ModelObject {
+    const {residency} = view;
+    const error = descriptor.error ?? residency?.error ?? view.tooLarge;
+    const loaded = residency?.state === "loaded" ? residency.model : undefined;
     const status = error != null ? "unavailable"
         : loaded != null ? "loaded"
-            : load != null ? "loading"
+            : residency != null ? "loading"
                 : "available";
     const contextMemory = loaded?.contextMemoryBytes;
+    const memory = loaded != null ? residency!.memory : view.estimate;
+    // A residency's keep-alive is its last request's (each request sets it, to its own or to --keep-alive).
+    const keepAlive = residency != null ? residency.keepAlive : view.keepAlive;
     return {
         id: descriptor.id,
         object: "model",
@@ -30,6 +46,14 @@ export function modelObject(descriptor: ModelDescriptor, plan: ContextPlan, load
         capabilities: loaded == null ? descriptor.capabilities : withInfill(descriptor.capabilities, loaded.supportsInfill),
         status,
         loaded: status === "loaded",
+        loading: status === "loading",
+        unloading: loaded != null && residency!.unloading,
+        memory_bytes: totalBytes(memory),
+        memory_measured: loaded != null && residency!.measured,
+        memory_gpu_bytes: memory.vram,
+        active_requests: residency?.holds ?? 0,
+        keep_alive: keepAlive == null ? null : keepAliveSeconds(keepAlive),
+        expires_at: residency?.expiresAtMs == null ? null : Math.ceil(residency.expiresAtMs / 1000),
         architecture: descriptor.architecture,
         size_bytes: descriptor.sizeBytes,
         ...(error != null ? {error} : {}),
@@ -51,7 +75,9 @@ export function danglingAliasObject(name: string, model: string): ModelObject {
     return {
         id: name, object: "model", created: 0, owned_by: "chatserve",
         context_length: null, parallel: 0, kv_cache_bytes: null, capabilities: [],
-        status: "unavailable", loaded: false, architecture: null, size_bytes: 0,
+        status: "unavailable", loaded: false, loading: false, unloading: false,
+        memory_bytes: 0, memory_measured: false, memory_gpu_bytes: 0, active_requests: 0, keep_alive: null, expires_at: null,
+        architecture: null, size_bytes: 0,
         error: `it is an alias of '${model}', which the models folder does not hold`,
         alias_for: model
     };

@@ -1,49 +1,83 @@
 import {setMaxListeners} from "node:events";
 import type {Logger} from "pino";
 import type {LoadedModel} from "../engine/types.js";
-import {BadRequestError, type ApiError, ModelNotFoundError, ModelUnavailableError, ModelUnloadedError, ServiceShuttingDownError} from "../errors.js";
+import {
+    BadRequestError, type ApiError, ModelNotFoundError, ModelUnavailableError, ModelUnloadedError, ServerBusyError, ServiceShuttingDownError
+} from "../errors.js";
+import type {KeepAlive} from "../protocol/keepAlive.js";
 import type {ModelCapability, ModelObject} from "../protocol/models.js";
+import {formatBytes} from "./byteSize.js";
 import {planContext, type ContextPlan, type ContextSettings} from "./contextPlan.js";
+import {totalBytes, type MemoryFootprint} from "./memoryEstimate.js";
+import {insufficientMemoryError, stillUnloadingError, tooLargeError, type BudgetDescription} from "./memoryMessages.js";
+import {fitsAlone, placeModel} from "./memoryPlacement.js";
 import {ModelAliases} from "./modelAliases.js";
 import type {Catalogue} from "./modelCatalogue.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
 import {aliasObject, danglingAliasObject, modelObject} from "./modelListing.js";
+import {Residency} from "./residency.js";
+import {Residents} from "./residents.js";
 
 /** Loads a model with the context the plan decided (the same plan /v1/models reports). */
 export type ModelLoader = (descriptor: ModelDescriptor, plan: ContextPlan) => Promise<LoadedModel>;
+
+export type MemorySettings = {
+    /** --memory-limit (or the memory free at start, less a margin): what the models may take together. Default: no limit. */
+    bytes?: number,
+    /** Where `bytes` came from, for messages. */
+    source?: string,
+    /** --max-loaded-models; default: no count limit. */
+    models?: number,
+    /** --keep-alive; null or absent: a model stays until its memory is needed. */
+    keepAlive?: KeepAlive | null,
+    /** How long a request waits for room (for busy models to end their requests) before its 503; default 120 s. */
+    waitMs?: number,
+    /** Requests that may wait for a model to get room and load (--max-queue); more get 503 server_busy. Default: no limit. */
+    maxWaiting?: number
+};
 
 export type RegistrySettings = {
     /** --ctx-size, --parallel and the memory the defaults are sized to. */
     context: ContextSettings,
     /** --model-alias: other names for the models. */
-    aliases?: ModelAliases
+    aliases?: ModelAliases,
+    /** The memory budget, the model count limit and keep-alive. */
+    memory?: MemorySettings
+};
+
+/** A loaded model held for one request: it is never unloaded before `release()` (call it once the request is done). */
+export type HeldModel = {model: LoadedModel, release(): void};
+
+export type HoldOptions = {
+    /** The request's keep_alive; null or absent: --keep-alive. */
+    keepAlive?: KeepAlive | null
 };
 
 /** What the services need of the registry: a loaded model that can serve a capability. */
 export type ModelSource = Pick<ModelRegistry, "acquire">;
 
-type Residency = {
-    descriptor: ModelDescriptor,
-    loading: Promise<LoadedModel>,
-    model?: LoadedModel,
-    error?: string
-};
+export const defaultMemoryWaitMs = 120_000;
 
 /**
- * Which models are loaded. A model loads on its first request and stays loaded; requests that
- * arrive while it loads wait for the same load. A failed load marks the model unavailable with
- * the reason (until its file changes) instead of failing every request in a new way. Every
- * endpoint finds its model here, by the model's id or by an alias of it.
+ * Which models are loaded, decided by memory. A model loads on its first request (or on
+ * `load()`), if the memory budget has room for what node-llama-cpp estimates it takes; if not, idle
+ * models are unloaded (least recently used first), and when only busy ones hold the memory they are
+ * unloaded as soon as their requests end, while the request waits (up to a timeout, then 503
+ * insufficient_memory). A model with running or queued requests is never unloaded; one too big
+ * for the budget alone is refused at once (400). An idle model goes when its keep-alive ends.
+ * Requests that arrive while a model loads share the load. A failed load marks the model
+ * unavailable with the reason (until its file changes). Every endpoint finds its model here, by
+ * the model's id or by an alias of it.
  */
 export class ModelRegistry {
-    private readonly residents = new Map<string, Residency>();
-    /** Models no longer served whose weights are still being freed: shutdown waits for them too. */
-    private readonly retiring = new Set<Promise<void>>();
+    private readonly residents: Residents;
     /** Aborted when shutdown begins: requests still waiting for a model then get their 503. */
     private readonly stopping = new AbortController();
     /** Each file's plan, decided once: the descriptor is replaced when the file changes. */
     private readonly plans = new WeakMap<ModelDescriptor, ContextPlan>();
     private readonly aliases: ModelAliases;
+    private readonly budget: BudgetDescription;
+    private readonly waitMs: number;
 
     public constructor(
         private readonly catalogue: Catalogue,
@@ -52,7 +86,11 @@ export class ModelRegistry {
         private readonly logger: Logger
     ) {
         this.aliases = settings.aliases ?? new ModelAliases();
-        // Every request waiting for a model to load listens for shutdown: more than 10 is no leak.
+        const memory = settings.memory ?? {};
+        this.budget = {bytes: memory.bytes ?? Number.POSITIVE_INFINITY, models: memory.models ?? Number.POSITIVE_INFINITY, source: memory.source ?? "--memory-limit"};
+        this.waitMs = memory.waitMs ?? defaultMemoryWaitMs;
+        this.residents = new Residents(logger, () => this.pump());
+        // Every request waiting for a model listens for shutdown: more than 10 is no leak.
         setMaxListeners(0, this.stopping.signal);
     }
 
@@ -76,28 +114,47 @@ export class ModelRegistry {
     }
 
     /**
-     * The loaded model `name` stands for (its id, or an alias of it), loading it first if needed;
-     * 404 for an unknown name, 400 for a model that cannot serve `capability`.
+     * The loaded model `name` stands for (its id, or an alias of it), held for one request until
+     * `release()`; loads it first if needed (making room, or waiting for it). 404 for an unknown
+     * name, 400 for a model that cannot serve `capability` or can never fit the budget.
      */
-    public async acquire(name: string, capability: ModelCapability): Promise<LoadedModel> {
-        const descriptor = await this.find(name);
-        // Not before: finding a file copied in a moment ago waits for a rescan, and shutdown may begin meanwhile.
-        this.stopping.signal.throwIfAborted();
-        if (descriptor.error != null)
-            throw new ModelUnavailableError(descriptor.id, descriptor.error);
+    public async acquire(name: string, capability: ModelCapability, options: HoldOptions = {}): Promise<HeldModel> {
+        const descriptor = await this.usable(name);
         if (!descriptor.capabilities.includes(capability)) {
             const shown = descriptor.id === name ? `'${name}'` : `'${name}' (an alias of '${descriptor.id}')`;
             throw new BadRequestError(`The model ${shown} does not support ${capability}.`, {param: "model", code: "unsupported_model"});
         }
+        return await this.hold(descriptor, options);
+    }
 
-        // Finding it may have rescanned the folder, and found its file changed since the last rescan's release.
-        this.releaseStale();
-        let residency = this.residents.get(descriptor.id);
-        if (residency == null) {
-            residency = this.startLoading(descriptor);
-            this.residents.set(descriptor.id, residency);
+    /** `POST /v1/models/{id}/load`: loads the model (or shares a load under way) and lets it idle under its keep-alive. */
+    public async warm(name: string, options: HoldOptions = {}): Promise<ModelObject> {
+        const held = await this.hold(await this.usable(name), options);
+        held.release();
+        return await this.describe(name);
+    }
+
+    /**
+     * `POST /v1/models/{id}/unload`: frees the model's memory once its running and queued requests
+     * end (never cutting one; requests that come meanwhile wait, then load it again), and answers
+     * when it is gone. A model still loading is unloaded once loaded; one not loaded is left as it is.
+     */
+    public async unload(name: string): Promise<ModelObject> {
+        const descriptor = await this.find(name);
+        for (;;) {
+            this.stopping.signal.throwIfAborted();
+            const residency = this.residents.current(descriptor);
+            if (residency == null || residency.state === "waiting" || residency.state === "failed")
+                return await this.describe(name);
+            if (residency.state === "loading") {
+                await this.untilStopped(residency.ready.catch(() => undefined));
+                continue;
+            }
+            this.residents.drain(residency, null, "asked by POST /v1/models/{id}/unload");
+            await this.untilStopped(residency.disposal ?? this.residents.changed());
+            if (this.residents.current(descriptor) !== residency)
+                return await this.describe(name);
         }
-        return await this.loaded(residency);
     }
 
     /** What a model is served with: its context per request, its parallel sequences, their KV cache. */
@@ -110,60 +167,180 @@ export class ModelRegistry {
         return plan;
     }
 
+    /** What the model will take in memory with its plan: node-llama-cpp's estimate, or its file and KV cache where it has none. */
+    public estimateFor(descriptor: ModelDescriptor): MemoryFootprint {
+        const plan = this.planFor(descriptor);
+        return descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0};
+    }
+
     /**
      * After a rescan, models whose file has left the folder or changed: requests queued for them learn
      * it now, and their weights (and a deleted file's disk space) go once their running generations
      * end. A changed file's new weights load on the next request for it.
      */
     public releaseStale(): void {
-        for (const [id, residency] of this.residents) {
-            const current = this.catalogue.find(id);
+        for (const residency of this.residents.all()) {
+            const current = this.catalogue.find(residency.id);
             if (current === residency.descriptor)
                 continue;
-            this.residents.delete(id);
-            this.retire(residency, current == null ? "its file left the models folder" : "its file changed");
-            this.logger.info({event: "model_unloaded", model: id}, `unloading ${id}: its file ${current == null ? "is gone" : "changed"}`);
+            this.residents.retire(residency, current == null ? "its file left the models folder" : "its file changed");
+            this.logger.info({event: "model_unloaded", model: residency.id}, `unloading ${residency.id}: its file ${current == null ? "is gone" : "changed"}`);
         }
     }
 
     /**
-     * Shutdown has begun: requests queued for a sequence, or for a model still loading, get their
-     * 503 now, not when the grace period ends; so does every request after them.
+     * Shutdown has begun: requests queued for a sequence, or for a model still loading or waiting for
+     * room, get their 503 now, not when the grace period ends; so does every request after them.
      */
     public stopQueueing(): void {
         const reason = new ServiceShuttingDownError();
         this.stopping.abort(reason);
-        for (const residency of this.residents.values())
-            residency.model?.stopQueueing(reason);
+        this.residents.stopQueueing(reason);
+    }
+
+    /** Frees every model, once its load (and any batch it is decoding) has ended: llama.cpp must outlive both. */
+    public async dispose(): Promise<void> {
+        await this.residents.dispose();
+    }
+
+    /** The model `name` stands for, if it can be served at all (shutdown not begun, file readable). */
+    private async usable(name: string): Promise<ModelDescriptor> {
+        const descriptor = await this.find(name);
+        // Not before: finding a file copied in a moment ago waits for a rescan, and shutdown may begin meanwhile.
+        this.stopping.signal.throwIfAborted();
+        if (descriptor.error != null)
+            throw new ModelUnavailableError(descriptor.id, descriptor.error);
+        return descriptor;
     }
 
     /**
-     * Frees every model: those still loading once they have loaded (llama.cpp must outlive a load it
-     * is running), and those already retired once their generations end (llama.cpp must outlive a
-     * batch it is decoding).
+     * Holds the model for a request: the residency it has, or a new one that waits for room. A model
+     * being unloaded is waited for (it loads again after). Waiting for room is bounded by `waitMs`.
      */
-    public async dispose(): Promise<void> {
-        const loads = [...this.residents.values()].map((residency) => residency.loading.catch(() => null));
-        this.residents.clear();
-        const models = (await Promise.all(loads)).filter((model) => model != null);
-        await Promise.all([...models.map((model) => model.dispose()), ...this.retiring]);
+    private async hold(descriptor: ModelDescriptor, options: HoldOptions): Promise<HeldModel> {
+        const started = Date.now();
+        const deadline = started + this.waitMs;
+        for (;;) {
+            this.stopping.signal.throwIfAborted();
+            // Finding it may have rescanned the folder, and found its file changed since the last rescan's release.
+            this.releaseStale();
+            let residency = this.residents.current(descriptor);
+            if (residency?.unloading) {
+                const going = residency;
+                await this.untilStopped(this.residents.changed(), deadline, () => stillUnloadingError(going, Date.now() - started));
+                continue;
+            }
+            residency ??= this.admit(descriptor);
+            const maxWaiting = this.settings.memory?.maxWaiting;
+            if (residency.state === "waiting" && maxWaiting != null && residency.holds >= maxWaiting + residency.plan.parallel)
+                throw new ServerBusyError(1);
+            residency.hold(options.keepAlive ?? this.settings.memory?.keepAlive ?? null);
+            const held = residency;
+            try {
+                const model = await this.untilStopped(this.loaded(held), deadline, () => held.state === "waiting"
+                    ? insufficientMemoryError(held, this.residents.occupants(), this.budget, Date.now() - started)
+                    : null);
+                let released = false;
+                return {model, release: () => {
+                    if (!released) {
+                        released = true;
+                        this.residents.release(held);
+                    }
+                }};
+            } catch (error) {
+                this.residents.release(held);
+                throw error;
+            }
+        }
     }
 
-    /** The residency's model once loaded; its load's failure as a 503 with the reason; shutdown's 503 as soon as it begins. */
+    /** A new residency for the model, waiting for room; refused at once when the model cannot fit even alone. */
+    private admit(descriptor: ModelDescriptor): Residency {
+        const residency = new Residency(descriptor, this.planFor(descriptor), this.estimateFor(descriptor));
+        if (!fitsAlone(totalBytes(residency.estimate), this.budget))
+            throw tooLargeError(descriptor.id, residency.plan, residency.estimate, this.budget);
+        this.residents.add(residency);
+        return residency;
+    }
+
+    /** The residency's model once loaded; its load's failure as a 503 or 400 with the reason. */
     private async loaded(residency: Residency): Promise<LoadedModel> {
+        return await residency.ready.catch(async (error: unknown) => {
+            if (residency.state !== "failed")
+                throw error;
+            throw await this.loadFailure(residency);
+        });
+    }
+
+    /**
+     * Runs the waiting loads that fit, and makes room for the first that does not: idle models are
+     * unloaded now, busy ones once their requests end (see memoryPlacement.ts). A later load may start
+     * before an earlier one only within the memory the earlier ones leave.
+     */
+    private pump(): void {
+        if (this.stopping.signal.aborted)
+            return;
+        const reserved = {bytes: 0, models: 0};
+        let first = true;
+        for (const residency of this.residents.waiting()) {
+            const need = totalBytes(residency.estimate);
+            const placement = placeModel(need, this.residents.occupants(), this.budget, reserved);
+            if (placement.verdict === "fits") {
+                this.start(residency);
+                continue;
+            }
+            if (first && placement.verdict === "makeRoom") {
+                const why = `to make room for ${residency.id} (${formatBytes(need)})`;
+                for (const occupant of [...placement.idle, ...placement.busy])
+                    this.residents.drain(occupant, residency, why);
+            }
+            first = false;
+            reserved.bytes += need;
+            reserved.models++;
+        }
+    }
+
+    private start(residency: Residency): void {
+        const {descriptor, plan} = residency;
+        const started = Date.now();
+        this.logger.info({event: "model_loading", model: descriptor.id, estimatedBytes: totalBytes(residency.estimate)}, `loading ${descriptor.id}`);
+        this.residents.start(residency, () => this.load(descriptor, plan));
+        residency.ready.then((model) => {
+            this.logger.info({
+                event: "model_loaded", model: descriptor.id, contextLength: model.contextLength, parallel: plan.parallel,
+                kvCacheBytes: plan.kvCacheBytes, contextMemoryBytes: model.contextMemoryBytes,
+                estimatedBytes: totalBytes(residency.estimate), memoryBytes: totalBytes(residency.memory), ms: Date.now() - started
+            }, `loaded ${descriptor.id} (${model.contextLength} tokens per request, ${plan.parallel} at once, ${formatBytes(totalBytes(residency.memory))}) in ${Date.now() - started} ms`);
+        }, (error: unknown) => {
+            this.logger.error({event: "model_load_failed", model: descriptor.id, err: error}, `failed to load ${descriptor.id}`);
+        });
+    }
+
+    /**
+     * Waits for `work`, but not past shutdown's start (its 503), nor past `deadline` when `onDeadline`
+     * gives an error then (null: keep waiting, e.g. a load that got its memory and is reading weights).
+     */
+    private async untilStopped<T>(work: Promise<T>, deadline?: number, onDeadline?: () => ApiError | null): Promise<T> {
         const {signal} = this.stopping;
         let onStop = () => {};
+        let timer: NodeJS.Timeout | undefined;
         const stopped = new Promise<never>((_resolve, reject) => {
             onStop = () => reject(signal.reason);
             signal.addEventListener("abort", onStop, {once: true});
-        });
-        const loading = residency.loading.catch(async () => {
-            throw await this.loadFailure(residency);
+            if (deadline != null && onDeadline != null) {
+                const check = () => {
+                    const error = onDeadline();
+                    if (error != null)
+                        reject(error);
+                };
+                timer = setTimeout(check, Math.max(0, deadline - Date.now()));
+            }
         });
         try {
-            return await Promise.race([loading, stopped]);
+            return await Promise.race([work, stopped]);
         } finally {
             signal.removeEventListener("abort", onStop);
+            clearTimeout(timer);
         }
     }
 
@@ -177,22 +354,6 @@ export class ModelRegistry {
         if (this.catalogue.find(descriptor.id) !== descriptor)
             return new ModelUnloadedError(descriptor.id, "its file left or changed in the models folder while it loaded");
         return new ModelUnavailableError(descriptor.id, error ?? "it failed to load");
-    }
-
-    /**
-     * A model no longer served: requests waiting for it get a 503 that says why (a retry finds the
-     * folder's current file), and its weights go once its running generations end (or never came, if
-     * its load fails).
-     */
-    private retire(residency: Residency, why: string): void {
-        const id = residency.descriptor.id;
-        const retired: Promise<void> = residency.loading.then((model) => {
-            model.stopQueueing(new ModelUnloadedError(id, why));
-            return model.dispose();
-        }, () => {}).catch((error: unknown) => {
-            this.logger.error({event: "model_unload_failed", model: id, err: error}, `failed to unload ${id}`);
-        }).finally(() => this.retiring.delete(retired));
-        this.retiring.add(retired);
     }
 
     /**
@@ -216,27 +377,12 @@ export class ModelRegistry {
         return descriptor;
     }
 
-    private startLoading(descriptor: ModelDescriptor): Residency {
-        const started = Date.now();
-        this.logger.info({event: "model_loading", model: descriptor.id}, `loading ${descriptor.id}`);
-        const plan = this.planFor(descriptor);
-        const residency: Residency = {descriptor, loading: this.load(descriptor, plan)};
-        residency.loading.then((model) => {
-            residency.model = model;
-            this.logger.info({
-                event: "model_loaded", model: descriptor.id, contextLength: model.contextLength, parallel: plan.parallel,
-                kvCacheBytes: plan.kvCacheBytes, contextMemoryBytes: model.contextMemoryBytes, ms: Date.now() - started
-            }, `loaded ${descriptor.id} (${model.contextLength} tokens per request, ${plan.parallel} at once) in ${Date.now() - started} ms`);
-        }, (error: unknown) => {
-            residency.error = error instanceof Error ? error.message : String(error);
-            this.logger.error({event: "model_load_failed", model: descriptor.id, err: error}, `failed to load ${descriptor.id}`);
-        });
-        return residency;
-    }
-
     private toModelObject(descriptor: ModelDescriptor): ModelObject {
-        const residency = this.residents.get(descriptor.id);
-        const current = residency?.descriptor === descriptor ? residency : undefined;
-        return modelObject(descriptor, this.planFor(descriptor), current, this.aliases.namesFor(descriptor.id));
+        const plan = this.planFor(descriptor);
+        const estimate = this.estimateFor(descriptor);
+        const tooLarge = fitsAlone(totalBytes(estimate), this.budget) ? undefined : tooLargeError(descriptor.id, plan, estimate, this.budget).message;
+        const residency = this.residents.current(descriptor);
+        const view = {residency, estimate, tooLarge, keepAlive: this.settings.memory?.keepAlive ?? null};
+        return modelObject(descriptor, plan, view, this.aliases.namesFor(descriptor.id));
     }
 }

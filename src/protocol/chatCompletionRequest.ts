@@ -1,4 +1,5 @@
 import {z} from "zod";
+import {keepAliveField} from "./keepAlive.js";
 import {seed} from "./seed.js";
 import {stopSequences} from "./stopSequences.js";
 
@@ -100,6 +101,8 @@ export const chatCompletionRequestSchema = z.object({
     top_logprobs: z.number().int().min(0).max(20).nullish(),
     // llama-server's and vLLM's way to pass variables to the chat template; chatserve reads whether to think.
     chat_template_kwargs: z.object({enable_thinking: z.boolean().nullish(), thinking: z.boolean().nullish()}).catchall(z.unknown()).nullish(),
+    // Ollama's: how long the model stays loaded once idle after this request (protocol/keepAlive.ts).
+    keep_alive: keepAliveField,
     // Deprecated spellings of tools/tool_choice, still sent by older clients.
     functions: z.array(z.unknown()).nullish(),
     function_call: z.unknown().optional(),

@@ -1,4 +1,5 @@
 import {z} from "zod";
+import {keepAliveField} from "./keepAlive.js";
 import {seed} from "./seed.js";
 import {stopSequences} from "./stopSequences.js";
 import {textsOrTokenIds} from "./textsOrTokenIds.js";
@@ -27,7 +28,10 @@ export const completionRequestSchema = z.object({
     stream_options: z.object({include_usage: z.boolean().nullish()}).nullish(),
     suffix: z.string().nullish(),
     temperature: z.number().min(0).max(2).nullish(),
-    top_p: z.number().min(0).max(1).nullish()
+    top_p: z.number().min(0).max(1).nullish(),
+    // --- chatserve extensions ---
+    // Ollama's: how long the model stays loaded once idle after this request (protocol/keepAlive.ts).
+    keep_alive: keepAliveField
 });
 
 export type CompletionRequest = z.infer<typeof completionRequestSchema>;

@@ -1,4 +1,5 @@
 import {z} from "zod";
+import {keepAliveField} from "./keepAlive.js";
 import {textsOrTokenIds} from "./textsOrTokenIds.js";
 
 /** OpenAI's `POST /v1/embeddings` body. The official SDK asks for base64 unless told otherwise. */
@@ -7,7 +8,10 @@ export const embeddingRequestSchema = z.object({
     model: z.string().min(1, "model is required"),
     dimensions: z.number().int().min(1).nullish(),
     encoding_format: z.enum(["float", "base64"]).nullish(),
-    user: z.string().nullish()
+    user: z.string().nullish(),
+    // --- chatserve extensions ---
+    // Ollama's: how long the model stays loaded once idle after this request (protocol/keepAlive.ts).
+    keep_alive: keepAliveField
 });
 
 export type EmbeddingRequest = z.infer<typeof embeddingRequestSchema>;

@@ -1,4 +1,5 @@
 import {z} from "zod";
+import {keepAliveField} from "./keepAlive.js";
 
 /**
  * Anthropic's `POST /v1/messages` request body (the Messages API), in the order of Anthropic's API
@@ -85,7 +86,10 @@ export const messagesRequestSchema = z.object({
     context_management: z.unknown().optional(),
     output_config: z.unknown().optional(),
     container: z.unknown().optional(),
-    mcp_servers: z.unknown().optional()
+    mcp_servers: z.unknown().optional(),
+    // --- chatserve extensions ---
+    // Ollama's: how long the model stays loaded once idle after this request (protocol/keepAlive.ts).
+    keep_alive: keepAliveField
 });
 
 export type MessagesRequest = z.infer<typeof messagesRequestSchema>;

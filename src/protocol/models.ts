@@ -25,7 +25,40 @@ export type ModelObject = {
     capabilities: ModelCapability[],
     /** "available": on disk, loads on first request; "loading"; "loaded"; "unavailable" (see `error`). */
     status: "available" | "loading" | "loaded" | "unavailable",
+    /** Its weights and context are in memory, ready to serve (also while `unloading`, until they are freed). */
     loaded: boolean,
+    /** A load is under way: waiting for room in the memory budget (other models to go idle and be unloaded), or reading the weights. */
+    loading: boolean,
+    /**
+     * It is being unloaded: its memory is being freed, or it will be as soon as its running and queued
+     * requests end (to make room for another model, or asked by `POST /v1/models/{id}/unload`).
+     * Requests that come meanwhile wait for it to go, then load it again.
+     */
+    unloading: boolean,
+    /**
+     * What the model takes in memory, in bytes: its weights, the KV cache of its `parallel`
+     * sequences of `context_length` tokens, and its compute and output buffers. Until it has loaded,
+     * node-llama-cpp's estimate from the GGUF header (what decides whether it fits the memory budget);
+     * once loaded, what llama.cpp reports it allocated (`memory_measured` true).
+     */
+    memory_bytes: number,
+    /** Whether `memory_bytes` is llama.cpp's account of a loaded model (true) or the estimate made before loading (false). */
+    memory_measured: boolean,
+    /** Of `memory_bytes`, the part in GPU memory (VRAM); 0 on the CPU backend. `memory_bytes - memory_gpu_bytes` is in RAM. */
+    memory_gpu_bytes: number,
+    /** Requests holding the model: running, queued for a sequence, or waiting for it to load. A model with any is never unloaded. */
+    active_requests: number,
+    /**
+     * How long the model stays loaded once idle, in seconds (the last request's `keep_alive`, else
+     * `--keep-alive`): 0 unloads it after each request; -1 never unloads it (not even to make room for
+     * another model); null (the default) keeps it until its memory is needed for another model.
+     */
+    keep_alive: number | null,
+    /**
+     * Unix seconds at which the idle, loaded model will be unloaded by its keep-alive; null when no
+     * such time is set (not loaded, busy, or a keep-alive of null or -1).
+     */
+    expires_at: number | null,
     architecture: string | null,
     size_bytes: number,
     /** Why the model cannot be used, when status is "unavailable". */

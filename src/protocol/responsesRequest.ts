@@ -1,4 +1,5 @@
 import {z} from "zod";
+import {keepAliveField} from "./keepAlive.js";
 
 /**
  * OpenAI's `POST /v1/responses` request body (the Responses API), in the order of OpenAI's API
@@ -124,7 +125,10 @@ export const responsesRequestSchema = z.object({
     service_tier: z.string().nullish(),
     safety_identifier: z.string().nullish(),
     client_metadata: z.unknown().optional(),
-    stream_options: z.unknown().optional()
+    stream_options: z.unknown().optional(),
+    // --- chatserve extensions ---
+    // Ollama's: how long the model stays loaded once idle after this request (protocol/keepAlive.ts).
+    keep_alive: keepAliveField
 });
 
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;

@@ -45,7 +45,8 @@ export function toChatRequest(request: ResponsesRequest, items: readonly Sourced
                 ? {type: "json_schema", json_schema: {name: format.name, description: format.description, schema: format.schema, strict: format.strict}}
                 : format,
             // A reasoning model thinks unless the effort asks for none (OpenAI's "none" and "minimal").
-            chat_template_kwargs: effort === "none" || effort === "minimal" ? {enable_thinking: false} : undefined
+            chat_template_kwargs: effort === "none" || effort === "minimal" ? {enable_thinking: false} : undefined,
+            keep_alive: request.keep_alive
         },
         tools,
         messageParams: builder.params

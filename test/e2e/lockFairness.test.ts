@@ -65,7 +65,9 @@ describe("a long prompt while another stream generates", () => {
     // A prompt's last chunk is sampled after in one decode step. A step of a whole batch never fits
     // beside a generating stream's token, so it goes in part into the room the stream leaves.
     it("gets its answer before the stream ends when its last chunk is a whole batch", async () => {
-        const loaded = await server.registry.acquire(model, "completion");
+        const held = await server.registry.acquire(model, "completion");
+        const loaded = held.model;
+        held.release();
         const batchSize = 512;
         let prompt = "";
         for (let word = 0; (await loaded.prepareText(prompt)).tokens.length < batchSize; word++)

@@ -67,7 +67,7 @@ describe("the log", () => {
     it("has one debug line per request saying what its lenient schemas went without, and none when nothing was", async () => {
         const lines: string[] = [];
         const model = new FakeModel();
-        const service = new ChatCompletionService({acquire: async () => model}, createLogger("debug", {write: (line: string) => lines.push(line)}));
+        const service = new ChatCompletionService({acquire: async () => ({model, release: () => {}})}, createLogger("debug", {write: (line: string) => lines.push(line)}));
         const start = async (extra: Record<string, unknown>) =>
             (await service.start(chatCompletionRequestSchema.parse(chatRequest(extra)), new AbortController().signal)).release();
         await start({tools: [fetchTool()]});

@@ -65,10 +65,10 @@ describe("ModelRegistry", () => {
 
         const model = new FakeModel();
         loader.pending[0]!.resolve(model);
-        expect(await first).toBe(model);
-        expect(await second).toBe(model);
+        expect((await first).model).toBe(model);
+        expect((await second).model).toBe(model);
         expect(await registry.describe("m")).toMatchObject({status: "loaded", loaded: true, context_length: model.contextLength});
-        expect(await registry.acquire("m", "chat")).toBe(model);
+        expect((await registry.acquire("m", "chat")).model).toBe(model);
         expect(loader.pending).toHaveLength(1);
     });
 
@@ -155,7 +155,7 @@ describe("ModelRegistry", () => {
             expect(loader.pending.map((load) => load.descriptor.id)).toEqual(["m"]);
             const model = new FakeModel();
             loader.pending[0]!.resolve(model);
-            expect(await Promise.all([byAlias, byPattern, byId])).toEqual([model, model, model]);
+            expect((await Promise.all([byAlias, byPattern, byId])).map((held) => held.model)).toEqual([model, model, model]);
         });
 
         it("lists an exact alias as an entry of its own pointing at its model, and every alias on the model's entry", async () => {

@@ -1,0 +1,243 @@
+import type {Logger} from "pino";
+import type {LoadedModel} from "../engine/types.js";
+import {ModelUnloadedError, ServiceShuttingDownError, type ApiError} from "../errors.js";
+import {keepAliveSeconds} from "../protocol/keepAlive.js";
+import {formatBytes} from "./byteSize.js";
+import type {ModelDescriptor} from "./modelDescriptor.js";
+import type {Residency} from "./residency.js";
+
+/**
+ * The registry's bookkeeping of residencies: which one serves each model id, which wait for room
+ * (in order), which hold memory (loading, loaded, or being freed: they count against the budget
+ * until their memory is free), and the transitions between: start a load, a request letting go,
+ * keep-alive, unloading (now if idle, else once the last request lets go), retiring a changed file.
+ * After every transition it calls `onChange` (the registry's pump) and wakes whoever waits for one.
+ */
+export class Residents {
+    private readonly byId = new Map<string, Residency>();
+    private readonly queue: Residency[] = [];
+    private readonly claims = new Set<Residency>();
+    private wake: () => void = () => {};
+    private next: Promise<void> = this.newTurn();
+    private notifying = false;
+    private again = false;
+    private closed = false;
+
+    public constructor(
+        private readonly logger: Logger,
+        private readonly onChange: () => void
+    ) {}
+
+    /** The residency serving this very file (not an older one of the same id). */
+    public current(descriptor: ModelDescriptor): Residency | undefined {
+        const residency = this.byId.get(descriptor.id);
+        return residency?.descriptor === descriptor ? residency : undefined;
+    }
+
+    public all(): Residency[] {
+        return [...this.byId.values()];
+    }
+
+    /** Waiting for room, first come first. */
+    public waiting(): Residency[] {
+        return [...this.queue];
+    }
+
+    /** Those holding memory now. */
+    public occupants(): Residency[] {
+        return [...this.claims];
+    }
+
+    /** Resolves at the next transition. */
+    public changed(): Promise<void> {
+        return this.next;
+    }
+
+    /** A new residency for its model, waiting for room. */
+    public add(residency: Residency): void {
+        this.byId.set(residency.id, residency);
+        this.queue.push(residency);
+        this.notify();
+    }
+
+    /** It got its memory: the load starts. */
+    public start(residency: Residency, load: () => Promise<LoadedModel>): void {
+        this.queue.splice(this.queue.indexOf(residency), 1);
+        this.claims.add(residency);
+        residency.start(load);
+        this.stopMakingRoomFor(residency);
+        residency.ready.then((model) => {
+            residency.model = model;
+            residency.state = "loaded";
+            if (residency.idle)
+                this.becameIdle(residency);
+            this.notify();
+        }, (error: unknown) => {
+            residency.error = error instanceof Error ? error.message : String(error);
+            residency.state = "failed";
+            this.claims.delete(residency);
+            this.notify();
+        });
+    }
+
+    /** A request let go of it. */
+    public release(residency: Residency): void {
+        if (!residency.release())
+            return;
+        if (residency.state === "waiting") {
+            // Every request waiting for it gave up: it never got memory, and no longer wants it.
+            this.queue.splice(this.queue.indexOf(residency), 1);
+            if (this.byId.get(residency.id) === residency)
+                this.byId.delete(residency.id);
+            residency.cancel(new Error("no request waits for it"));
+            this.stopMakingRoomFor(residency);
+            this.notify();
+        } else if (residency.state === "loaded")
+            this.becameIdle(residency);
+    }
+
+    /**
+     * Marks it to go: unloaded now if idle, else as soon as its last request lets go; requests that
+     * come meanwhile wait for it to go. `forWhom`: the load it makes room for (null: asked for, or keep-alive).
+     */
+    public drain(residency: Residency, forWhom: Residency | null, why: string): void {
+        if (residency.disposal != null)
+            return;
+        if (!residency.unloading) {
+            residency.unloading = true;
+            residency.makingRoomFor = forWhom;
+            residency.clearExpiry();
+            if (!residency.idle)
+                this.logger.info({event: "model_unloading", model: residency.id, requests: residency.holds, why},
+                    `unloading ${residency.id} ${why}, once its ${residency.holds} running or queued requests end`);
+        } else if (forWhom == null)
+            // Asked for now: it goes even if the load it was making room for no longer needs it.
+            residency.makingRoomFor = null;
+        if (residency.idle && residency.state === "loaded")
+            this.free(residency, residency.model!, why);
+        this.notify();
+    }
+
+    /** Its file left or changed: requests queued for it get a 503 now; its memory goes once running ones end. */
+    public retire(residency: Residency, why: string): void {
+        if (this.byId.get(residency.id) === residency)
+            this.byId.delete(residency.id);
+        residency.unloading = true;
+        residency.clearExpiry();
+        if (residency.state === "waiting") {
+            this.queue.splice(this.queue.indexOf(residency), 1);
+            residency.cancel(new ModelUnloadedError(residency.id, why));
+            this.stopMakingRoomFor(residency);
+        } else if (residency.state !== "failed" && residency.disposal == null) {
+            residency.disposal = residency.ready.then((model) => {
+                model.stopQueueing(new ModelUnloadedError(residency.id, why));
+                return model.dispose();
+            }, () => {}).catch((error: unknown) => {
+                this.logger.error({event: "model_unload_failed", model: residency.id, err: error}, `failed to unload ${residency.id}`);
+            }).finally(() => this.freed(residency));
+        }
+        this.notify();
+    }
+
+    /** Shutdown: requests waiting for room, for a sequence, or to prepare a prompt fail with `reason`; no keep-alive fires. */
+    public stopQueueing(reason: ApiError): void {
+        this.closed = true;
+        for (const residency of new Set([...this.byId.values(), ...this.claims])) {
+            residency.clearExpiry();
+            residency.cancel(reason);
+            residency.model?.stopQueueing(reason);
+        }
+    }
+
+    /** Frees every model, once its load (and any batch it is decoding) has ended: llama.cpp must outlive both. */
+    public async dispose(): Promise<void> {
+        this.closed = true;
+        const everyone = new Set([...this.byId.values(), ...this.claims]);
+        this.byId.clear();
+        this.queue.splice(0);
+        const shutdown = new ServiceShuttingDownError();
+        await Promise.all([...everyone].map(async (residency) => {
+            residency.clearExpiry();
+            residency.cancel(shutdown);
+            const model = await residency.ready.catch(() => null);
+            if (model != null)
+                this.free(residency, model, "the server is shutting down");
+            await residency.disposal;
+        }));
+    }
+
+    /** The last request let go of a loaded model: it goes now if marked to, else its keep-alive starts. */
+    private becameIdle(residency: Residency): void {
+        const keepAlive = residency.keepAlive;
+        if (this.closed)
+            return;
+        if (residency.unloading)
+            this.drain(residency, residency.makingRoomFor, "now that its requests have ended");
+        else if (keepAlive != null && keepAlive !== "forever") {
+            const why = `after ${keepAliveSeconds(keepAlive)} s idle (its keep-alive)`;
+            if (keepAlive.ms === 0)
+                this.drain(residency, null, why);
+            else
+                residency.scheduleExpiry(keepAlive.ms, () => this.drain(residency, null, why));
+        }
+        this.notify();
+    }
+
+    /** Disposes an idle (or shut down) model's weights and context, once; its memory counts until that ends. */
+    private free(residency: Residency, model: LoadedModel, why: string): void {
+        if (residency.disposal != null)
+            return;
+        residency.unloading = true;
+        residency.clearExpiry();
+        const bytes = residency.bytes;
+        residency.disposal = model.dispose().catch((error: unknown) => {
+            this.logger.error({event: "model_unload_failed", model: residency.id, err: error}, `failed to unload ${residency.id}`);
+        }).finally(() => {
+            this.logger.info({event: "model_unloaded", model: residency.id, memoryBytes: bytes, why}, `unloaded ${residency.id} (${formatBytes(bytes)} freed) ${why}`);
+            this.freed(residency);
+        });
+    }
+
+    private freed(residency: Residency): void {
+        this.claims.delete(residency);
+        if (this.byId.get(residency.id) === residency)
+            this.byId.delete(residency.id);
+        this.notify();
+    }
+
+    /** A load got its memory, or gave up: the busy models it had asked to go may stay (unless asked to go for another reason). */
+    private stopMakingRoomFor(load: Residency): void {
+        for (const occupant of this.claims)
+            if (occupant.makingRoomFor === load && occupant.disposal == null) {
+                occupant.unloading = false;
+                occupant.makingRoomFor = null;
+                if (occupant.idle && occupant.state === "loaded")
+                    this.becameIdle(occupant);
+            }
+    }
+
+    /** Runs `onChange` once per burst of transitions (a transition inside it runs it again after), then wakes the waiters. */
+    private notify(): void {
+        if (this.notifying) {
+            this.again = true;
+            return;
+        }
+        this.notifying = true;
+        try {
+            do {
+                this.again = false;
+                if (!this.closed)
+                    this.onChange();
+            } while (this.again);
+        } finally {
+            this.notifying = false;
+        }
+        const wake = this.wake;
+        this.next = this.newTurn();
+        wake();
+    }
+
+    private newTurn(): Promise<void> {
+        return new Promise<void>((resolve) => this.wake = resolve);
+    }
+}
