@@ -1,20 +1,34 @@
 import {createRequire} from "node:module";
 import {Command} from "commander";
+import {CommandFailure} from "./commandFailure.js";
+import {lsCommand} from "./lsCommand.js";
+import {psCommand} from "./psCommand.js";
+import {pullCommand} from "./pullCommand.js";
 import {serveCommand} from "./serveCommand.js";
 import {describeStartupFailure} from "./startupFailure.js";
 
 const {version} = createRequire(import.meta.url)("../../package.json") as {version: string};
 
-/** The `chatserve` program: `chatserve --models DIR` and `chatserve serve --models DIR` both serve. */
+/**
+ * The `chatserve` program: `chatserve --models DIR` and `chatserve serve --models DIR` both serve;
+ * `ps`, `ls` and `pull` are the other commands.
+ */
 export async function main(argv: string[] = process.argv): Promise<void> {
     const program = new Command("chatserve")
         .description("Serve the GGUF models in a folder behind an OpenAI-compatible API")
         .version(version, "-v, --version")
+        .usage("[command] [options]")
+        // A command's options follow its name: `chatserve ls --models DIR` is ls's --models, not serve's.
+        .enablePositionalOptions()
         .showHelpAfterError("(run chatserve --help for every option)");
+    serveCommand(program);
+    psCommand(program);
+    lsCommand(program);
+    pullCommand(program);
     try {
-        await serveCommand(program).parseAsync(argv);
+        await program.parseAsync(argv);
     } catch (error) {
-        console.error(`chatserve: ${describeStartupFailure(error, program.opts())}`);
+        console.error(`chatserve: ${error instanceof CommandFailure ? error.message : describeStartupFailure(error)}`);
         process.exit(1);
     }
 }

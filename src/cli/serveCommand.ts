@@ -2,21 +2,27 @@ import {Command, InvalidArgumentError, Option} from "commander";
 import {
     apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, modelAliasesFromEnv, parseModelAlias, resolveConfig, type Config, type ModelAliasSetting
 } from "../config.js";
-import {createLogger} from "../logger.js";
-import {startServer} from "../server.js";
-import {printBanner} from "./banner.js";
+import {CommandFailure} from "./commandFailure.js";
+import {describeStartupFailure} from "./startupFailure.js";
 
 /**
- * `chatserve [serve]`: flags → Config → a running server until a signal. Serving is the only
- * command, so its flags live on the program itself and `chatserve --help` lists them all.
+ * `chatserve [serve]`: flags → Config → a running server until a signal. Serving is the default
+ * command, so its flags live on the program itself (`chatserve --help` lists them all) and on
+ * `chatserve serve` alike.
  */
 export function serveCommand(program: Command): Command {
-    return program
-        .argument("[command]", "what to do; 'serve' is the only command (and the default)", (value: string) => {
-            if (value !== "serve")
-                throw new InvalidArgumentError(`unknown command '${value}' (the only command is 'serve').`);
-            return value;
+    withServeOptions(program)
+        .argument("[command]", "serve (the default), ps, ls or pull", (value: string) => {
+            throw new InvalidArgumentError(`unknown command '${value}' (the commands are serve, ps, ls and pull; chatserve --help says more).`);
         })
+        .action(async (_command: string | undefined, options: ServeOptions) => serveWith(options));
+    withServeOptions(program.command("serve").description("serve the models (the default: `chatserve` alone does the same)"))
+        .action(async (options: ServeOptions) => serveWith(options));
+    return program;
+}
+
+function withServeOptions(command: Command): Command {
+    return command
         .addOption(new Option("-m, --models <dir>", "folder of .gguf files (and its direct subfolders)").default("./models").env("CHATSERVE_MODELS"))
         .addOption(new Option("--host <host>", "interface to listen on").default("127.0.0.1").env("CHATSERVE_HOST"))
         .addOption(new Option("-p, --port <port>", "port to listen on").default(8080).argParser(integer(0, 65535)).env("CHATSERVE_PORT"))
@@ -31,27 +37,33 @@ export function serveCommand(program: Command): Command {
         .addOption(new Option("--model-alias <name=id>", "serve model ID under another NAME too; '*' in NAME matches anything, e.g. 'claude-*=ID' (repeatable; also CHATSERVE_MODEL_ALIASES)").argParser(modelAlias).default([]))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
         .addOption(new Option("--log-level <level>", "log level").choices(logLevels).default("info"))
-        .addOption(new Option("--log-prompts", "log each request's messages or prompt (off by default: prompts are private)").default(false))
-        .action(async (_command: string | undefined, options: ServeOptions) => {
-            await serve(resolveConfig({
-                modelsDir: options.models,
-                host: options.host,
-                port: options.port,
-                apiKeys: [...options.apiKey, ...apiKeysFromEnv()],
-                gpu: options.gpu,
-                ctxSize: options.ctxSize,
-                threads: options.threads,
-                decodeThreads: options.decodeThreads,
-                flashAttention: options.flashAttention,
-                parallel: options.parallel,
-                maxQueue: options.maxQueue,
-                // A flag's alias replaces the environment's for the same name.
-                modelAliases: [...options.modelAlias, ...modelAliasesFromEnv().filter(({name}) => !options.modelAlias.some((flag) => flag.name === name))],
-                corsOrigins: options.corsOrigin,
-                logLevel: options.logLevel,
-                logPrompts: options.logPrompts
-            }));
-        });
+        .addOption(new Option("--log-prompts", "log each request's messages or prompt (off by default: prompts are private)").default(false));
+}
+
+/** A failure to start is one line that says what to do (a port in use, a models path that is no folder …). */
+async function serveWith(options: ServeOptions): Promise<void> {
+    try {
+        await serve(resolveConfig({
+            modelsDir: options.models,
+            host: options.host,
+            port: options.port,
+            apiKeys: [...options.apiKey, ...apiKeysFromEnv()],
+            gpu: options.gpu,
+            ctxSize: options.ctxSize,
+            threads: options.threads,
+            decodeThreads: options.decodeThreads,
+            flashAttention: options.flashAttention,
+            parallel: options.parallel,
+            maxQueue: options.maxQueue,
+            // A flag's alias replaces the environment's for the same name.
+            modelAliases: [...options.modelAlias, ...modelAliasesFromEnv().filter(({name}) => !options.modelAlias.some((flag) => flag.name === name))],
+            corsOrigins: options.corsOrigin,
+            logLevel: options.logLevel,
+            logPrompts: options.logPrompts
+        }));
+    } catch (error) {
+        throw new CommandFailure(describeStartupFailure(error, options));
+    }
 }
 
 type ServeOptions = {
@@ -61,6 +73,8 @@ type ServeOptions = {
 };
 
 async function serve(config: Config): Promise<void> {
+    // Loaded here, not at the top: `chatserve ls` and `ps` need neither the server nor llama.cpp.
+    const [{createLogger}, {startServer}, {printBanner}] = await Promise.all([import("../logger.js"), import("../server.js"), import("./banner.js")]);
     const logger = createLogger(config.logLevel);
     const server = await startServer(config, logger);
     printBanner(config, server);
