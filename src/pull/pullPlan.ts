@@ -81,7 +81,7 @@ function listing(groups: readonly ModelGroup[], repoLabel: string): string {
     });
     const quants = [...new Set(groups.map((group) => group.quant).filter((quant) => quant != null))];
     const example = quants.length > 0 && quants.length === groups.length
-        ? `${repoLabel}:${quants[0]}`
+        ? `${repoLabel}:${quants.includes(defaultQuant) ? defaultQuant : quants[0]}`
         : `${repoLabel}/${groups[0]!.parts[0]!.path}`;
     return `It has:\n${lines.join("\n")}\nPull one with: chatserve pull ${example}`;
 }

@@ -13,7 +13,7 @@ const redrawMs = 200;
  */
 export class PullProgress {
     private readonly samples: Array<{at: number, bytes: number}> = [];
-    private lastDraw = 0;
+    private lastDraw = Number.NEGATIVE_INFINITY;
     private lastTenth = -1;
     private drawn = false;
 

@@ -40,7 +40,7 @@ export function parsePullSource(text: string, hubEndpoint: string): PullSource {
             return parseHubPath(hub, source);
     }
 
-    const fileName = path.posix.basename(decodeURIComponent(url.pathname));
+    const fileName = path.posix.basename(decoded(url.pathname));
     if (!/\.gguf$/i.test(fileName) || !isSafeFileName(fileName))
         throw new Error(`the URL must name a .gguf file (its path ends in '${fileName}')`);
     return {kind: "url", url, fileName};
@@ -76,13 +76,22 @@ function hubUrlPath(url: URL, hubEndpoint: string): string | null {
     // A mirror may live under a path (https://mirror.example/hf/): the repository comes after it.
     const base = new URL(hubEndpoint).pathname.replace(/\/?$/, "/");
     const pathname = url.host === new URL(hubEndpoint).host && url.pathname.startsWith(base) ? url.pathname.slice(base.length) : url.pathname.slice(1);
-    const parts = pathname.split("/").filter((part) => part !== "").map((part) => decodeURIComponent(part));
+    const parts = pathname.split("/").filter((part) => part !== "").map(decoded);
     if (parts.length === 2)
         return parts.join("/");
     const [user, repo, action, revision, ...file] = parts;
     if ((action === "resolve" || action === "blob") && revision != null && file.length > 0)
         return `${user}/${repo}/${file.join("/")}${revision === "main" ? "" : `#${revision}`}`;
     return null;
+}
+
+/** A URL's path segment as a name ("My%20Model" → "My Model"); a malformed escape stays as written. */
+function decoded(segment: string): string {
+    try {
+        return decodeURIComponent(segment);
+    } catch {
+        return segment;
+    }
 }
 
 /** A name that can only land in the models folder itself. */
