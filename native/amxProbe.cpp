@@ -1,12 +1,14 @@
-// Run by scripts/amxProbe.mjs before llama.cpp is compiled with -march=native on a CPU with AMX:
-// does AMX code from this compiler run on this machine? Exit status 0 if it does.
+// Run by scripts/amxBuild.mjs before llama.cpp is compiled with -march=native on a CPU with AMX:
+// does ggml's AMX set-up, from this compiler, run on this machine? Exit status 0 if it does.
 //
 // Why: GCC 12's _tile_loadconfig (amxtileintrin.h) tells the compiler that it reads 8 bytes, so
 // with optimization the stores that fill in the rest of a tile configuration are dropped; ggml's
 // AMX kernels (ggml-cpu/amx/mmq.cpp, ggml_tile_config_init) then load a configuration without
 // tile shapes and the first tile instruction faults (SIGILL or SIGSEGV): every generation with a
-// Q8_0 model crashed. The same code is built here the way ggml builds it (-O3 -march=native).
-// A kernel that refuses AMX to the process, or a machine that traps its instructions, fails too.
+// Q8_0 model crashed. The same code is built here the way ggml builds it (-O3 -march=native),
+// with the barrier scripts/amxBuild.mjs adds to ggml's copy where it could
+// (CHATSERVE_TILE_BARRIER=1). A kernel that refuses AMX to the process, or a machine that traps
+// its instructions, fails too.
 #include <immintrin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,6 +32,9 @@ __attribute__((noinline)) static void configureTiles() {
         tc.rows[i] = 16;
         tc.colsb[i] = 64;
     }
+#if CHATSERVE_TILE_BARRIER
+    __asm__ volatile("" : : "r"(&tc) : "memory");
+#endif
     _tile_loadconfig(&tc);
 }
 

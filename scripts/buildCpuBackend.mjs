@@ -14,8 +14,9 @@
 // cmake or git, on a machine that uses a GPU, or when the build fails, loads without OpenMP or
 // does not run a tiny Q8_0 model through its matrix kernels (scripts/checkModel.mjs; a crash
 // there only fails the check), the prebuilt binaries are used. A local build already installed
-// is checked the same way, and compiled again if it fails. AMX stays off unless the compiler's
-// AMX code runs here (scripts/amxProbe.mjs). CHATSERVE_CPU_BUILD=prebuilt skips it all.
+// is checked the same way, and compiled again if it fails. ggml's AMX kernels get a fix for GCC 12,
+// and stay off unless their set-up runs here (scripts/amxBuild.mjs). CHATSERVE_CPU_BUILD=prebuilt
+// skips it all.
 //
 // Each step runs in a child process (this file with --probe, --build or --check): the prebuilt
 // and local libraries share their names, so a process that loaded one cannot test the other.
@@ -25,7 +26,7 @@ import path from "node:path";
 import process from "node:process";
 import {fileURLToPath} from "node:url";
 import {addChatserveSource, chatserveSourceState} from "./addonSource.mjs";
-import {amxBuildFlags, compilerEnv} from "./amxProbe.mjs";
+import {amxBuildFlags, compilerEnv, patchTileConfig} from "./amxBuild.mjs";
 import {runCheckModel} from "./checkModel.mjs";
 
 const log = (message) => console.log(`chatserve: ${message}`);
@@ -117,7 +118,8 @@ function install() {
         const added = addChatserveSource();
         if (added !== "added" && added !== "present")
             log(added);
-        const amx = amxBuildFlags();
+        const tileConfig = patchTileConfig();
+        const amx = amxBuildFlags(tileConfig !== "unsupported");
         if (amx.flags.length > 0)
             log(amx.reason);
         runStep("build", compilerEnv(amx.flags));
