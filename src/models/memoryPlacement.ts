@@ -23,7 +23,8 @@ export type Occupant = {
     idle: boolean,
     /** A keep-alive of -1: never chosen. */
     pinned: boolean,
-    lastUsedMs: number
+    /** Larger is more recent. */
+    lastUsed: number
 };
 
 export type Placement<T extends Occupant> =
@@ -56,7 +57,7 @@ export function placeModel<T extends Occupant>(
 
     const candidates = staying
         .filter((occupant) => occupant.loaded && !occupant.pinned)
-        .sort((a, b) => Number(b.idle) - Number(a.idle) || a.lastUsedMs - b.lastUsedMs);
+        .sort((a, b) => Number(b.idle) - Number(a.idle) || a.lastUsed - b.lastUsed);
     const chosen: T[] = [];
     for (const candidate of candidates) {
         chosen.push(candidate);

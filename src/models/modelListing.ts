@@ -25,7 +25,7 @@ export type ResidencyView = {
 export function modelObject(descriptor: ModelDescriptor, plan: ContextPlan, view: ResidencyView, aliases: readonly string[]): ModelObject {
     const {residency} = view;
     const error = descriptor.error ?? residency?.error ?? view.tooLarge;
-    const loaded = residency?.state === "loaded" ? residency.model : undefined;
+    const loaded = residency?.state === "loaded" ? residency.facts : undefined;
     const status = error != null ? "unavailable"
         : loaded != null ? "loaded"
             : residency != null ? "loading"

@@ -11,6 +11,17 @@ import type {ModelDescriptor} from "./modelDescriptor.js";
 export type ResidencyState = "waiting" | "loading" | "loaded" | "failed";
 
 /**
+ * What /v1/models says of a loaded model, read once as it loads: its getters throw once it is
+ * disposed, and a listing may come while it is being unloaded.
+ */
+export type LoadedFacts = {
+    contextLength: number,
+    supportsInfill: boolean,
+    contextMemoryBytes?: number,
+    memory?: MemoryFootprint
+};
+
+/**
  * One model's stay in memory, from the request that asked for it until its memory is freed: its
  * state, the requests holding it, when it was last used and how long it may stay idle. The
  * registry (modelRegistry.ts) decides what happens to it; this only keeps the facts and the timer.
@@ -18,10 +29,13 @@ export type ResidencyState = "waiting" | "loading" | "loaded" | "failed";
 export class Residency {
     public state: ResidencyState = "waiting";
     public model?: LoadedModel;
+    /** Set when it has loaded. */
+    public facts?: LoadedFacts;
     public error?: string;
     /** Requests holding it: waiting for it to load, queued for a sequence, or generating. Never unloaded while above 0. */
     public holds = 0;
-    public lastUsedMs = Date.now();
+    /** When a request last let go of it, as a count of such moments across models (milliseconds tie): least recently used goes first. */
+    public lastUsed = nextUse();
     /** The last request's keep_alive, else --keep-alive; null: until its memory is needed. */
     public keepAlive: KeepAlive | null = null;
     /** When the keep-alive timer will unload it (ms since the epoch); null when none runs. */
@@ -54,7 +68,7 @@ export class Residency {
 
     /** What it holds in memory: llama.cpp's account once loaded, the estimate until then. */
     public get memory(): MemoryFootprint {
-        const measured = this.model?.memory;
+        const measured = this.facts?.memory;
         return measured != null && totalBytes(measured) > 0 ? measured : this.estimate;
     }
 
@@ -81,6 +95,16 @@ export class Residency {
         return this.keepAlive === "forever";
     }
 
+    /** It loaded: what /v1/models will say of it from now on. */
+    public markLoaded(model: LoadedModel): void {
+        this.model = model;
+        this.facts = {
+            contextLength: model.contextLength, supportsInfill: model.supportsInfill,
+            contextMemoryBytes: model.contextMemoryBytes, memory: model.memory
+        };
+        this.state = "loaded";
+    }
+
     /** Memory was granted: the load starts. */
     public start(load: () => Promise<LoadedModel>): void {
         this.state = "loading";
@@ -103,7 +127,7 @@ export class Residency {
     /** A request let go; true when it was the last. */
     public release(): boolean {
         this.holds--;
-        this.lastUsedMs = Date.now();
+        this.lastUsed = nextUse();
         return this.holds === 0;
     }
 
@@ -126,4 +150,10 @@ export class Residency {
         this.timer = null;
         this.expiresAtMs = null;
     }
+}
+
+let uses = 0;
+
+function nextUse(): number {
+    return ++uses;
 }

@@ -67,8 +67,7 @@ export class Residents {
         residency.start(load);
         this.stopMakingRoomFor(residency);
         residency.ready.then((model) => {
-            residency.model = model;
-            residency.state = "loaded";
+            residency.markLoaded(model);
             if (residency.idle)
                 this.becameIdle(residency);
             this.notify();
