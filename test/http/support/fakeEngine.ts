@@ -5,6 +5,7 @@ import type {
     EmbeddingResult, GenerationEvent, GenerationOptions, GenerationResult, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition
 } from "../../../src/engine/types.js";
 import {ServerBusyError, type ApiError} from "../../../src/errors.js";
+import type {ContextPlan} from "../../../src/models/contextPlan.js";
 import type {Catalogue} from "../../../src/models/modelCatalogue.js";
 import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
 
@@ -59,6 +60,12 @@ export class FakeModel implements LoadedModel {
     public readonly generations: Array<{options: GenerationOptions, signal: AbortSignal}> = [];
     public activeLeases = 0;
     public disposed = false;
+    /** Set when dispose ran while a sequence was leased: a reply cut mid-way (the registry must never do it). */
+    public disposedWhileBusy = false;
+    /** What llama.cpp would report it allocated once loaded; unset: the registry keeps its estimate. */
+    public memory?: {ram: number, vram: number};
+    /** Called when it is disposed (FakeLoader records unloads with it). */
+    public onDispose: () => void = () => {};
     private releaseListeners: Array<() => void> = [];
 
     public async prepareChat(history: ChatHistoryItem[], {tools = [], thinking = true}: {tools?: readonly ToolDefinition[], thinking?: boolean} = {}): Promise<PreparedPrompt> {
@@ -121,7 +128,10 @@ export class FakeModel implements LoadedModel {
     }
 
     public async dispose(): Promise<void> {
+        if (this.activeLeases > 0)
+            this.disposedWhileBusy = true;
         this.disposed = true;
+        this.onDispose();
     }
 
     private async* generate(prompt: PreparedPrompt, options: GenerationOptions, signal: AbortSignal): AsyncGenerator<GenerationEvent, GenerationResult> {
@@ -200,5 +210,53 @@ export class StaticCatalogue implements Catalogue {
         this.refreshes++;
         if (this.refreshFailure != null)
             throw this.refreshFailure;
+    }
+}
+
+/**
+ * A loader that makes a FakeModel of its own for each load and records every load and unload in
+ * order ("load a", "unload a"), so that tests can give models sizes (`descriptor(id, {sizeBytes})`)
+ * and watch what the registry keeps in memory. With `hold()`, loads wait until `finishLoads()`.
+ */
+export class FakeLoader {
+    public readonly events: string[] = [];
+    /** Every model made, with the id it was loaded for, in order. */
+    public readonly made: Array<{id: string, plan: ContextPlan, model: FakeModel}> = [];
+    /** Sets each model before it is handed out (a script, a measured `memory`). */
+    public prepare: (model: FakeModel, id: string) => void = () => {};
+    private gate: Promise<void> | null = null;
+    private openGate = () => {};
+
+    public readonly load = async (descriptor: ModelDescriptor, plan: ContextPlan): Promise<LoadedModel> => {
+        const model = new FakeModel();
+        this.prepare(model, descriptor.id);
+        this.events.push(`load ${descriptor.id}`);
+        model.onDispose = () => this.events.push(`unload ${descriptor.id}`);
+        this.made.push({id: descriptor.id, plan, model});
+        await this.gate;
+        return model;
+    };
+
+    /** The model the last load of `id` made. */
+    public model(id: string): FakeModel {
+        const entry = this.made.findLast((made) => made.id === id);
+        if (entry == null)
+            throw new Error(`${id} was never loaded`);
+        return entry.model;
+    }
+
+    /** Ids whose last model is loaded and not disposed. */
+    public loaded(): string[] {
+        return [...new Set(this.made.map((made) => made.id))].filter((id) => !this.model(id).disposed);
+    }
+
+    /** Loads from now on wait until `finishLoads()`. */
+    public hold(): void {
+        this.gate = new Promise((resolve) => this.openGate = resolve);
+    }
+
+    public finishLoads(): void {
+        this.openGate();
+        this.gate = null;
     }
 }

@@ -10,8 +10,9 @@ import {MessagesService} from "../../../src/messages/messagesService.js";
 import {resolveConfig, type ConfigInput} from "../../../src/config.js";
 import {createLogger} from "../../../src/logger.js";
 import {ModelAliases} from "../../../src/models/modelAliases.js";
-import {ModelRegistry} from "../../../src/models/modelRegistry.js";
-import {CONTEXT_LENGTH, FakeModel, StaticCatalogue, testDescriptors} from "./fakeEngine.js";
+import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
+import {ModelRegistry, type MemorySettings} from "../../../src/models/modelRegistry.js";
+import {CONTEXT_LENGTH, FakeLoader, FakeModel, StaticCatalogue, testDescriptors} from "./fakeEngine.js";
 
 export type TestApp = {
     app: express.Express,
@@ -25,20 +26,26 @@ export type TestApp = {
 export function createTestApp(
     options: {
         apiKeys?: string[], corsOrigins?: string[], bodyLimit?: string, logPrompts?: boolean, logLines?: string[], stopping?: AbortSignal,
-        modelAliases?: ConfigInput["modelAliases"]
+        modelAliases?: ConfigInput["modelAliases"],
+        /** The catalogue's models (default: testDescriptors()). */
+        descriptors?: ModelDescriptor[],
+        /** A loader that makes a model per load and records loads and unloads (default: every load hands out `model`). */
+        loader?: FakeLoader,
+        /** The memory budget, count limit and keep-alive. */
+        memory?: MemorySettings
     } = {}
 ): TestApp {
-    const {logLines, stopping, ...settings} = options;
+    const {logLines, stopping, descriptors, loader, memory, ...settings} = options;
     const config = resolveConfig(settings);
     // With `logLines`, the log's JSON lines are kept there; otherwise nothing is logged.
     const logger = logLines == null ? createLogger("silent") : createLogger("info", {write: (line: string) => logLines.push(line)});
-    const catalogue = new StaticCatalogue(testDescriptors());
+    const catalogue = new StaticCatalogue(descriptors ?? testDescriptors());
     const model = new FakeModel();
     let loads = 0;
-    const registry = new ModelRegistry(catalogue, async () => {
+    const registry = new ModelRegistry(catalogue, async (descriptor, plan) => {
         loads++;
-        return model;
-    }, {context: {ctxSize: CONTEXT_LENGTH, parallel: 1}, aliases: new ModelAliases(config.modelAliases)}, logger);
+        return loader == null ? model : await loader.load(descriptor, plan);
+    }, {context: {ctxSize: CONTEXT_LENGTH, parallel: 1}, aliases: new ModelAliases(config.modelAliases), memory}, logger);
     const chat = new ChatCompletionService(registry);
     const app = createApp({
         config, logger, registry,
