@@ -20,6 +20,8 @@ export function printBanner(config: Config, server: RunningServer): void {
     if (sizedToMemory.length > 0)
         lines.push(`memory: ${formatBytes(server.freeMemoryBytes)} free at start; a model's KV cache takes at most half of what its weights leave ` +
             `(by its default ${sizedToMemory.join(" and ")})`);
+    if (server.memoryBudget != null)
+        lines.push(residencyLine(config, server.memoryBudget));
     lines.push(`models in ${path.resolve(config.modelsDir)}:`);
     if (models.length === 0)
         lines.push(
@@ -48,7 +50,20 @@ function servedAs(model: ModelObject): string {
         parts.push(`${model.parallel} at once`);
     if (model.kv_cache_bytes != null)
         parts.push(`KV cache ${formatBytes(model.kv_cache_bytes)}`);
+    if (model.memory_bytes != null)
+        parts.push(`${formatBytes(model.memory_bytes)} in all`);
     return parts.join(", ");
+}
+
+/** How much the models may take together, and how long an idle one stays: "loaded models: up to 18 GiB together (…); an idle one stays until its memory is needed". */
+function residencyLine(config: Config, budget: RunningServer["memoryBudget"]): string {
+    const count = Number.isFinite(budget.models) ? `, ${budget.models} at once` : "";
+    const keepAlive = config.keepAlive;
+    const stays = keepAlive == null ? "until its memory is needed for another"
+        : keepAlive === "forever" ? "for ever (--keep-alive -1: never unloaded to make room)"
+            : keepAlive.ms === 0 ? "not at all (--keep-alive 0: unloaded after each request)"
+                : `${keepAlive.ms / 1000} s (--keep-alive), or until its memory is needed`;
+    return `loaded models: up to ${formatBytes(budget.bytes)} together (${budget.source})${count}; an idle one stays ${stays}`;
 }
 
 /** Binary units, as llama.cpp logs its buffers: 768 MiB, 1.5 GiB. */

@@ -2,6 +2,8 @@ import {Command, InvalidArgumentError, Option} from "commander";
 import {
     apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, modelAliasesFromEnv, parseModelAlias, resolveConfig, type Config, type ModelAliasSetting
 } from "../config.js";
+import {parseByteSize} from "../models/byteSize.js";
+import {parseKeepAlive, type KeepAlive} from "../protocol/keepAlive.js";
 import {CommandFailure} from "./commandFailure.js";
 import {describeStartupFailure} from "./startupFailure.js";
 
@@ -34,6 +36,9 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--flash-attention <mode>", "llama.cpp's flash attention: auto (on, but a few new tokens after a long context run without it, on chatserve's CPU build), on (every batch) or off").choices(flashAttentionChoices).default("auto"))
         .addOption(new Option("--parallel <n>", "requests generated at once per model (sequences), each with the whole context (default: 1-4, as half the free memory beside the model holds)").argParser(integer(1, 64)))
         .addOption(new Option("--max-queue <n>", "requests that may wait for a free sequence before 503").default(64).argParser(integer(0)))
+        .addOption(new Option("--memory-limit <size>", "memory the loaded models may take together, e.g. 8GB or 512MiB; idle models are unloaded to make room (default: the memory free at start, less a tenth)").argParser(byteSize).env("CHATSERVE_MEMORY_LIMIT"))
+        .addOption(new Option("--max-loaded-models <n>", "models loaded at once, at most (default: no limit, memory decides)").argParser(integer(1)).env("CHATSERVE_MAX_LOADED_MODELS"))
+        .addOption(new Option("--keep-alive <duration>", "unload a model idle this long, e.g. 5m, 30s; 0 after each request; -1 never, not even to make room (default: until its memory is needed)").argParser(keepAlive).env("CHATSERVE_KEEP_ALIVE"))
         .addOption(new Option("--model-alias <name=id>", "serve model ID under another NAME too; '*' in NAME matches anything, e.g. 'claude-*=ID' (repeatable; also CHATSERVE_MODEL_ALIASES)").argParser(modelAlias).default([]))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
         .addOption(new Option("--log-level <level>", "log level").choices(logLevels).default("info"))
@@ -55,6 +60,9 @@ async function serveWith(options: ServeOptions): Promise<void> {
             flashAttention: options.flashAttention,
             parallel: options.parallel,
             maxQueue: options.maxQueue,
+            memoryLimit: options.memoryLimit,
+            maxLoadedModels: options.maxLoadedModels,
+            keepAlive: options.keepAlive ?? null,
             // A flag's alias replaces the environment's for the same name.
             modelAliases: [...options.modelAlias, ...modelAliasesFromEnv().filter(({name}) => !options.modelAlias.some((flag) => flag.name === name))],
             corsOrigins: options.corsOrigin,
@@ -69,6 +77,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
 type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
     threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number,
+    memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
     modelAlias: ModelAliasSetting[], corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean
 };
 
@@ -105,6 +114,22 @@ function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
             throw new InvalidArgumentError(`expected a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? " up" : ` to ${max}`}.`);
         return parsed;
     };
+}
+
+function byteSize(value: string): number {
+    try {
+        return parseByteSize(value);
+    } catch (error) {
+        throw new InvalidArgumentError(`${(error as Error).message}.`);
+    }
+}
+
+function keepAlive(value: string): KeepAlive {
+    try {
+        return parseKeepAlive(value);
+    } catch (error) {
+        throw new InvalidArgumentError(`${(error as Error).message}.`);
+    }
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -12,6 +12,7 @@ function bannerFor(settings: ConfigInput, models: Array<Partial<ModelObject>> = 
     vi.spyOn(process.stdout, "write").mockImplementation((text) => (printed += String(text), true));
     const server = {
         url: "http://127.0.0.1:8080/v1", backend: "CPU", openmp: true, threads: 2, decodeThreads: 2, freeMemoryBytes: 20 * 1024 ** 3,
+        memoryBudget: {bytes: 18 * 1024 ** 3, models: Number.POSITIVE_INFINITY, source: "the memory free at start, less a tenth"},
         registry: {list: () => models}
     };
     printBanner(resolveConfig(settings), server as unknown as RunningServer);
@@ -45,6 +46,14 @@ describe("printBanner", () => {
             "memory: 20 GiB free at start; a model's KV cache takes at most half of what its weights leave (by its default context and parallel sequences)");
         expect(bannerFor({ctxSize: 4096}, [qwen])).toContain("(by its default parallel sequences)");
         expect(bannerFor({ctxSize: 4096, parallel: 4}, [qwen])).not.toContain("memory:");
+    });
+
+    it("says what the loaded models may take together, and how long an idle one stays", () => {
+        expect(bannerFor({}, [qwen])).toContain(
+            "loaded models: up to 18 GiB together (the memory free at start, less a tenth); an idle one stays until its memory is needed for another\n");
+        expect(bannerFor({keepAlive: {ms: 300_000}}, [qwen])).toContain("an idle one stays 300 s (--keep-alive), or until its memory is needed\n");
+        expect(bannerFor({keepAlive: "forever"}, [qwen])).toContain("an idle one stays for ever (--keep-alive -1: never unloaded to make room)\n");
+        expect(bannerFor({}, [{...qwen, memory_bytes: 8 * 1024 ** 3}])).toContain("KV cache 3.5 GiB, 8 GiB in all\n");
     });
 
     it("lists the aliases, marking one whose model the folder does not hold, and not as models", () => {

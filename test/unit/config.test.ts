@@ -11,6 +11,8 @@ describe("resolveConfig", () => {
             gpu: "auto",
             flashAttention: "auto",
             maxQueue: 64,
+            keepAlive: null,
+            memoryWaitMs: 120_000,
             modelAliases: [],
             corsOrigins: [],
             logLevel: "info",
@@ -22,6 +24,9 @@ describe("resolveConfig", () => {
         // Sized per model to its trained context and to memory (models/contextPlan.ts).
         expect(resolveConfig().ctxSize).toBeUndefined();
         expect(resolveConfig().parallel).toBeUndefined();
+        // The memory free at start decides, less a tenth (server.ts), and no count limit.
+        expect(resolveConfig().memoryLimit).toBeUndefined();
+        expect(resolveConfig().maxLoadedModels).toBeUndefined();
     });
 
     it("keeps given values", () => {
@@ -33,7 +38,8 @@ describe("resolveConfig", () => {
     it.each([
         {port: 70000}, {port: -1}, {ctxSize: 32}, {parallel: 0}, {parallel: 65}, {threads: 0},
         {maxQueue: -1}, {apiKeys: [""]}, {gpu: "tpu"}, {logLevel: "loud"}, {rescanIntervalMs: 10},
-        {modelAliases: [{name: "", model: "m"}]}, {modelAliases: [{name: "a", model: "m*"}]}
+        {modelAliases: [{name: "", model: "m"}]}, {modelAliases: [{name: "a", model: "m*"}]},
+        {memoryLimit: 0}, {maxLoadedModels: 0}, {keepAlive: {ms: -1}}, {keepAlive: "never"}
     ])("refuses %j", (input) => {
         expect(() => resolveConfig(input as never)).toThrow();
     });
