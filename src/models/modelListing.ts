@@ -9,8 +9,10 @@ import type {Residency} from "./residency.js";
 export type ResidencyView = {
     /** Its residency, if a request has asked for it (waiting for room, loading, loaded, failed, being unloaded). */
     residency?: Residency,
-    /** What it takes in memory, estimated before loading. */
+    /** What it takes in memory: estimated before its first load, as llama.cpp counted it after. */
     estimate: MemoryFootprint,
+    /** Whether `estimate` is what llama.cpp counted when it last loaded. */
+    measured: boolean,
     /** Why it can never load under the memory budget, if it cannot. */
     tooLarge?: string,
     /** --keep-alive: what a model no request has named one for gets. */
@@ -49,7 +51,7 @@ export function modelObject(descriptor: ModelDescriptor, plan: ContextPlan, view
         loading: status === "loading",
         unloading: loaded != null && residency!.unloading,
         memory_bytes: totalBytes(memory),
-        memory_measured: loaded != null && residency!.measured,
+        memory_measured: loaded != null ? residency!.measured : view.measured,
         memory_gpu_bytes: memory.vram,
         active_requests: residency?.holds ?? 0,
         keep_alive: keepAlive == null ? null : keepAliveSeconds(keepAlive),

@@ -75,6 +75,12 @@ export class ModelRegistry {
     private readonly stopping = new AbortController();
     /** Each file's plan, decided once: the descriptor is replaced when the file changes. */
     private readonly plans = new WeakMap<ModelDescriptor, ContextPlan>();
+    /**
+     * What each file took when it last loaded, by llama.cpp's account: the next load of the same file
+     * with the same plan takes the same, which the estimate may miss (weights that llama.cpp repacks
+     * for the CPU's matrix units take a second copy, which GgufInsights does not count).
+     */
+    private readonly measured = new WeakMap<ModelDescriptor, MemoryFootprint>();
     private readonly aliases: ModelAliases;
     private readonly budget: BudgetDescription;
     private readonly waitMs: number;
@@ -167,10 +173,15 @@ export class ModelRegistry {
         return plan;
     }
 
-    /** What the model will take in memory with its plan: node-llama-cpp's estimate, or its file and KV cache where it has none. */
+    /**
+     * What the model will take in memory with its plan: what it took when it last loaded, else
+     * node-llama-cpp's estimate, else (no estimate from its header) its file and KV cache.
+     */
     public estimateFor(descriptor: ModelDescriptor): MemoryFootprint {
         const plan = this.planFor(descriptor);
-        return descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0};
+        return this.measured.get(descriptor)
+            ?? descriptor.memory?.(plan.contextLength, plan.parallel)
+            ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0};
     }
 
     /**
@@ -306,6 +317,8 @@ export class ModelRegistry {
         this.logger.info({event: "model_loading", model: descriptor.id, estimatedBytes: totalBytes(residency.estimate)}, `loading ${descriptor.id}`);
         this.residents.start(residency, () => this.load(descriptor, plan));
         residency.ready.then((model) => {
+            if (residency.measured)
+                this.measured.set(descriptor, residency.memory);
             this.logger.info({
                 event: "model_loaded", model: descriptor.id, contextLength: model.contextLength, parallel: plan.parallel,
                 kvCacheBytes: plan.kvCacheBytes, contextMemoryBytes: model.contextMemoryBytes,
@@ -382,7 +395,7 @@ export class ModelRegistry {
         const estimate = this.estimateFor(descriptor);
         const tooLarge = fitsAlone(totalBytes(estimate), this.budget) ? undefined : tooLargeError(descriptor.id, plan, estimate, this.budget).message;
         const residency = this.residents.current(descriptor);
-        const view = {residency, estimate, tooLarge, keepAlive: this.settings.memory?.keepAlive ?? null};
+        const view = {residency, estimate, measured: this.measured.has(descriptor), tooLarge, keepAlive: this.settings.memory?.keepAlive ?? null};
         return modelObject(descriptor, plan, view, this.aliases.namesFor(descriptor.id));
     }
 }

@@ -37,12 +37,13 @@ export type ModelObject = {
     unloading: boolean,
     /**
      * What the model takes in memory, in bytes: its weights, the KV cache of its `parallel`
-     * sequences of `context_length` tokens, and its compute and output buffers. Until it has loaded,
-     * node-llama-cpp's estimate from the GGUF header (what decides whether it fits the memory budget);
-     * once loaded, what llama.cpp reports it allocated (`memory_measured` true).
+     * sequences of `context_length` tokens, and its compute and output buffers. Until it has first
+     * loaded, node-llama-cpp's estimate from the GGUF header (what decides whether it fits the memory
+     * budget); once loaded, what llama.cpp reports it allocated (`memory_measured` true), which the
+     * next load of the same file is then expected to take too.
      */
     memory_bytes: number,
-    /** Whether `memory_bytes` is llama.cpp's account of a loaded model (true) or the estimate made before loading (false). */
+    /** Whether `memory_bytes` is llama.cpp's account from the model's last load (true) or the estimate made before any (false). */
     memory_measured: boolean,
     /** Of `memory_bytes`, the part in GPU memory (VRAM); 0 on the CPU backend. `memory_bytes - memory_gpu_bytes` is in RAM. */
     memory_gpu_bytes: number,

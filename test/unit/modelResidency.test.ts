@@ -150,6 +150,20 @@ describe("residency by memory", () => {
         expect(loader.events).toEqual(["load a", "load a"]);
     });
 
+    it("counts what a model took when it last loaded, not its estimate, when it loads again", async () => {
+        const {loader, entry, use} = setup({bytes: 1000});
+        // The header's estimate says 400; llama.cpp counts 700 (say, weights it repacks for the CPU).
+        loader.prepare = (model, id) => model.memory = {ram: id === "a" ? 700 : 400, vram: 0};
+        await use("a");
+        await use("b");
+        await settle();
+        expect(entry("a")).toMatchObject({loaded: false, memory_bytes: 700, memory_measured: true});
+        // 700 beside b's 400 does not fit: b goes first.
+        await use("a");
+        await settle();
+        expect(loader.events).toEqual(["load a", "unload a", "load b", "unload b", "load a"]);
+    });
+
     it("shows the estimate before loading and llama.cpp's account once loaded", async () => {
         const {loader, registry, entry} = setup({});
         loader.prepare = (model) => model.memory = {ram: 300, vram: 50};
