@@ -42,7 +42,7 @@ export class ChatCompletionService {
     public constructor(private readonly models: ModelSource, private readonly logger?: Logger) {}
 
     public async start(request: ChatCompletionRequest, signal: AbortSignal): Promise<ChatGeneration> {
-        const {held, prompt, format} = await this.prepare(request);
+        const {held, prompt, format} = await this.prepare(request, signal);
         const {model} = held;
         try {
             const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
@@ -71,11 +71,11 @@ export class ChatCompletionService {
     }
 
     /** The model held for this request (release it when done), the rendered prompt and the reply's format. */
-    private async prepare(request: ChatCompletionRequest): Promise<{held: HeldModel, prompt: PreparedPrompt, format: ReplyFormat}> {
+    private async prepare(request: ChatCompletionRequest, signal?: AbortSignal): Promise<{held: HeldModel, prompt: PreparedPrompt, format: ReplyFormat}> {
         rejectUnsupportedChatFields(request);
         const plan = toReplyPlan(request);
         const history = toChatHistory(request.messages);
-        const held = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat", {keepAlive: request.keep_alive});
+        const held = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat", {keepAlive: request.keep_alive, signal});
         try {
             const {model} = held;
             const format = compileGrammars(model, withoutTools(plan.format, model), plan.schemas);

@@ -40,7 +40,7 @@ export class CompletionService {
 
     public async start(request: CompletionRequest, signal: AbortSignal): Promise<CompletionRun> {
         rejectUnsupportedCompletionFields(request);
-        const held = await this.models.acquire(request.model, "completion", {keepAlive: request.keep_alive});
+        const held = await this.models.acquire(request.model, "completion", {keepAlive: request.keep_alive, signal});
         try {
             const run = await this.runOn(held.model, request, signal);
             return {...run, release: () => {

@@ -12,7 +12,7 @@ export class EmbeddingService {
     public constructor(private readonly models: ModelSource) {}
 
     public async embed(request: EmbeddingRequest, signal: AbortSignal): Promise<EmbeddingList> {
-        const held = await this.models.acquire(request.model, "embeddings", {keepAlive: request.keep_alive});
+        const held = await this.models.acquire(request.model, "embeddings", {keepAlive: request.keep_alive, signal});
         try {
             return await embedWith(held.model, request, signal);
         } finally {

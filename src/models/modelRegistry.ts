@@ -50,7 +50,9 @@ export type HeldModel = {model: LoadedModel, release(): void};
 
 export type HoldOptions = {
     /** The request's keep_alive; null or absent: --keep-alive. */
-    keepAlive?: KeepAlive | null
+    keepAlive?: KeepAlive | null,
+    /** The request's: a client that leaves while it waits for room stops waiting (and no longer asks for room). */
+    signal?: AbortSignal
 };
 
 /** What the services need of the registry: a loaded model that can serve a capability. */
@@ -238,7 +240,7 @@ export class ModelRegistry {
             let residency = this.residents.current(descriptor);
             if (residency?.unloading) {
                 const going = residency;
-                await this.untilStopped(this.residents.changed(), deadline, () => stillUnloadingError(going, Date.now() - started));
+                await this.untilStopped(this.residents.changed(), {signal: options.signal, deadline, onDeadline: () => stillUnloadingError(going, Date.now() - started)});
                 continue;
             }
             residency ??= this.admit(descriptor);
@@ -248,9 +250,9 @@ export class ModelRegistry {
             residency.hold(options.keepAlive ?? this.settings.memory?.keepAlive ?? null);
             const held = residency;
             try {
-                const model = await this.untilStopped(this.loaded(held), deadline, () => held.state === "waiting"
+                const model = await this.untilStopped(this.loaded(held), {signal: options.signal, deadline, onDeadline: () => held.state === "waiting"
                     ? insufficientMemoryError(held, this.residents.occupants(), this.budget, Date.now() - started)
-                    : null);
+                    : null});
                 let released = false;
                 return {model, release: () => {
                     if (!released) {
@@ -330,29 +332,35 @@ export class ModelRegistry {
     }
 
     /**
-     * Waits for `work`, but not past shutdown's start (its 503), nor past `deadline` when `onDeadline`
-     * gives an error then (null: keep waiting, e.g. a load that got its memory and is reading weights).
+     * Waits for `work`, but not past shutdown's start (its 503), nor once the request's `signal`
+     * aborts (its client left), nor past `deadline` when `onDeadline` then gives an error (null: keep
+     * waiting, e.g. a load that got its memory and is reading the weights).
      */
-    private async untilStopped<T>(work: Promise<T>, deadline?: number, onDeadline?: () => ApiError | null): Promise<T> {
-        const {signal} = this.stopping;
+    private async untilStopped<T>(
+        work: Promise<T>, {signal, deadline, onDeadline}: {signal?: AbortSignal, deadline?: number, onDeadline?: () => ApiError | null} = {}
+    ): Promise<T> {
+        const signals = [this.stopping.signal, ...(signal == null ? [] : [signal])];
         let onStop = () => {};
         let timer: NodeJS.Timeout | undefined;
         const stopped = new Promise<never>((_resolve, reject) => {
-            onStop = () => reject(signal.reason);
-            signal.addEventListener("abort", onStop, {once: true});
-            if (deadline != null && onDeadline != null) {
-                const check = () => {
+            onStop = () => reject(signals.find((each) => each.aborted)!.reason);
+            for (const each of signals) {
+                if (each.aborted)
+                    return onStop();
+                each.addEventListener("abort", onStop, {once: true});
+            }
+            if (deadline != null && onDeadline != null)
+                timer = setTimeout(() => {
                     const error = onDeadline();
                     if (error != null)
                         reject(error);
-                };
-                timer = setTimeout(check, Math.max(0, deadline - Date.now()));
-            }
+                }, Math.max(0, deadline - Date.now()));
         });
         try {
             return await Promise.race([work, stopped]);
         } finally {
-            signal.removeEventListener("abort", onStop);
+            for (const each of signals)
+                each.removeEventListener("abort", onStop);
             clearTimeout(timer);
         }
     }

@@ -83,6 +83,22 @@ describe("residency by memory", () => {
         expect(loader.events).toEqual(["load a"]);
     });
 
+    it("stops waiting for room when the request's client leaves, and no longer asks the busy model to go", async () => {
+        const {loader, registry, entry} = setup({bytes: 500});
+        const a = await registry.acquire("a", "chat");
+        const client = new AbortController();
+        const waiting = registry.acquire("b", "chat", {signal: client.signal}).catch((caught: unknown) => caught);
+        await settle();
+        expect(entry("a").unloading).toBe(true);
+        client.abort(new Error("client gone"));
+        expect(await waiting).toMatchObject({message: "client gone"});
+        expect(entry("a")).toMatchObject({loaded: true, unloading: false});
+        expect(entry("b")).toMatchObject({loading: false, active_requests: 0});
+        a.release();
+        await settle();
+        expect(loader.events).toEqual(["load a"]);
+    });
+
     it("refuses at once, with a 400 and the numbers, a model that could not fit even alone, and lists it unavailable", async () => {
         const {loader, registry, entry} = setup({bytes: 500, source: "--memory-limit"}, [descriptor("big", {sizeBytes: 2 * 1024 * 1024})]);
         const error = await registry.acquire("big", "chat").catch((caught: unknown) => caught);
