@@ -4,10 +4,10 @@ import type {LoadedModel} from "../engine/types.js";
 import {
     BadRequestError, type ApiError, ModelNotFoundError, ModelUnavailableError, ModelUnloadedError, ServerBusyError, ServiceShuttingDownError
 } from "../errors.js";
-import type {KeepAlive} from "../protocol/keepAlive.js";
 import type {ModelCapability, ModelObject} from "../protocol/models.js";
+import {boundedWait, type WaitLimits} from "./boundedWait.js";
 import {formatBytes} from "./byteSize.js";
-import {planContext, type ContextPlan, type ContextSettings} from "./contextPlan.js";
+import {planContext, type ContextPlan} from "./contextPlan.js";
 import {totalBytes, type MemoryFootprint} from "./memoryEstimate.js";
 import {insufficientMemoryError, stillUnloadingError, tooLargeError, type BudgetDescription} from "./memoryMessages.js";
 import {fitsAlone, placeModel} from "./memoryPlacement.js";
@@ -17,43 +17,9 @@ import type {ModelDescriptor} from "./modelDescriptor.js";
 import {aliasObject, danglingAliasObject, modelObject} from "./modelListing.js";
 import {Residency} from "./residency.js";
 import {Residents} from "./residents.js";
+import type {HeldModel, HoldOptions, ModelLoader, RegistrySettings} from "./registrySettings.js";
 
-/** Loads a model with the context the plan decided (the same plan /v1/models reports). */
-export type ModelLoader = (descriptor: ModelDescriptor, plan: ContextPlan) => Promise<LoadedModel>;
-
-export type MemorySettings = {
-    /** --memory-limit (or the memory free at start, less a margin): what the models may take together. Default: no limit. */
-    bytes?: number,
-    /** Where `bytes` came from, for messages. */
-    source?: string,
-    /** --max-loaded-models; default: no count limit. */
-    models?: number,
-    /** --keep-alive; null or absent: a model stays until its memory is needed. */
-    keepAlive?: KeepAlive | null,
-    /** How long a request waits for room (for busy models to end their requests) before its 503; default 120 s. */
-    waitMs?: number,
-    /** Requests that may wait for a model to get room and load (--max-queue); more get 503 server_busy. Default: no limit. */
-    maxWaiting?: number
-};
-
-export type RegistrySettings = {
-    /** --ctx-size, --parallel and the memory the defaults are sized to. */
-    context: ContextSettings,
-    /** --model-alias: other names for the models. */
-    aliases?: ModelAliases,
-    /** The memory budget, the model count limit and keep-alive. */
-    memory?: MemorySettings
-};
-
-/** A loaded model held for one request: it is never unloaded before `release()` (call it once the request is done). */
-export type HeldModel = {model: LoadedModel, release(): void};
-
-export type HoldOptions = {
-    /** The request's keep_alive; null or absent: --keep-alive. */
-    keepAlive?: KeepAlive | null,
-    /** The request's: a client that leaves while it waits for room stops waiting (and no longer asks for room). */
-    signal?: AbortSignal
-};
+export type {HeldModel, HoldOptions, MemorySettings, ModelLoader, RegistrySettings} from "./registrySettings.js";
 
 /** What the services need of the registry: a loaded model that can serve a capability. */
 export type ModelSource = Pick<ModelRegistry, "acquire">;
@@ -331,38 +297,9 @@ export class ModelRegistry {
         });
     }
 
-    /**
-     * Waits for `work`, but not past shutdown's start (its 503), nor once the request's `signal`
-     * aborts (its client left), nor past `deadline` when `onDeadline` then gives an error (null: keep
-     * waiting, e.g. a load that got its memory and is reading the weights).
-     */
-    private async untilStopped<T>(
-        work: Promise<T>, {signal, deadline, onDeadline}: {signal?: AbortSignal, deadline?: number, onDeadline?: () => ApiError | null} = {}
-    ): Promise<T> {
-        const signals = [this.stopping.signal, ...(signal == null ? [] : [signal])];
-        let onStop = () => {};
-        let timer: NodeJS.Timeout | undefined;
-        const stopped = new Promise<never>((_resolve, reject) => {
-            onStop = () => reject(signals.find((each) => each.aborted)!.reason);
-            for (const each of signals) {
-                if (each.aborted)
-                    return onStop();
-                each.addEventListener("abort", onStop, {once: true});
-            }
-            if (deadline != null && onDeadline != null)
-                timer = setTimeout(() => {
-                    const error = onDeadline();
-                    if (error != null)
-                        reject(error);
-                }, Math.max(0, deadline - Date.now()));
-        });
-        try {
-            return await Promise.race([work, stopped]);
-        } finally {
-            for (const each of signals)
-                each.removeEventListener("abort", onStop);
-            clearTimeout(timer);
-        }
+    /** Waits for `work`, but not past shutdown's start (its 503), nor past the request's own end or deadline (see boundedWait). */
+    private async untilStopped<T>(work: Promise<T>, {signal, ...limits}: {signal?: AbortSignal} & Omit<WaitLimits, "signals"> = {}): Promise<T> {
+        return await boundedWait(work, {signals: [this.stopping.signal, ...(signal == null ? [] : [signal])], ...limits});
     }
 
     /**

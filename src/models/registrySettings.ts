@@ -1,0 +1,44 @@
+import type {LoadedModel} from "../engine/types.js";
+import type {KeepAlive} from "../protocol/keepAlive.js";
+import type {ContextPlan, ContextSettings} from "./contextPlan.js";
+import type {ModelAliases} from "./modelAliases.js";
+import type {ModelDescriptor} from "./modelDescriptor.js";
+
+/** What the model registry (modelRegistry.ts) is built with, and what it hands out. */
+
+/** Loads a model with the context the plan decided (the same plan /v1/models reports). */
+export type ModelLoader = (descriptor: ModelDescriptor, plan: ContextPlan) => Promise<LoadedModel>;
+
+export type MemorySettings = {
+    /** --memory-limit (or the memory free at start, less a margin): what the models may take together. Default: no limit. */
+    bytes?: number,
+    /** Where `bytes` came from, for messages. */
+    source?: string,
+    /** --max-loaded-models; default: no count limit. */
+    models?: number,
+    /** --keep-alive; null or absent: a model stays until its memory is needed. */
+    keepAlive?: KeepAlive | null,
+    /** How long a request waits for room (for busy models to end their requests) before its 503; default 120 s. */
+    waitMs?: number,
+    /** Requests that may wait for a model to get room and load (--max-queue); more get 503 server_busy. Default: no limit. */
+    maxWaiting?: number
+};
+
+export type RegistrySettings = {
+    /** --ctx-size, --parallel and the memory the defaults are sized to. */
+    context: ContextSettings,
+    /** --model-alias: other names for the models. */
+    aliases?: ModelAliases,
+    /** The memory budget, the model count limit and keep-alive. */
+    memory?: MemorySettings
+};
+
+/** A loaded model held for one request: it is never unloaded before `release()` (call it once the request is done). */
+export type HeldModel = {model: LoadedModel, release(): void};
+
+export type HoldOptions = {
+    /** The request's keep_alive; null or absent: --keep-alive. */
+    keepAlive?: KeepAlive | null,
+    /** The request's: a client that leaves while it waits for room stops waiting (and no longer asks for room). */
+    signal?: AbortSignal
+};
