@@ -69,6 +69,27 @@ export function placeModel<T extends Occupant>(
     return {verdict: "wait"};
 }
 
+/**
+ * Idle models to unload when the loaded ones take more than the budget: a load took more than it was
+ * weighed at (llama.cpp's account came in above the estimate). Least recently used first; busy and
+ * pinned models are never chosen, so the budget may stay exceeded until they are idle.
+ */
+export function overBudget<T extends Occupant>(occupants: readonly T[], budget: MemoryBudget): T[] {
+    const staying = occupants.filter((occupant) => !occupant.unloading);
+    let bytes = staying.reduce((sum, occupant) => sum + occupant.bytes, 0);
+    let models = staying.length;
+    const chosen: T[] = [];
+    const candidates = staying.filter((occupant) => occupant.loaded && occupant.idle && !occupant.pinned).sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const candidate of candidates) {
+        if (bytes <= budget.bytes && models <= budget.models)
+            break;
+        chosen.push(candidate);
+        bytes -= candidate.bytes;
+        models--;
+    }
+    return chosen;
+}
+
 /** Whether a model could fit at all, with nothing else loaded. */
 export function fitsAlone(need: number, budget: MemoryBudget): boolean {
     return need <= budget.bytes && budget.models >= 1;

@@ -49,6 +49,7 @@ export function modelObject(descriptor: ModelDescriptor, plan: ContextPlan, view
         status,
         loaded: status === "loaded",
         loading: status === "loading",
+        waiting_for_memory: status === "loading" && residency!.state === "waiting",
         unloading: loaded != null && residency!.unloading,
         memory_bytes: totalBytes(memory),
         memory_measured: loaded != null ? residency!.measured : view.measured,
@@ -77,7 +78,7 @@ export function danglingAliasObject(name: string, model: string): ModelObject {
     return {
         id: name, object: "model", created: 0, owned_by: "chatserve",
         context_length: null, parallel: 0, kv_cache_bytes: null, capabilities: [],
-        status: "unavailable", loaded: false, loading: false, unloading: false,
+        status: "unavailable", loaded: false, loading: false, waiting_for_memory: false, unloading: false,
         memory_bytes: 0, memory_measured: false, memory_gpu_bytes: 0, active_requests: 0, keep_alive: null, expires_at: null,
         architecture: null, size_bytes: 0,
         error: `it is an alias of '${model}', which the models folder does not hold`,

@@ -10,7 +10,7 @@ import {formatBytes} from "./byteSize.js";
 import {planContext, type ContextPlan} from "./contextPlan.js";
 import {totalBytes, type MemoryFootprint} from "./memoryEstimate.js";
 import {insufficientMemoryError, stillUnloadingError, tooLargeError, type BudgetDescription} from "./memoryMessages.js";
-import {fitsAlone, placeModel} from "./memoryPlacement.js";
+import {fitsAlone, overBudget, placeModel} from "./memoryPlacement.js";
 import {ModelAliases} from "./modelAliases.js";
 import type {Catalogue} from "./modelCatalogue.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
@@ -252,13 +252,16 @@ export class ModelRegistry {
     }
 
     /**
-     * Runs the waiting loads that fit, and makes room for the first that does not: idle models are
-     * unloaded now, busy ones once their requests end (see memoryPlacement.ts). A later load may start
-     * before an earlier one only within the memory the earlier ones leave.
+     * Unloads idle models while the loaded ones take more than the budget (a load that took more than
+     * its estimate), then runs the waiting loads that fit, and makes room for the first that does not:
+     * idle models are unloaded now, busy ones once their requests end (see memoryPlacement.ts). A later
+     * load may start before an earlier one only within the memory the earlier ones leave.
      */
     private pump(): void {
         if (this.stopping.signal.aborted)
             return;
+        for (const occupant of overBudget(this.residents.occupants(), this.budget))
+            this.residents.drain(occupant, null, "to bring the loaded models back within the memory budget");
         const reserved = {bytes: 0, models: 0};
         let first = true;
         for (const residency of this.residents.waiting()) {

@@ -29,6 +29,8 @@ export type ModelObject = {
     loaded: boolean,
     /** A load is under way: waiting for room in the memory budget (other models to go idle and be unloaded), or reading the weights. */
     loading: boolean,
+    /** Of `loading`: its load waits for room in the memory budget (it holds no memory yet; see `active_requests` of the others). */
+    waiting_for_memory: boolean,
     /**
      * It is being unloaded: its memory is being freed, or it will be as soon as its running and queued
      * requests end (to make room for another model, or asked by `POST /v1/models/{id}/unload`).

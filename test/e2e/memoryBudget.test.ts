@@ -70,7 +70,7 @@ describe("a memory budget that holds one model of two", () => {
         while (!(listed.second!.loading && listed.first!.unloading))
             listed = await entries();
         expect(listed.first).toMatchObject({loaded: true, unloading: true, active_requests: 1});
-        expect(listed.second).toMatchObject({loaded: false, loading: true, active_requests: 1});
+        expect(listed.second).toMatchObject({loaded: false, loading: true, waiting_for_memory: true, active_requests: 1});
 
         busy.release();
         expect((await waiting).usage!.completion_tokens).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {fitsAlone, placeModel, type Occupant} from "../../src/models/memoryPlacement.js";
+import {fitsAlone, overBudget, placeModel, type Occupant} from "../../src/models/memoryPlacement.js";
 
 type Named = Occupant & {id: string};
 
@@ -59,6 +59,16 @@ describe("placeModel", () => {
     it("leaves earlier waiting loads the room they need", () => {
         expect(placeModel(300, [occupant("a", 500)], budget, {bytes: 300, models: 1})).toMatchObject({verdict: "makeRoom"});
         expect(placeModel(200, [occupant("a", 500)], budget, {bytes: 300, models: 1})).toEqual({verdict: "fits"});
+    });
+
+    it("finds the idle models to unload, least recently used first, when the loaded ones take more than the budget", () => {
+        const occupants = [occupant("busy", 500, {idle: false, lastUsed: 0}), occupant("new", 300, {lastUsed: 3}), occupant("old", 300, {lastUsed: 1}),
+            occupant("pinned", 100, {pinned: true, lastUsed: 0})];
+        expect(ids(overBudget(occupants, budget))).toEqual(["old"]);
+        // Busy and pinned ones stay, even if that leaves the budget exceeded.
+        expect(ids(overBudget(occupants, {bytes: 500, models: Number.POSITIVE_INFINITY}))).toEqual(["old", "new"]);
+        expect(overBudget(occupants.slice(1), budget)).toEqual([]);
+        expect(ids(overBudget(occupants.slice(1, 3), {bytes: Number.POSITIVE_INFINITY, models: 1}))).toEqual(["old"]);
     });
 
     it("says whether a model could fit with nothing else loaded", () => {

@@ -44,7 +44,7 @@ describe("residency by memory", () => {
         const waitingForB = registry.acquire("b", "chat").then((held) => b = held);
         await settle();
         expect(loader.events).toEqual(["load a"]);
-        expect(entry("b")).toMatchObject({loading: true, loaded: false, active_requests: 1});
+        expect(entry("b")).toMatchObject({loading: true, waiting_for_memory: true, loaded: false, active_requests: 1});
         expect(entry("a")).toMatchObject({loaded: true, unloading: true, active_requests: 1});
 
         // A request for the model being unloaded waits for it to go, then loads it again after b.
@@ -180,6 +180,17 @@ describe("residency by memory", () => {
         expect(loader.events).toEqual(["load a", "unload a", "load b", "unload b", "load a"]);
     });
 
+    it("unloads idle models when a load takes more than it was weighed at and the budget is exceeded", async () => {
+        const {loader, use} = setup({bytes: 1000});
+        loader.prepare = (model, id) => model.memory = {ram: id === "c" ? 500 : 300, vram: 0};
+        await use("a");
+        await use("b");
+        // 300 + 300 + c's estimated 400 fits; its 500 once loaded does not: the least recently used idle one goes.
+        await use("c");
+        await settle();
+        expect(loader.events).toEqual(["load a", "load b", "load c", "unload a"]);
+    });
+
     it("shows the estimate before loading and llama.cpp's account once loaded", async () => {
         const {loader, registry, entry} = setup({});
         loader.prepare = (model) => model.memory = {ram: 300, vram: 50};
@@ -244,7 +255,7 @@ describe("load and unload on purpose", () => {
         const first = registry.warm("a");
         const second = registry.warm("a");
         await settle();
-        expect(registry.list()[0]).toMatchObject({status: "loading", loading: true});
+        expect(registry.list()[0]).toMatchObject({status: "loading", loading: true, waiting_for_memory: false});
         loader.finishLoads();
         expect(await first).toMatchObject({id: "a", loaded: true, loading: false, active_requests: 0});
         await second;
