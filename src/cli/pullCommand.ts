@@ -11,7 +11,12 @@ export function pullCommand(program: Command): void {
         .addOption(new Option("-m, --models <dir>", "folder to download into").default("./models").env("CHATSERVE_MODELS"))
         .addOption(new Option("--hf-endpoint <url>", "the Hugging Face hub or a mirror of it (default: HF_ENDPOINT, else https://huggingface.co)"))
         .showHelpAfterError("(run chatserve pull --help for its options)")
-        .action(async (model: string, options: {models: string, hfEndpoint?: string}) => pull(model, options));
+        .action(async (model: string, options: {models: string, hfEndpoint?: string}) => {
+            await pull(model, options);
+            // The downloader leaves keep-alive connections open (it asks each file's size with a GET
+            // whose body it never reads): the process would linger seconds after the work is done.
+            process.exit(0);
+        });
 }
 
 async function pull(model: string, options: {models: string, hfEndpoint?: string}): Promise<void> {

@@ -32,6 +32,7 @@ export async function pullModel(request: PullRequest): Promise<PullResult> {
     let folder: string;
     let items: DownloadItem[];
     if (source.kind === "url") {
+        await probeUrl(source.url);
         folder = modelsDir;
         items = [{url: source.url.href, fileName: source.fileName, model: true}];
         request.say(`pulling ${source.fileName} from ${source.url.host}`);
@@ -50,6 +51,23 @@ export async function pullModel(request: PullRequest): Promise<PullResult> {
     const result = await stagedDownload({folder, items, hubEndpoint, signal: request.signal, onStart: request.onStart, onProgress: request.onProgress, onVerify: request.onVerify});
     const group = (await findModelFiles(modelsDir)).find((candidate) => candidate.path === path.resolve(result.files[0]!));
     return {id: group?.id ?? null, ...result};
+}
+
+/**
+ * Asks for a URL's first byte before the downloader starts: the downloader retries a refused
+ * connection or a server error for minutes, silently, where a mistyped URL deserves a sentence now.
+ */
+async function probeUrl(url: URL): Promise<void> {
+    let response: Response;
+    try {
+        response = await fetch(url, {headers: {range: "bytes=0-0"}, signal: AbortSignal.timeout(30_000)});
+    } catch (error) {
+        const cause = (error as {cause?: {code?: string, message?: string}}).cause;
+        throw new Error(`cannot reach ${url.host} (${cause?.code ?? cause?.message ?? (error as Error).message}): check the URL and the connection`);
+    }
+    await response.body?.cancel();
+    if (!response.ok)
+        throw new Error(`${url.host} answered ${response.status} ${response.statusText} for ${url.href}: check the URL`);
 }
 
 function describePlan(plan: HubPullPlan, label: string, host: string): string {
