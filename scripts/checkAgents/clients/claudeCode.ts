@@ -25,7 +25,7 @@ export const claudeCode: AgentClient = {
     version: "2.1.332",
     binName: "claude",
     api: "messages",
-    // Glob's schema: {pattern, path?}. chatserve writes every property a schema lists, so path too.
+    // Glob's schema: {pattern, path?}. The optional path is written too (valid, not needed).
     script: (workDir) => ({call: {name: "Glob", arguments: JSON.stringify({pattern: "*", path: workDir})}, answer: SCRIPTED_ANSWER}),
     mustReusePrompt: true,
     async prepare({baseUrl, model, apiKey, task}) {

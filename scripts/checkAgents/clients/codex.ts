@@ -14,8 +14,8 @@ export const codex: AgentClient = {
     version: "0.171.0",
     binName: "codex",
     api: "responses",
-    // exec_command runs `ls`. chatserve's constrained decoding writes every property a schema lists,
-    // so the arguments carry each of exec_command's optional ones too, with their documented defaults.
+    // exec_command runs `ls`. The arguments also write each of exec_command's optional properties,
+    // with their documented defaults (valid, not needed: the grammar lets optional ones be left out).
     script: (workDir) => ({
         call: {name: "exec_command", arguments: JSON.stringify({
             cmd: "ls", justification: "", login: false, max_output_tokens: 1000, prefix_rule: [], sandbox_permissions: "use_default",

@@ -15,7 +15,7 @@ export const opencode: AgentClient = {
     binName: "opencode",
     api: "chat completions",
     // `read` lists a directory too. (Its glob and grep run ripgrep, which opencode downloads from
-    // GitHub on first use.) chatserve writes every property a schema lists, so offset and limit too.
+    // GitHub on first use.) The optional offset and limit are written too (valid, not needed).
     script: (workDir) => ({call: {name: "read", arguments: JSON.stringify({filePath: workDir, offset: 1, limit: 100})}, answer: SCRIPTED_ANSWER}),
     async prepare({home, baseUrl, model, apiKey, task}) {
         const configDir = path.join(home, ".config", "opencode");

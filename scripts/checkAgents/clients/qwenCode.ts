@@ -15,8 +15,7 @@ export const qwenCode: AgentClient = {
     binName: "qwen",
     api: "chat completions",
     // Its file tools other than these are deferred behind tool_search (list_directory among them).
-    // chatserve's constrained decoding writes every property a schema lists, optional ones too,
-    // so the arguments name glob's `path` as well as its `pattern`.
+    // The arguments name glob's optional `path` as well as its `pattern` (the search's folder).
     script: (workDir) => ({call: {name: "glob", arguments: JSON.stringify({pattern: "*", path: workDir})}, answer: SCRIPTED_ANSWER}),
     async prepare({home, baseUrl, model, apiKey, task}) {
         const qwenHome = path.join(home, ".qwen");
