@@ -14,6 +14,8 @@ export type ServedModel = {
     status?: string,
     loaded?: boolean,
     loading?: boolean,
+    /** Loading, but first waiting for other models to go idle so that it fits the memory budget. */
+    waiting_for_memory?: boolean,
     unloading?: boolean,
     context_length?: number | null,
     size_bytes?: number,
@@ -132,7 +134,7 @@ function until(model: ServedModel, nowSeconds: number): string {
     if (model.unloading === true)
         return "unloading";
     if (model.loading === true || (model.loaded !== true && model.status === "loading"))
-        return "loading";
+        return model.waiting_for_memory === true ? "waiting for memory" : "loading";
     if (model.keep_alive === -1)
         return "forever";
     if (typeof model.expires_at === "number")

@@ -1,4 +1,4 @@
-import {spawn, spawnSync} from "node:child_process";
+import {spawn, spawnSync, type ChildProcess} from "node:child_process";
 import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
@@ -12,11 +12,24 @@ const bin = fileURLToPath(new URL("../../bin/chatserve.cjs", import.meta.url));
 const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], {encoding: "utf8", timeout: 30_000});
 
 describe("the chatserve command", () => {
-    it("documents every flag in --help", () => {
-        const result = run("--help");
-        expect(result.status).toBe(0);
-        for (const flag of ["--models", "--host", "--port", "--api-key", "--gpu", "--ctx-size", "--threads", "--decode-threads", "--flash-attention", "--parallel", "--max-queue", "--model-alias", "--cors-origin", "--log-level"])
-            expect(result.stdout).toContain(flag);
+    it("documents every flag in --help, on the program and on serve, and lists the other commands", () => {
+        for (const args of [["--help"], ["serve", "--help"]]) {
+            const result = run(...args);
+            expect(result.status).toBe(0);
+            for (const flag of ["--models", "--host", "--port", "--api-key", "--gpu", "--ctx-size", "--threads", "--decode-threads", "--flash-attention", "--parallel", "--max-queue", "--model-alias", "--cors-origin", "--log-level"])
+                expect(result.stdout).toContain(flag);
+        }
+        const help = run("--help").stdout;
+        for (const command of [/^ {2}serve \[options\]/m, /^ {2}ps \[options\]/m, /^ {2}ls\|list \[options\]/m, /^ {2}pull \[options\] <model>/m])
+            expect(help).toMatch(command);
+        expect(run("pull", "--help").stdout).toContain("--hf-endpoint");
+        expect(run("ps", "--help").stdout).toContain("--url");
+    });
+
+    it("names the commands when given one it does not know", () => {
+        const result = run("srve");
+        expect(result.status).not.toBe(0);
+        expect(result.stderr.split("\n")[0]).toMatch(/unknown command 'srve' \(the commands are serve, ps, ls and pull/);
     });
 
     it("prints its version", () => {
@@ -128,4 +141,96 @@ describe("the chatserve command", () => {
             await fs.rm(modelsDir, {recursive: true, force: true});
         }
     });
+
+    it("serves as `chatserve serve` too", async () => {
+        const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-cli-"));
+        const server = await startServer(["serve", "--models", modelsDir, "--port", "0", "--threads", "1"]);
+        try {
+            expect(await (await fetch(`${server.url}/v1/models`)).json()).toEqual({object: "list", data: []});
+        } finally {
+            server.child.kill("SIGKILL");
+            await fs.rm(modelsDir, {recursive: true, force: true});
+        }
+    });
+
+    it("ls lists the folder's models without a server, with a broken file's reason, and explains a missing folder", async () => {
+        const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-cli-"));
+        await fs.symlink(await buildTinyChatModel(), path.join(modelsDir, "tiny.gguf"));
+        await fs.writeFile(path.join(modelsDir, "broken.gguf"), "not a model");
+        try {
+            const result = run("ls", "--models", modelsDir);
+            expect(result.status).toBe(0);
+            const lines = result.stdout.trimEnd().split("\n");
+            expect(lines[0]).toMatch(/^NAME +SIZE +ARCHITECTURE +QUANTIZATION +CONTEXT +CAPABILITIES$/);
+            expect(lines[1]).toMatch(/^broken +11 bytes +- +- +- +unavailable: not a readable GGUF file/);
+            expect(lines[2]).toMatch(/^tiny +\d+ KiB +llama +F32 +2048 +chat, completion$/);
+
+            const missing = run("ls", "--models", path.join(modelsDir, "nowhere"));
+            expect(missing.status).toBe(1);
+            expect(missing.stderr).toBe(`chatserve: the models folder ${path.join(modelsDir, "nowhere")} does not exist: point --models at your models, or pull one with chatserve pull\n`);
+        } finally {
+            await fs.rm(modelsDir, {recursive: true, force: true});
+        }
+    });
+
+    it("ps says clearly when no server answers", async () => {
+        const port = await freePort();
+        const result = run("ps", "--url", `http://127.0.0.1:${port}`);
+        expect(result.status).toBe(1);
+        expect(result.stderr).toMatch(new RegExp(`^chatserve: no chatserve answers at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\): start one with`));
+        expect(result.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1);
+    });
+
+    it("ps shows what a running server has loaded, with its key, as the server reports it", async () => {
+        const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-cli-"));
+        await fs.symlink(await buildTinyChatModel(), path.join(modelsDir, "tiny.gguf"));
+        const server = await startServer(["--models", modelsDir, "--port", "0", "--threads", "1", "--api-key", "secret"]);
+        try {
+            const ps = (...args: string[]) => run("ps", "--url", `${server.url}/v1`, ...args);
+            expect(ps("--api-key", "secret").stdout).toBe("NAME   MEMORY   PROCESSOR   CONTEXT   UNTIL\n(no model is loaded: a model loads on its first request)\n");
+            expect(ps()).toMatchObject({status: 1, stderr: `chatserve: the server at ${server.url} requires an API key: pass --api-key KEY or set CHATSERVE_API_KEY\n`});
+            expect(ps("--api-key", "wrong")).toMatchObject({status: 1, stderr: `chatserve: the server at ${server.url} refused that API key\n`});
+
+            const reply = await fetch(`${server.url}/v1/chat/completions`, {
+                method: "POST", headers: {"Content-Type": "application/json", Authorization: "Bearer secret"},
+                body: JSON.stringify({model: "tiny", messages: [{role: "user", content: "Hi"}], max_tokens: 2})
+            });
+            expect(reply.status).toBe(200);
+            const listed = spawnSync(process.execPath, [bin, "ps", "--url", server.url], {encoding: "utf8", timeout: 30_000, env: {...process.env, CHATSERVE_API_KEY: "secret"}});
+            expect(listed.status).toBe(0);
+            const models = await (await fetch(`${server.url}/v1/models`, {headers: {Authorization: "Bearer secret"}})).json() as {data: Array<{id: string, context_length: number}>};
+            const lines = listed.stdout.trimEnd().split("\n");
+            expect(lines).toHaveLength(2);
+            expect(lines[1]).toMatch(new RegExp(`^tiny +[\\d.]+ (KiB|MiB) +100% CPU +${models.data[0]!.context_length} +until memory is needed$`));
+        } finally {
+            server.child.kill("SIGKILL");
+            await fs.rm(modelsDir, {recursive: true, force: true});
+        }
+    });
 });
+
+/** Starts chatserve and resolves once it listens, with its base URL (no /v1). */
+async function startServer(args: string[]): Promise<{child: ChildProcess, url: string}> {
+    const child = spawn(process.execPath, [bin, ...args], {stdio: ["ignore", "pipe", "pipe"]});
+    let output = "";
+    child.stderr!.on("data", (data: Buffer) => output += data.toString());
+    const url = await new Promise<string>((resolve, reject) => {
+        child.stdout!.on("data", (data: Buffer) => {
+            output += data.toString();
+            const match = /listening on (http:\/\/\S+)\/v1/.exec(output);
+            if (match != null)
+                resolve(match[1]!);
+        });
+        child.once("exit", () => reject(new Error(`exited early:\n${output}`)));
+    });
+    return {child, url};
+}
+
+/** A port nothing listens on (one the system just gave out and took back). */
+async function freePort(): Promise<number> {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const port = (holder.address() as net.AddressInfo).port;
+    await new Promise((resolve) => holder.close(resolve));
+    return port;
+}

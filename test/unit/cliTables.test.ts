@@ -36,9 +36,10 @@ describe("chatserve ps's table", () => {
             loaded("busy", {active_requests: 2, keep_alive: 300}),
             loaded("once", {active_requests: 1, keep_alive: 0}),
             loaded("going", {unloading: true}),
-            loaded("late", {expires_at: now - 1})
+            loaded("late", {expires_at: now - 1}),
+            {id: "queued", status: "loading", loaded: false, loading: true, waiting_for_memory: true}
         ], "CPU", now);
-        expect(rows(table).slice(1).map((row) => row[4])).toEqual(["5 minutes after its requests end", "its requests end", "unloading", "now"]);
+        expect(rows(table).slice(1).map((row) => row[4])).toEqual(["5 minutes after its requests end", "its requests end", "unloading", "now", "waiting for memory"]);
     });
 
     it("falls back on what an older server says: the backend for the processor, weights plus context for memory", () => {
