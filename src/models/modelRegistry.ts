@@ -49,6 +49,8 @@ export class ModelRegistry {
      * for the CPU's matrix units take a second copy, which GgufInsights does not count).
      */
     private readonly measured = new WeakMap<ModelDescriptor, MemoryFootprint>();
+    /** Each file's estimate with its plan, made once (a listing asks for every model's). */
+    private readonly estimates = new WeakMap<ModelDescriptor, MemoryFootprint>();
     private readonly aliases: ModelAliases;
     private readonly budget: BudgetDescription;
     private readonly waitMs: number;
@@ -146,10 +148,16 @@ export class ModelRegistry {
      * node-llama-cpp's estimate, else (no estimate from its header) its file and KV cache.
      */
     public estimateFor(descriptor: ModelDescriptor): MemoryFootprint {
-        const plan = this.planFor(descriptor);
-        return this.measured.get(descriptor)
-            ?? descriptor.memory?.(plan.contextLength, plan.parallel)
-            ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0};
+        const measured = this.measured.get(descriptor);
+        if (measured != null)
+            return measured;
+        let estimate = this.estimates.get(descriptor);
+        if (estimate == null) {
+            const plan = this.planFor(descriptor);
+            estimate = descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0};
+            this.estimates.set(descriptor, estimate);
+        }
+        return estimate;
     }
 
     /**
