@@ -27,7 +27,7 @@ export function printBanner(config: Config, server: RunningServer): void {
         lines.push(
             // A mistyped --models path would otherwise look like an empty folder.
             fs.existsSync(config.modelsDir)
-                ? "  (none yet) Copy a .gguf file into that folder, e.g. one downloaded from huggingface.co;"
+                ? "  (none yet) Copy a .gguf file into that folder, or download one: chatserve pull hf:user/repo:Q4_K_M;"
                 : "  (none yet: that folder does not exist) Create it and copy a .gguf file into it, or check --models;",
             "  chatserve picks it up without a restart."
         );
