@@ -58,6 +58,8 @@ export async function stagedDownload(options: DownloadOptions): Promise<Download
                 downloaded[index] = downloadedSize;
                 options.onProgress?.({totalBytes, downloadedBytes: downloaded.reduce((sum, bytes) => sum + bytes, 0)});
             }
+        }).catch((error: unknown) => {
+            throw refusal(error, item.fileName) ?? error;
         })));
         const files = downloaders.flatMap((downloader, index) => downloader.filesInfo.map((info) => ({...info, item: options.items[index]!})));
         const totalBytes = files.reduce((sum, file) => sum + file.totalSize, 0);
@@ -72,7 +74,9 @@ export async function stagedDownload(options: DownloadOptions): Promise<Download
         // finishing step of each file, which a split model's own downloader already took, so a
         // split model's parts were left as *.ipull files (node-llama-cpp 3.22.1, ipull 3.9.5).
         for (const downloader of downloaders)
-            await downloader.download({signal: options.signal});
+            await downloader.download({signal: options.signal}).catch((error: unknown) => {
+                throw refusal(error, downloader.entrypointFilename) ?? error;
+            });
 
         options.onVerify?.();
         for (const file of files)
@@ -92,6 +96,18 @@ export async function stagedDownload(options: DownloadOptions): Promise<Download
         // Left when another pull still uses it, or when this one was interrupted (its progress is in there).
         await fs.rmdir(staging).catch(() => undefined);
     }
+}
+
+/** The downloader's "Url: …, Status code: 401, status text: …" as a sentence that says what to do. */
+function refusal(error: unknown, fileName: string): Error | null {
+    const {statusCode, statusText, url} = error as {statusCode?: unknown, statusText?: unknown, url?: unknown};
+    if (typeof statusCode !== "number")
+        return null;
+    const host = typeof url === "string" ? new URL(url).host : "the server";
+    const advice = statusCode === 401 || statusCode === 403
+        ? "the repository is private or gated: accept its terms on its page and set HF_TOKEN to an access token of that account"
+        : statusCode === 404 ? "the file is gone: check the name" : "try again later";
+    return new Error(`${host} answered ${statusCode} ${typeof statusText === "string" ? statusText : ""} for ${fileName}: ${advice}`.replace("  ", " "));
 }
 
 /** Projector and later parts first, then the file the catalogue lists the model by. */

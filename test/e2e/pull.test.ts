@@ -134,10 +134,19 @@ describe("chatserve pull", () => {
         expect(file.status).toBe(1);
         expect(file.stderr).toMatch(/^chatserve: hf:tester\/Tiny-GGUF has no file tiny-Q2_K\.gguf\.\nIt has:\n {2}Q4_K_M/);
 
+        mirror.refuse("tiny-Q4_K_M.gguf", 401);
+        try {
+            const gated = await pull("hf:tester/Tiny-GGUF:Q4_K_M").done;
+            expect(gated.status).toBe(1);
+            expect(gated.stderr).toMatch(/^chatserve: 127\.0\.0\.1:\d+ answered 401 Unauthorized for tiny-Q4_K_M\.gguf: the repository is private or gated: accept its terms on its page and set HF_TOKEN/m);
+        } finally {
+            mirror.refuse("tiny-Q4_K_M.gguf", null);
+        }
+
         const url = await start(["pull", `${mirror.url}files/missing.gguf`, "--models", modelsDir]).done;
         expect(url.status).toBe(1);
         expect(url.stderr).toBe(`chatserve: 127.0.0.1:${new URL(mirror.url).port} answered 404 Not Found for ${mirror.url}files/missing.gguf: check the URL\n`);
-        expect(await filesIn(modelsDir)).toEqual([]);
+        expect(await findModelFiles(modelsDir)).toEqual([]);
     });
 
     it("resumes an interrupted download where it stopped, and shows no .gguf file until the whole file is there", async () => {

@@ -19,6 +19,7 @@ export class HubMirror {
     private interruptions: Interruption[] = [];
     private readonly stalled = new Set<http.ServerResponse>();
     private readonly listed = new Map<string, Buffer>();
+    private readonly refused = new Map<string, number>();
 
     private constructor(private readonly server: http.Server, private readonly repos: MirrorRepo[], private readonly plainFiles: Record<string, Buffer>) {}
 
@@ -53,6 +54,14 @@ export class HubMirror {
         else
             this.listed.set(key, original);
         repo.files[file] = bytes;
+    }
+
+    /** Downloads of `file` (a repository path) get `status`, as a gated repository's files do without a token; null serves it again. */
+    public refuse(file: string, status: number | null): void {
+        if (status == null)
+            this.refused.delete(file);
+        else
+            this.refused.set(file, status);
     }
 
     /** Interruptions asked for that have not happened yet. */
@@ -95,6 +104,9 @@ export class HubMirror {
 
         const resolve = /^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(path);
         if (resolve != null) {
+            const refused = this.refused.get(resolve[3]!);
+            if (refused != null)
+                return json(res, refused, {error: "Access to this model is restricted: you must be authenticated"});
             const content = resolve[2] === "main" ? this.repos.find((candidate) => candidate.id === resolve[1])?.files[resolve[3]!] : undefined;
             return content == null ? json(res, 404, {error: "Entry not found"}) : this.sendFile(req, res, resolve[3]!, content);
         }
