@@ -33,7 +33,7 @@ export class PullProgress {
                 return;
             this.lastDraw = at;
             this.drawn = true;
-            this.out.write(`\r${progressBar(state, this.bytesPerSecond(), this.out.columns ?? 80)}\x1b[K`);
+            this.out.write(`\r${progressBar(state, this.bytesPerSecond(), this.out.columns || 80)}\x1b[K`);
             return;
         }
         const tenth = state.totalBytes > 0 ? Math.floor(state.downloadedBytes / state.totalBytes * 10) : 0;

@@ -52,4 +52,10 @@ describe("a download's progress", () => {
         expect(writes.slice(0, 2).every((text) => text.startsWith("\r[") && text.endsWith("\x1b[K"))).toBe(true);
         expect(writes[2]).toBe("\n");
     });
+
+    it("draws 80 columns on a terminal that gives no width (script, some CI runners)", () => {
+        const writes: string[] = [];
+        new PullProgress({write: (text: string) => writes.push(text), isTTY: true, columns: 0}, () => 0).update({downloadedBytes: MiB, totalBytes: 2 * MiB});
+        expect(writes[0]).toMatch(/^\r\[=+> +\]  50%  1 MiB of 2 MiB\x1b\[K$/);
+    });
 });
