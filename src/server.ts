@@ -18,6 +18,7 @@ import {inspectGguf} from "./models/ggufInspection.js";
 import {ModelAliases} from "./models/modelAliases.js";
 import {ModelCatalogue} from "./models/modelCatalogue.js";
 import {ModelRegistry} from "./models/modelRegistry.js";
+import {SettingsFile} from "./models/settingsFile.js";
 
 export type RunningServer = {
     /** Base URL of the API, e.g. http://127.0.0.1:8080/v1 */
@@ -33,6 +34,8 @@ export type RunningServer = {
     /** What the loaded models may take together (--memory-limit, or the memory free at start less a margin), and how many there may be. */
     memoryBudget: MemoryBudgetSetting,
     registry: ModelRegistry,
+    /** chatserve.json: its path, and why it was refused when it was (the banner says so). */
+    settingsFile: Pick<SettingsFile, "path" | "error" | "current">,
     /** Graceful shutdown: stop accepting, let in-flight requests end (cut after `graceMs`), release the models. */
     close(graceMs?: number): Promise<void>
 };
@@ -53,7 +56,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         maxQueue: config.maxQueue,
         generates: descriptor.capabilities.includes("chat"),
         tools: descriptor.capabilities.includes("tools"),
-        embeds: descriptor.capabilities.includes("embeddings")
+        embeds: descriptor.capabilities.includes("embeddings"),
+        chatTemplate: plan.chatTemplate
     }), {
         // Each model's default context is sized to the budget, not only to what is free: one model alone always fits it.
         context: {ctxSize: config.ctxSize, parallel: config.parallel, freeMemoryBytes: Math.min(runtime.freeMemoryBytes, memoryBudget.bytes)},
@@ -62,7 +66,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
             ...memoryBudget, keepAlive: config.keepAlive, waitMs: config.memoryWaitMs, maxWaiting: config.maxQueue
         }
     }, logger);
-    catalogue.watch(config.rescanIntervalMs, () => registry.releaseStale());
+    // chatserve.json is read before the first listing (the banner's), then again at every rescan.
+    const settingsFile = new SettingsFile(config.modelsDir, logger);
+    const reloadSettings = () => settingsFile.reload((settings) => registry.applySettings(settings))
+        .catch((error: unknown) => logger.error({event: "settings_read_failed", err: error}, `cannot read ${settingsFile.path}`));
+    await reloadSettings();
+    catalogue.watch(config.rescanIntervalMs, () => {
+        registry.releaseStale();
+        void reloadSettings();
+    });
     const stopping = new AbortController();
     // Every running request listens for the end of the grace period.
     setMaxListeners(0, stopping.signal);
@@ -110,7 +122,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await runtime.llama.dispose();
     })();
 
-    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, freeMemoryBytes: runtime.freeMemoryBytes, memoryBudget, registry, close};
+    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, freeMemoryBytes: runtime.freeMemoryBytes, memoryBudget, registry, settingsFile, close};
 }
 
 export type MemoryBudgetSetting = {bytes: number, models: number, source: string};

@@ -45,7 +45,7 @@ export class ChatCompletionService {
         const {held, prompt, format} = await this.prepare(request, signal);
         const {model} = held;
         try {
-            const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength), format};
+            const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength, {modelDefaults: held.sampling}), format};
             const lease = await model.acquireSequence(prompt, signal);
             return {
                 identity: newReplyIdentity(request.model),

@@ -1,6 +1,7 @@
 import {randomInt} from "node:crypto";
 import type {GenerationOptions} from "../engine/types.js";
 import {BadRequestError, ContextLengthExceededError} from "../errors.js";
+import type {SamplingDefaults} from "../models/modelSettings.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 
 /** The sampling and length fields chat and legacy completions share. */
@@ -14,8 +15,9 @@ export function requestedMaxTokens(request: Pick<SamplingFields, "max_tokens" | 
 }
 
 /**
- * OpenAI request fields → generation options, with OpenAI's defaults filled in here and only here
- * (node-llama-cpp's own temperature default is 0; OpenAI's is 1).
+ * OpenAI request fields → generation options, with the defaults filled in here and only here: the
+ * request's own field, else the model's default from chatserve.json (`modelDefaults`), else
+ * OpenAI's (node-llama-cpp's own temperature default is 0; OpenAI's is 1).
  *
  * The reply gets the room the prompt leaves: a `max_tokens` larger than that room is cut to it, and
  * the reply then ends with finish_reason "length", as llama-server and Ollama do. Coding agents
@@ -29,7 +31,8 @@ export function toGenerationOptions(
     request: SamplingFields,
     promptTokens: number,
     contextLength: number,
-    {defaultMaxTokens, promptParam = "messages"}: {defaultMaxTokens?: number, promptParam?: "messages" | "prompt"} = {}
+    {defaultMaxTokens, promptParam = "messages", modelDefaults = {}}:
+        {defaultMaxTokens?: number, promptParam?: "messages" | "prompt", modelDefaults?: SamplingDefaults} = {}
 ): GenerationOptions {
     if (promptTokens === 0)
         throw new BadRequestError(`The ${promptParam} is empty: this model adds no beginning-of-text token, so there is nothing to generate after.`,
@@ -43,11 +46,15 @@ export function toGenerationOptions(
         maxTokens: Math.min(requested ?? defaultMaxTokens ?? room, room),
         stop: typeof request.stop === "string" ? [request.stop] : request.stop ?? [],
         sampling: {
-            temperature: request.temperature ?? 1,
-            topP: request.top_p ?? 1,
+            temperature: request.temperature ?? modelDefaults.temperature ?? 1,
+            topP: request.top_p ?? modelDefaults.topP ?? 1,
             seed: samplerSeed(request.seed),
             presencePenalty: request.presence_penalty ?? 0,
-            frequencyPenalty: request.frequency_penalty ?? 0
+            frequencyPenalty: request.frequency_penalty ?? 0,
+            // No request field names these: they come from the model's settings alone.
+            ...(modelDefaults.topK == null ? {} : {topK: modelDefaults.topK}),
+            ...(modelDefaults.minP == null ? {} : {minP: modelDefaults.minP}),
+            ...(modelDefaults.repeatPenalty == null ? {} : {repeatPenalty: modelDefaults.repeatPenalty})
         },
         format: {type: "text"}
     };

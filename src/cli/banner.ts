@@ -35,6 +35,11 @@ export function printBanner(config: Config, server: RunningServer): void {
         lines.push(model.status === "unavailable"
             ? `  - ${model.id}: unavailable (${model.error})`
             : `  - ${model.id} (${model.architecture}, ${model.capabilities.join(", ")}): ${servedAs(model)}`);
+    const settings = server.settingsFile;
+    if (settings?.error != null)
+        lines.push(`settings: ${settings.error}`);
+    else if (settings != null && Object.keys(settings.current.table.models).length > 0)
+        lines.push(`settings: ${settings.path} (${Object.keys(settings.current.table.models).join(", ")})`);
     const aliases = config.modelAliases;
     if (aliases.length > 0)
         lines.push(`aliases: ${aliases.map(({name, model}) =>

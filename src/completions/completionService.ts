@@ -1,5 +1,6 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import {requestedMaxTokens, toGenerationOptions} from "../chat/generationSettings.js";
+import type {SamplingDefaults} from "../models/modelSettings.js";
 import type {GenerationOptions, LoadedModel, PreparedPrompt, SequenceLease} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
 import type {ModelSource} from "../models/modelRegistry.js";
@@ -42,7 +43,7 @@ export class CompletionService {
         rejectUnsupportedCompletionFields(request);
         const held = await this.models.acquire(request.model, "completion", {keepAlive: request.keep_alive, signal});
         try {
-            const run = await this.runOn(held.model, request, signal);
+            const run = await this.runOn(held.model, request, signal, held.sampling);
             return {...run, release: () => {
                 run.release();
                 held.release();
@@ -54,7 +55,7 @@ export class CompletionService {
     }
 
     /** The request's prompts prepared on the model held for it, and a sequence to run them on. */
-    private async runOn(model: LoadedModel, request: CompletionRequest, signal: AbortSignal): Promise<CompletionRun> {
+    private async runOn(model: LoadedModel, request: CompletionRequest, signal: AbortSignal, modelDefaults?: SamplingDefaults): Promise<CompletionRun> {
         const fim = request.suffix != null && (request.suffix !== "" || model.supportsInfill);
         if (fim && !model.supportsInfill)
             throw new BadRequestError(`The model '${request.model}' has no fill-in-the-middle tokens, so 'suffix' cannot be used with it.`,
@@ -74,7 +75,7 @@ export class CompletionService {
                 await nextTurn();
             const {prompt, promptText} = await prepare(model, promptInput, infill, prompts.length > 1 ? `prompt[${index}]` : "prompt");
             const options = toGenerationOptions(request, prompt.tokens.length, model.contextLength,
-                {defaultMaxTokens: defaultCompletionMaxTokens, promptParam: "prompt"});
+                {defaultMaxTokens: defaultCompletionMaxTokens, promptParam: "prompt", modelDefaults});
             jobs.push({index, promptText, prompt, options});
         }
 

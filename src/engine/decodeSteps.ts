@@ -4,7 +4,7 @@ import {
 } from "./llamaInternals.js";
 
 /** How a generation samples: node-llama-cpp's evaluate options (functions are read again before every token). */
-export type StepSamplingOptions = Pick<SequenceEvaluateOptions, "temperature" | "topP" | "seed" | "repeatPenalty" | "grammarEvaluationState" | "tokenBias">;
+export type StepSamplingOptions = Pick<SequenceEvaluateOptions, "temperature" | "topP" | "topK" | "minP" | "seed" | "repeatPenalty" | "grammarEvaluationState" | "tokenBias">;
 
 type Step = {
     sequence: LlamaContextSequence, state: SequenceState, tokens: readonly Token[], sampler: StepSampler, resolve(token: Token): void, reject(error: unknown): void

@@ -1,6 +1,6 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import {
-    resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token
+    JinjaTemplateChatWrapper, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token
 } from "node-llama-cpp";
 import {ServiceShuttingDownError, type ApiError} from "../errors.js";
 import {renderChatPrompt} from "./chatPrompt.js";
@@ -26,7 +26,9 @@ export type ModelLoadOptions = {
     generates: boolean,
     /** Whether the chat template renders tools. */
     tools: boolean,
-    embeds: boolean
+    embeds: boolean,
+    /** A Jinja chat template (chatserve.json's chat_template) used instead of the one in the GGUF. */
+    chatTemplate?: string
 };
 
 type Generation = {
@@ -76,7 +78,9 @@ export class LlamaLoadedModel implements LoadedModel {
                     steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),
                     sequences,
                     pool: new SequencePool(sequences, options.maxQueue),
-                    chatWrapper: resolveChatWrapper(model),
+                    chatWrapper: options.chatTemplate == null
+                        ? resolveChatWrapper(model)
+                        : new JinjaTemplateChatWrapper({template: options.chatTemplate, tokenizer: model.tokenizer}),
                     grammars: new ReplyGrammars(model)
                 };
             }

@@ -148,17 +148,20 @@ function samplingFor(
     options: GenerationOptions, shaper: ReplyShaper, grammars: ReplyGrammars, generated: readonly Token[]
 ): [StepSamplingOptions, boolean] {
     const {sampling} = options;
-    const penalize = sampling.presencePenalty !== 0 || sampling.frequencyPenalty !== 0;
+    const repeatPenalty = sampling.repeatPenalty ?? 1;
+    const penalize = sampling.presencePenalty !== 0 || sampling.frequencyPenalty !== 0 || repeatPenalty !== 1;
     const sampler: StepSamplingOptions = {
         temperature: sampling.temperature,
         topP: sampling.topP,
+        ...(sampling.topK == null ? {} : {topK: sampling.topK}),
+        ...(sampling.minP == null ? {} : {minP: sampling.minP}),
         seed: sampling.seed,
         repeatPenalty: penalize
             ? {
                 punishTokens: () => generated.slice(-penaltyWindow),
                 maxPunishTokens: penaltyWindow,
-                // OpenAI's penalties are additive; the multiplicative llama.cpp penalty stays off.
-                penalty: 1,
+                // OpenAI's penalties are additive; the multiplicative llama.cpp one comes only from the model's settings.
+                penalty: repeatPenalty,
                 presencePenalty: sampling.presencePenalty,
                 frequencyPenalty: sampling.frequencyPenalty
             }

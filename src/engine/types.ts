@@ -13,7 +13,12 @@ export type SamplingOptions = {
     /** Chosen at random when the request names none. */
     seed: number,
     presencePenalty: number,
-    frequencyPenalty: number
+    frequencyPenalty: number,
+    /** From the model's settings (chatserve.json) only; absent: node-llama-cpp's defaults (top-k 40, min-p 0). */
+    topK?: number,
+    minP?: number,
+    /** llama.cpp's multiplicative penalty on recent tokens; absent or 1: off. */
+    repeatPenalty?: number
 };
 
 /** A JSON Schema in the subset constrained decoding enforces (see chat/constrainedSchema.ts). */

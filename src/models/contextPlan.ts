@@ -27,7 +27,12 @@ export type ContextPlan = {
     /** Requests generated at once: sequences, each with its own `contextLength` of KV cache. */
     parallel: number,
     /** The estimated KV cache of all `parallel` sequences; null when it cannot be estimated (or for an embedding model). */
-    kvCacheBytes: number | null
+    kvCacheBytes: number | null,
+    /**
+     * The Jinja chat template chatserve.json names for the model (its text), used instead of the
+     * GGUF's; absent: the model's own. A load-time setting like the two above: a change reloads the model.
+     */
+    chatTemplate?: string
 };
 
 /** A 20k-token agent prompt and its reply fit; beyond this, a context's KV cache is rarely worth its memory by default. */

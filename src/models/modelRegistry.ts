@@ -18,6 +18,7 @@ import {aliasObject, danglingAliasObject, modelObject} from "./modelListing.js";
 import {Residency} from "./residency.js";
 import {Residents} from "./residents.js";
 import type {HeldModel, HoldOptions, ModelLoader, RegistrySettings} from "./registrySettings.js";
+import {noSettings, settingsForModel, type LoadedSettings, type ResolvedModelSettings} from "./settingsFile.js";
 
 export type {HeldModel, HoldOptions, MemorySettings, ModelLoader, RegistrySettings} from "./registrySettings.js";
 
@@ -42,16 +43,19 @@ export class ModelRegistry {
     /** Aborted when shutdown begins: requests still waiting for a model then get their 503. */
     private readonly stopping = new AbortController();
     /** Each file's plan, decided once: the descriptor is replaced when the file changes. */
-    private readonly plans = new WeakMap<ModelDescriptor, ContextPlan>();
+    private plans = new WeakMap<ModelDescriptor, ContextPlan>();
     /**
      * What each file took when it last loaded, by llama.cpp's account: the next load of the same file
      * with the same plan takes the same, which the estimate may miss (weights that llama.cpp repacks
      * for the CPU's matrix units take a second copy, which GgufInsights does not count).
      */
-    private readonly measured = new WeakMap<ModelDescriptor, MemoryFootprint>();
+    private measured = new WeakMap<ModelDescriptor, MemoryFootprint>();
     /** Each file's estimate with its plan, made once (a listing asks for every model's). */
-    private readonly estimates = new WeakMap<ModelDescriptor, MemoryFootprint>();
-    private readonly aliases: ModelAliases;
+    private estimates = new WeakMap<ModelDescriptor, MemoryFootprint>();
+    /** --model-alias's, then chatserve.json's. */
+    private aliases: ModelAliases;
+    /** chatserve.json's settings in force (settingsFile.ts). */
+    private fileSettings: LoadedSettings = noSettings;
     private readonly budget: BudgetDescription;
     private readonly waitMs: number;
 
@@ -133,14 +137,54 @@ export class ModelRegistry {
         }
     }
 
-    /** What a model is served with: its context per request, its parallel sequences, their KV cache. */
+    /**
+     * What a model is served with: its context per request, its parallel sequences, their KV cache,
+     * and its chat template; chatserve.json's ctx_size and parallel over --ctx-size and --parallel.
+     */
     public planFor(descriptor: ModelDescriptor): ContextPlan {
         let plan = this.plans.get(descriptor);
         if (plan == null) {
-            plan = planContext(descriptor, this.settings.context);
+            const own = this.modelSettings(descriptor.id);
+            plan = planContext(descriptor, {...this.settings.context, ctxSize: own.ctxSize ?? this.settings.context.ctxSize, parallel: own.parallel ?? this.settings.context.parallel});
+            if (own.chatTemplateText != null)
+                plan = {...plan, chatTemplate: own.chatTemplateText};
             this.plans.set(descriptor, plan);
         }
         return plan;
+    }
+
+    /** The model's settings from chatserve.json (empty without one). */
+    public modelSettings(id: string): ResolvedModelSettings {
+        return settingsForModel(this.fileSettings, id);
+    }
+
+    /**
+     * chatserve.json changed: plans and estimates are made again, the file's aliases join
+     * --model-alias's (a conflict throws, and the settings in force stay), and a model whose
+     * load-time settings (context, parallel, template) changed is unloaded once idle, never in the
+     * middle of a reply: requests that come meanwhile wait, then load it with its new settings.
+     * Sampling and keep-alive apply to the next request without a reload.
+     */
+    public applySettings(settings: LoadedSettings): void {
+        const aliases = new ModelAliases([...(this.settings.aliases ?? new ModelAliases()).all(), ...settings.table.aliases()]);
+        this.fileSettings = settings;
+        this.aliases = aliases;
+        this.plans = new WeakMap();
+        this.estimates = new WeakMap();
+        this.measured = new WeakMap();
+        for (const residency of this.residents.all()) {
+            const next = this.planFor(residency.descriptor);
+            const {plan} = residency;
+            if (plan.contextLength === next.contextLength && plan.parallel === next.parallel && plan.chatTemplate === next.chatTemplate)
+                continue;
+            if (residency.state === "failed")
+                // A template that failed to load may be fixed now: the next request tries again.
+                this.residents.retire(residency, "its settings changed");
+            else {
+                this.logger.info({event: "model_settings_changed", model: residency.id}, `${residency.id}'s settings changed: it reloads once its requests end`);
+                this.residents.drain(residency, null, "its settings changed (it loads again with them on its next request)");
+            }
+        }
     }
 
     /**
@@ -221,14 +265,14 @@ export class ModelRegistry {
             const maxWaiting = this.settings.memory?.maxWaiting;
             if (residency.state === "waiting" && maxWaiting != null && residency.holds >= maxWaiting + residency.plan.parallel)
                 throw new ServerBusyError(1);
-            residency.hold(options.keepAlive ?? this.settings.memory?.keepAlive ?? null);
+            residency.hold(options.keepAlive ?? this.modelSettings(descriptor.id).keepAlive ?? this.settings.memory?.keepAlive ?? null);
             const held = residency;
             try {
                 const model = await this.untilStopped(this.loaded(held), {signal: options.signal, deadline, onDeadline: () => held.state === "waiting"
                     ? insufficientMemoryError(held, this.residents.occupants(), this.budget, Date.now() - started)
                     : null});
                 let released = false;
-                return {model, release: () => {
+                return {model, sampling: this.modelSettings(descriptor.id).sampling, release: () => {
                     if (!released) {
                         released = true;
                         this.residents.release(held);
@@ -351,7 +395,7 @@ export class ModelRegistry {
         const estimate = this.estimateFor(descriptor);
         const tooLarge = fitsAlone(totalBytes(estimate), this.budget) ? undefined : tooLargeError(descriptor.id, plan, estimate, this.budget).message;
         const residency = this.residents.current(descriptor);
-        const view = {residency, estimate, measured: this.measured.has(descriptor), tooLarge, keepAlive: this.settings.memory?.keepAlive ?? null};
+        const view = {residency, estimate, measured: this.measured.has(descriptor), tooLarge, keepAlive: this.modelSettings(descriptor.id).keepAlive ?? this.settings.memory?.keepAlive ?? null};
         return modelObject(descriptor, plan, view, this.aliases.namesFor(descriptor.id));
     }
 }

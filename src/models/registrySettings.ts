@@ -3,6 +3,7 @@ import type {KeepAlive} from "../protocol/keepAlive.js";
 import type {ContextPlan, ContextSettings} from "./contextPlan.js";
 import type {ModelAliases} from "./modelAliases.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
+import type {SamplingDefaults} from "./modelSettings.js";
 
 /** What the model registry (modelRegistry.ts) is built with, and what it hands out. */
 
@@ -33,8 +34,11 @@ export type RegistrySettings = {
     memory?: MemorySettings
 };
 
-/** A loaded model held for one request: it is never unloaded before `release()` (call it once the request is done). */
-export type HeldModel = {model: LoadedModel, release(): void};
+/**
+ * A loaded model held for one request: it is never unloaded before `release()` (call it once the
+ * request is done). `sampling`: the model's defaults from chatserve.json, under the request's own fields.
+ */
+export type HeldModel = {model: LoadedModel, release(): void, sampling?: SamplingDefaults};
 
 export type HoldOptions = {
     /** The request's keep_alive; null or absent: --keep-alive. */
