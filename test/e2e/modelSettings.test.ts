@@ -53,6 +53,14 @@ describe("chatserve.json on a running server", () => {
         expect(await entry()).toMatchObject({loaded: true, context_length: 768});
     });
 
+    it("loads the model with a chat template from the folder", async () => {
+        await fs.writeFile(path.join(server.modelsDir, "plain.jinja"), "{% for message in messages %}{{ message.content }}\n{% endfor %}");
+        await fs.writeFile(settingsPath(), JSON.stringify({models: {tiny: {ctx_size: 768, temperature: 0, chat_template: "plain.jinja"}}}));
+        await until(async () => !(await entry()).loaded);
+        await reply();
+        expect(await entry()).toMatchObject({loaded: true, context_length: 768});
+    });
+
     it("keeps the settings in force when the file becomes invalid, and says why", async () => {
         await fs.writeFile(settingsPath(), `{"models": {"tiny": {"ctx_size": "large"}}}`);
         await until(() => server.settingsFile.error != null);
