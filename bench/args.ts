@@ -44,8 +44,8 @@ const usage = `usage: npm run bench -- [model.gguf] [--model PATH] [--runs N] [-
   --out     JSON results (default bench/results/latest.json; bench:llama-server and bench:settings
             write bench/results/versus-llama-server.json, versus-settings.json and overhead.json)`;
 
-/** What a benchmark other than `npm run bench` does without the flags: `out` relative to the project root. */
-export type BenchDefaults = {out?: string, runs?: number, maxTokens?: number};
+/** What a benchmark other than `npm run bench` does without the flags: `out` and `model` relative to the project root. */
+export type BenchDefaults = {out?: string, runs?: number, maxTokens?: number, model?: string};
 
 export function parseBenchArgs(argv: readonly string[], defaults: BenchDefaults = {}): BenchOptions {
     const {values, positionals} = parseArgs({
@@ -70,7 +70,7 @@ export function parseBenchArgs(argv: readonly string[], defaults: BenchDefaults 
         process.exit(0);
     }
 
-    const modelArg = values.model ?? positionals[0] ?? "../shared/models/bench-random-smollm2-135m-shape-q8_0.gguf";
+    const modelArg = values.model ?? positionals[0] ?? defaults.model ?? "../shared/models/bench-random-smollm2-135m-shape-q8_0.gguf";
     const gpu = values.gpu as GpuChoice;
     if (!gpuChoices.includes(gpu))
         fail(`--gpu must be one of ${gpuChoices.join(", ")}`);

@@ -1,7 +1,13 @@
 import {performance} from "node:perf_hooks";
 
 /** The request body fields the benchmark sends (OpenAI chat completions, streamed). */
-export type ChatMessage = {role: "system" | "user" | "assistant", content: string};
+export type ChatMessage =
+    | {role: "system" | "user", content: string}
+    | {role: "assistant", content: string, tool_calls?: ToolCallMessage[]}
+    | {role: "tool", content: string, tool_call_id: string};
+
+/** A tool call as the assistant message of the next turn carries it back. */
+export type ToolCallMessage = {id: string, type: "function", function: {name: string, arguments: string}};
 
 export type Usage = {
     prompt_tokens: number,
@@ -13,7 +19,7 @@ export type Usage = {
 /** One streamed reply with client-side timestamps (performance.now(), ms). */
 export type StreamResult = {
     startedAt: number,
-    /** First chunk with non-empty delta.content (the role chunk with "" does not count). */
+    /** First chunk with non-empty delta.content or a tool call's delta (the role chunk with "" does not count). */
     firstContentAt: number | null,
     lastContentAt: number | null,
     /** The chunk carrying finish_reason. */
@@ -21,21 +27,26 @@ export type StreamResult = {
     endedAt: number,
     contentChunks: number,
     content: string,
+    /** Tool calls streamed, assembled (their chunks count as content for the timings). */
+    toolCalls: ToolCallMessage[],
     finishReason: string | null,
     usage: Usage | null
 };
 
+type ToolCallDelta = {index?: number, id?: string, function?: {name?: string, arguments?: string}};
+
 type Chunk = {
-    choices?: Array<{delta?: {content?: string | null}, finish_reason?: string | null}>,
+    choices?: Array<{delta?: {content?: string | null, tool_calls?: ToolCallDelta[] | null}, finish_reason?: string | null}>,
     usage?: Usage | null,
     error?: {message?: string}
 };
 
 /**
  * POSTs a streamed chat completion with plain fetch and reads the server-sent events by hand:
- * no SDK, so the client adds as little work as possible to what is measured.
+ * no SDK, so the client adds as little work as possible to what is measured. `extra`: more body
+ * fields (`tools`, `tool_choice`).
  */
-export async function streamChat(baseUrl: string, model: string, messages: ChatMessage[], maxTokens: number): Promise<StreamResult> {
+export async function streamChat(baseUrl: string, model: string, messages: ChatMessage[], maxTokens: number, extra: object = {}): Promise<StreamResult> {
     const startedAt = performance.now();
     const response = await fetch(`${baseUrl}/chat/completions`, {
         method: "POST",
@@ -46,7 +57,8 @@ export async function streamChat(baseUrl: string, model: string, messages: ChatM
             max_tokens: maxTokens,
             temperature: 0,
             stream: true,
-            stream_options: {include_usage: true}
+            stream_options: {include_usage: true},
+            ...extra
         })
     });
     if (!response.ok || response.body == null)
@@ -54,7 +66,7 @@ export async function streamChat(baseUrl: string, model: string, messages: ChatM
 
     const result: StreamResult = {
         startedAt, firstContentAt: null, lastContentAt: null, finishedAt: null, endedAt: startedAt,
-        contentChunks: 0, content: "", finishReason: null, usage: null
+        contentChunks: 0, content: "", toolCalls: [], finishReason: null, usage: null
     };
     const onData = (data: string) => {
         if (data === "[DONE]")
@@ -65,11 +77,18 @@ export async function streamChat(baseUrl: string, model: string, messages: ChatM
             throw new Error(`stream failed: ${chunk.error.message ?? data}`);
         const choice = chunk.choices?.[0];
         const text = choice?.delta?.content ?? "";
-        if (text !== "") {
+        const calls = choice?.delta?.tool_calls ?? [];
+        if (text !== "" || calls.length > 0) {
             result.firstContentAt ??= now;
             result.lastContentAt = now;
             result.contentChunks++;
             result.content += text;
+        }
+        for (const call of calls) {
+            const index = call.index ?? result.toolCalls.length;
+            const assembled = result.toolCalls[index] ??= {id: call.id ?? `call_${index}`, type: "function", function: {name: "", arguments: ""}};
+            assembled.function.name += call.function?.name ?? "";
+            assembled.function.arguments += call.function?.arguments ?? "";
         }
         if (choice?.finish_reason != null) {
             result.finishReason = choice.finish_reason;
