@@ -18,15 +18,16 @@
 // and stay off unless their set-up runs here (scripts/amxBuild.mjs). CHATSERVE_CPU_BUILD=prebuilt
 // skips it all.
 //
-// Each step runs in a child process (this file with --probe, --build or --check): the prebuilt
-// and local libraries share their names, so a process that loaded one cannot test the other.
+// Each step runs in a child process (this file with --probe, --source, --build or --check): the
+// prebuilt and local libraries share their names, so a process that loaded one cannot test the
+// other.
 import {execFileSync} from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import {fileURLToPath} from "node:url";
 import {addChatserveSource, chatserveSourceState} from "./addonSource.mjs";
-import {amxBuildFlags, compilerEnv, patchTileConfig} from "./amxBuild.mjs";
+import {amxBuildFlags, amxKernelsFile, compilerEnv, patchTileConfig} from "./amxBuild.mjs";
 import {runCheckModel} from "./checkModel.mjs";
 
 const log = (message) => console.log(`chatserve: ${message}`);
@@ -36,6 +37,16 @@ const steps = {
     async probe({getLlama, LlamaLogLevel}) {
         const llama = await getLlama({gpu: "auto", build: "never", logLevel: LlamaLogLevel.error});
         return {gpu: llama.gpu, buildType: llama.buildType, chatserveDecode: hasChatserveDecode(llama)};
+    },
+    async source() {
+        // A fresh install has no llama.cpp source yet: node-llama-cpp clones its bundled release
+        // (llama/gitRelease.bundle, no network) when it first builds. Cloned here first, so that
+        // scripts/amxBuild.mjs can patch it; the build then uses it as it is.
+        if (!fs.existsSync(amxKernelsFile())) {
+            const {DownloadLlamaCppCommand} = await import("node-llama-cpp/commands");
+            await DownloadLlamaCppCommand({skipBuild: true, noUsageExample: true});
+        }
+        return {cloned: fs.existsSync(amxKernelsFile())};
     },
     async build({getLlama, LlamaLogLevel}) {
         const llama = await getLlama({gpu: false, build: "forceRebuild", logLevel: LlamaLogLevel.error, progressLogs: false});
@@ -55,8 +66,9 @@ function hasChatserveDecode(llama) {
     return typeof llama._bindings?.chatserveDecodeBatch === "function";
 }
 
-function runStep(name, env = {}) {
-    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), `--${name}`], {encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"], env: {...process.env, ...env}});
+function runStep(name, {env = {}, quiet = false} = {}) {
+    const stdio = ["ignore", "pipe", quiet ? "pipe" : "inherit"];
+    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), `--${name}`], {encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio, env: {...process.env, ...env}});
     return JSON.parse(output.trim().split("\n").at(-1));
 }
 
@@ -118,11 +130,12 @@ function install() {
         const added = addChatserveSource();
         if (added !== "added" && added !== "present")
             log(added);
+        runStep("source", {quiet: true}); // its progress bars would fill the install log
         const tileConfig = patchTileConfig();
         const amx = amxBuildFlags(tileConfig !== "unsupported");
         if (amx.flags.length > 0)
             log(amx.reason);
-        runStep("build", compilerEnv(amx.flags));
+        runStep("build", {env: compilerEnv(amx.flags)});
         const {built, problem} = checkLocalBuild();
         if (problem == null)
             return log(`done: the server will use the OpenMP build${built.chatserveDecode ? "" : ", without chatserve's decode call"}`);
