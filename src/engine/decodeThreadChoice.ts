@@ -16,27 +16,22 @@
  * the preferred one. A probe that confirms the choice doubles the wait for the next (up to
  * `maxInterval` steps), and a probe step more than twice as slow as the preferred ends the probe at
  * once (2 threads on the busy machine took 81–216 ms a step against 3–13 with 1), so a count that
- * is far slower costs two steps in a thousand; a switch brings the next probe back soon, and two
- * steps of the default count in a row twice as slow as the recent ones (the machine got busy: at
- * 12 tok/s a 256-token reply never reached a probe 1,024 steps away) bring it at once. A step is timed from its decode to its
- * stream's next step (DecodeSteps), sampling and JavaScript included.
+ * is far slower costs two steps in a thousand; a switch brings the next probe back soon. A step is
+ * timed from its decode to its stream's next step (DecodeSteps), sampling and JavaScript included.
  */
 export type DecodeThreadSettings = {
     /** Steps between probes right after a switch (and at first); doubled after each confirmation. */
     minInterval: number,
     maxInterval: number,
-    /** Steps a probe runs with the other count; its median is compared with that of as many steps of the preferred just before. */
+    /** Steps a probe runs with the other count; its median is compared. */
     probeSteps: number,
-    /** Recent steps of the preferred count whose median tells a step twice as slow. */
+    /** Recent steps of the preferred count whose median a probe is compared against. */
     window: number,
     /** How much faster the other count must be to take over (0.1: 10 % less time a step). */
     margin: number,
     /** A probe step this many times slower than the preferred count's median ends the probe at once. */
     giveUpAfter: number
 };
-
-/** How many times `giveUpAfter` a probe's uncounted first step may take before the probe ends there. */
-const warmUpAllowance = 5;
 
 export const decodeThreadDefaults: DecodeThreadSettings = {minInterval: 32, maxInterval: 1024, probeSteps: 4, window: 16, margin: 0.1, giveUpAfter: 2};
 
@@ -45,11 +40,10 @@ export class DecodeThreadChoice {
     private interval: number;
     private stepsUntilProbe: number;
     private probeLeft = 0;
-    /** The last `window` step times with the preferred count, and the running probe's (after its warm-up). */
+    /** The last `window` step times with the preferred count, and the running probe's. */
     private preferredTimes: number[] = [];
     private probe: number[] = [];
     private warmingUp = false;
-    private slowSteps = 0;
 
     /** `counts`: the default decode threads, and 1; a single count (or a user's `--decode-threads`) is never changed. */
     public constructor(private readonly counts: readonly number[], private readonly settings: DecodeThreadSettings = decodeThreadDefaults) {
@@ -85,20 +79,9 @@ export class DecodeThreadChoice {
         if (this.counts.length < 2)
             return;
         if (threads === this.preferred) {
-            // Only for more threads than one: a slower single thread means a busier machine, where more threads only do worse.
-            const slow = this.preferred > 1 && this.preferredTimes.length >= this.settings.window / 2 &&
-                ms > median(this.preferredTimes) * this.settings.giveUpAfter;
-            this.slowSteps = slow ? this.slowSteps + 1 : 0;
             this.preferredTimes.push(ms);
             this.preferredTimes.splice(0, Math.max(0, this.preferredTimes.length - this.settings.window));
             this.stepsUntilProbe--;
-            // Two steps in a row more than twice as slow as before: the machine got busy, which a
-            // probe 1,024 steps away would see too late.
-            if (this.slowSteps >= 2) {
-                this.slowSteps = 0;
-                this.stepsUntilProbe = 0;
-                this.interval = this.settings.minInterval;
-            }
             return;
         }
         // Else a probe's step (one that ended after its probe did is left out). Its first is not
@@ -108,18 +91,15 @@ export class DecodeThreadChoice {
             return;
         if (this.warmingUp) {
             this.warmingUp = false;
-            // Even so, a warm-up this slow says enough: it is the probe's whole cost on a busy machine.
-            if (this.preferredTimes.length > 0 && ms > median(this.lastPreferred()) * this.settings.giveUpAfter * warmUpAllowance)
-                this.giveUp();
             return;
         }
         this.probeLeft--;
         this.probe.push(ms);
-        const hopeless = this.preferredTimes.length > 0 && ms > median(this.lastPreferred()) * this.settings.giveUpAfter;
-        if (hopeless)
-            this.giveUp();
-        else if (this.probeLeft === 0)
+        const hopeless = this.preferredTimes.length > 0 && ms > median(this.preferredTimes) * this.settings.giveUpAfter;
+        if (this.probeLeft === 0 || hopeless) {
+            this.probeLeft = 0;
             this.decide();
+        }
     }
 
     /** The count steps run with between probes (for logs and tests). */
@@ -127,15 +107,8 @@ export class DecodeThreadChoice {
         return this.preferred;
     }
 
-    /** Ends the probe early, keeping the preferred count. */
-    private giveUp(): void {
-        this.probeLeft = 0;
-        this.interval = Math.min(this.interval * 2, this.settings.maxInterval);
-        this.stepsUntilProbe = this.interval;
-    }
-
     private decide(): void {
-        if (this.preferredTimes.length > 0 && median(this.probe) < median(this.lastPreferred()) * (1 - this.settings.margin)) {
+        if (this.preferredTimes.length > 0 && median(this.probe) < median(this.preferredTimes) * (1 - this.settings.margin)) {
             this.preferred = this.other();
             // The new count's times so far are the probe's.
             this.preferredTimes = this.probe;
@@ -143,11 +116,6 @@ export class DecodeThreadChoice {
         } else
             this.interval = Math.min(this.interval * 2, this.settings.maxInterval);
         this.stepsUntilProbe = this.interval;
-    }
-
-    /** The preferred count's steps just before the probe, as many as a probe has: the times it is compared with. */
-    private lastPreferred(): number[] {
-        return this.preferredTimes.slice(-this.settings.probeSteps);
     }
 
     private other(): number {
