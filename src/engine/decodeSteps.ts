@@ -1,6 +1,4 @@
-import {performance} from "node:perf_hooks";
 import type {LlamaContext, LlamaContextSequence, SequenceEvaluateOptions, Token} from "node-llama-cpp";
-import {DecodeThreadChoice} from "./decodeThreadChoice.js";
 import {
     assertSharedLockModule, batchDecoder, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext, type NativeSampler, type SequenceState
 } from "./llamaInternals.js";
@@ -30,8 +28,7 @@ type Part = {step: Step, tokens: readonly Token[], last: boolean};
  * - The context lock is held for one batch at a time, so a request that must erase or evaluate a
  *   prompt through node-llama-cpp gets it between two steps, not after every stream has ended.
  * - A batch of one token (a single stream generating) runs on the decode threads, which can be
- *   fewer than prompt processing's (llama.cpp's n_threads against n_threads_batch): see threads.ts;
- *   by default it also tries one thread now and then and keeps the faster (decodeThreadChoice.ts).
+ *   fewer than prompt processing's (llama.cpp's n_threads against n_threads_batch): see threads.ts.
  *
  * It drives node-llama-cpp's native calls itself rather than `sequence.evaluate()`, whose own
  * per-token JavaScript costs ~6 % of a small model's decode: see llamaInternals.ts.
@@ -47,22 +44,10 @@ export class DecodeSteps {
     private batchesDecoded = 0;
     private needsCheckpoints: boolean | undefined;
 
-    private readonly decodeThreads: DecodeThreadChoice;
-    /**
-     * The last one-token step: its stream, threads and start. Its time is taken when that stream
-     * asks for its next step: the decode, the sampling and the JavaScript between them, as the
-     * compute threads left spinning after a decode also slow what follows it.
-     */
-    private lastOneTokenStep: {sequence: LlamaContextSequence, threads: number, start: number} | undefined;
-
-    /**
-     * `decodeThreads`: a count for one-token steps (fixed), or the choice that measures it.
-     * `plainAttentionForShortRuns`: see native/decodeBatch.cpp (chatserve's `--flash-attention auto`).
-     */
+    /** `plainAttentionForShortRuns`: see native/decodeBatch.cpp (chatserve's `--flash-attention auto`). */
     public constructor(
-        private readonly context: LlamaContext, private readonly threads: number, decodeThreads: number | DecodeThreadChoice, plainAttentionForShortRuns = false
+        private readonly context: LlamaContext, private readonly threads: number, private readonly decodeThreads: number, plainAttentionForShortRuns = false
     ) {
-        this.decodeThreads = typeof decodeThreads === "number" ? DecodeThreadChoice.fixed(decodeThreads) : decodeThreads;
         this.native = nativeContext(context);
         this.decode = batchDecoder(context, plainAttentionForShortRuns);
         assertSharedLockModule();
@@ -81,11 +66,6 @@ export class DecodeSteps {
     public step(sequence: LlamaContextSequence, tokens: readonly Token[], sampler: StepSampler): Promise<Token> {
         if (tokens.length === 0)
             return Promise.reject(new Error("a decode step needs at least one token to sample after"));
-        const last = this.lastOneTokenStep;
-        if (last?.sequence === sequence) {
-            this.decodeThreads.record(last.threads, performance.now() - last.start);
-            this.lastOneTokenStep = undefined;
-        }
         return new Promise((resolve, reject) => {
             this.queue.push({sequence, state: sequenceState(sequence), tokens, sampler, resolve, reject});
             // The last stream of the last batch to come back sends the next one at once: a lone
@@ -181,9 +161,7 @@ export class DecodeSteps {
         const outputs = batch.map(({step: {state}, tokens, last}) => this.native.addToBatch(
             state._sequenceId, state._nextTokenIndex, Uint32Array.from(tokens), last ? Uint32Array.of(tokens.length - 1) : new Uint32Array()
         )[0]);
-        const threads = size === 1 ? this.decodeThreads.next() : this.threads;
-        this.native.setThreads(threads);
-        this.lastOneTokenStep = size === 1 ? {sequence: batch[0]!.step.sequence, threads, start: performance.now()} : undefined;
+        this.native.setThreads(size === 1 ? this.decodeThreads : this.threads);
         await this.decode();
         // node-llama-cpp's bookkeeping, which its erasing, prefix matching and prompt evaluation read.
         for (const {step: {state}, tokens} of batch) {

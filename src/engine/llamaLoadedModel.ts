@@ -5,7 +5,6 @@ import {
 import {ServiceShuttingDownError, type ApiError} from "../errors.js";
 import {renderChatPrompt} from "./chatPrompt.js";
 import {DecodeSteps} from "./decodeSteps.js";
-import {DecodeThreadChoice} from "./decodeThreadChoice.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
 import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
@@ -76,7 +75,7 @@ export class LlamaLoadedModel implements LoadedModel {
                 const sequences = Array.from({length: options.parallel}, () => context.getSequence());
                 generation = {
                     context,
-                    steps: new DecodeSteps(context, runtime.threads, decodeThreadsOf(runtime), runtime.flashAttention === "auto"),
+                    steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),
                     sequences,
                     pool: new SequencePool(sequences, options.maxQueue),
                     chatWrapper: options.chatTemplate == null
@@ -222,9 +221,4 @@ export class LlamaLoadedModel implements LoadedModel {
             throw new Error("this model was loaded for embeddings only");
         return this.generation;
     }
-}
-
-/** One-token steps' threads: measured against one thread where they are chatserve's default on a CPU, else as set. */
-function decodeThreadsOf(runtime: LlamaRuntime): number | DecodeThreadChoice {
-    return runtime.measureDecodeThreads ? DecodeThreadChoice.measured(runtime.decodeThreads) : runtime.decodeThreads;
 }

@@ -17,11 +17,6 @@ export type LlamaRuntime = {
     threads: number,
     /** Threads for one-token steps: generating a single stream. */
     decodeThreads: number,
-    /**
-     * `decodeThreads` is the default on a CPU backend (no --decode-threads): one-token steps also
-     * try one thread now and then and keep the faster (decodeThreadChoice.ts).
-     */
-    measureDecodeThreads: boolean,
     /** node-llama-cpp's context option for llama.cpp's flash attention. */
     flashAttention: "auto" | boolean,
     /** What llama.cpp logged as errors lately: a failed load's reason. */
@@ -64,7 +59,6 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         openmp,
         threads,
         decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1),
-        measureDecodeThreads: config.decodeThreads == null && llama.gpu === false,
         flashAttention: flashAttentionOption(config.flashAttention),
         errors,
         freeMemoryBytes: await freeMemory(llama)

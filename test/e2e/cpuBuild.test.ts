@@ -33,8 +33,6 @@ describe.skipIf(!installCouldBuild)("the CPU build made by npm install", () => {
             // scripts/addonSource.mjs adds it to node-llama-cpp's addon source (native/decodeBatch.cpp).
             expect(typeof (runtime.llama as unknown as {_bindings: Record<string, unknown>})._bindings.chatserveDecodeBatch).toBe("function");
             expect(runtime.decodeThreads).toBe(2);
-            // Left to chatserve, one thread is measured against them as the server decodes (decodeThreadChoice.ts).
-            expect(runtime.measureDecodeThreads).toBe(true);
         } finally {
             await runtime.llama.dispose();
         }

@@ -1,7 +1,6 @@
 import type {LlamaContext, LlamaContextSequence, Token} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
 import {DecodeSteps} from "../../src/engine/decodeSteps.js";
-import {DecodeThreadChoice} from "../../src/engine/decodeThreadChoice.js";
 import {withContextLock} from "../../src/engine/llamaInternals.js";
 
 type Batch = {size: number, threads: number, entries: Array<{sequenceId: number, at: number, tokens: number[], logitAt: number[]}>};
@@ -89,9 +88,7 @@ function sequenceDouble(sequenceId: number, held: number[] = []) {
 type ChatserveDecodeBatch = (native: NativeDouble) => Promise<void>;
 
 /** `chatserveDecodeBatch`: the call chatserve adds to the addon it compiles (native/decodeBatch.cpp). */
-function setup({
-    batchSize = 8, threads = 2, decodeThreads = 1 as number | DecodeThreadChoice, plainAttentionForShortRuns = false, chatserveDecodeBatch = undefined as ChatserveDecodeBatch | undefined
-} = {}) {
+function setup({batchSize = 8, threads = 2, decodeThreads = 1, plainAttentionForShortRuns = false, chatserveDecodeBatch = undefined as ChatserveDecodeBatch | undefined} = {}) {
     const native = new NativeDouble();
     const context = {_ctx: native, batchSize, _llama: {_bindings: {chatserveDecodeBatch}}} as unknown as LlamaContext;
     const steps = new DecodeSteps(context, threads, decodeThreads, plainAttentionForShortRuns);
@@ -125,15 +122,6 @@ describe("DecodeSteps", () => {
         await step(sequences[0]!, [1]);
         await Promise.all([step(sequences[0]!, [2]), step(sequences[1]!, [3])]);
         expect(native.batches.map((batch) => batch.threads)).toEqual([3, 4]);
-    });
-
-    it("takes a one-token batch's threads from a measuring choice, which probes one thread now and then; larger batches keep every thread", async () => {
-        const choice = new DecodeThreadChoice([2, 1], {minInterval: 2, maxInterval: 8, probeSteps: 1, window: 4, margin: 0.1, giveUpAfter: 2});
-        const {native, sequences, step} = setup({threads: 2, decodeThreads: choice});
-        for (const token of [1, 2, 3])
-            await step(sequences[0]!, [token]);
-        await step(sequences[0]!, [4, 5]);
-        expect(native.batches.map((batch) => batch.threads)).toEqual([2, 2, 1, 2]);
     });
 
     it("keeps streams in lockstep: a stream handed its token and asking again joins the next batch with the others", async () => {
