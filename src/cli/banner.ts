@@ -3,6 +3,7 @@ import path from "node:path";
 import type {Config} from "../config.js";
 import type {ModelObject} from "../protocol/models.js";
 import type {RunningServer} from "../server.js";
+import {formatBytes} from "../models/byteSize.js";
 
 /**
  * The start-up summary a person reads: where to point clients, what runs the models, which models
@@ -69,16 +70,4 @@ function residencyLine(config: Config, budget: RunningServer["memoryBudget"]): s
             : keepAlive.ms === 0 ? "not at all (--keep-alive 0: unloaded after each request)"
                 : `${keepAlive.ms / 1000} s (--keep-alive), or until its memory is needed`;
     return `loaded models: up to ${formatBytes(budget.bytes)} together (${budget.source})${count}; an idle one stays ${stays}`;
-}
-
-/** Binary units, as llama.cpp logs its buffers: 768 MiB, 1.5 GiB. */
-export function formatBytes(bytes: number): string {
-    const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let value = bytes;
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-        value /= 1024;
-        unit++;
-    }
-    return `${unit === 0 || value >= 10 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
 }

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import {Command, Option} from "commander";
 import type {ModelDescriptor} from "../models/modelDescriptor.js";
-import {formatBytes} from "./banner.js";
+import {formatBytes} from "../models/byteSize.js";
 import {CommandFailure} from "./commandFailure.js";
 import {textTable} from "./textTable.js";
 

@@ -1,6 +1,6 @@
 import {Command, Option} from "commander";
 import {apiKeysFromEnv} from "../config.js";
-import {formatBytes} from "./banner.js";
+import {formatBytes} from "../models/byteSize.js";
 import {CommandFailure} from "./commandFailure.js";
 import {textTable} from "./textTable.js";
 

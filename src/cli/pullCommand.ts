@@ -1,6 +1,6 @@
 import path from "node:path";
 import {Command, Option} from "commander";
-import {formatBytes} from "./banner.js";
+import {formatBytes} from "../models/byteSize.js";
 import {CommandFailure} from "./commandFailure.js";
 
 /** `chatserve pull SOURCE`: a model from the Hugging Face hub (or any URL) into the models folder. */

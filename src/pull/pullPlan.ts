@@ -1,6 +1,6 @@
 import path from "node:path";
 import {ggufFileQuantNames} from "node-llama-cpp";
-import {formatBytes} from "../cli/banner.js";
+import {formatBytes} from "../models/byteSize.js";
 import type {HubFile} from "./hubListing.js";
 
 /** What to download from a repository: the model's files and, for a vision model, its projector. */

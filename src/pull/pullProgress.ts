@@ -1,4 +1,4 @@
-import {formatBytes} from "../cli/banner.js";
+import {formatBytes} from "../models/byteSize.js";
 
 export type ProgressState = {downloadedBytes: number, totalBytes: number};
 

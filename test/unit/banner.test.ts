@@ -1,7 +1,8 @@
 import os from "node:os";
 import path from "node:path";
 import {afterEach, describe, expect, it, vi} from "vitest";
-import {formatBytes, printBanner} from "../../src/cli/banner.js";
+import {printBanner} from "../../src/cli/banner.js";
+import {formatBytes} from "../../src/models/byteSize.js";
 import {resolveConfig, type ConfigInput} from "../../src/config.js";
 import type {ModelObject} from "../../src/protocol/models.js";
 import type {RunningServer} from "../../src/server.js";
