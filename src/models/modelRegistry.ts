@@ -7,18 +7,18 @@ import {
 import type {ModelCapability, ModelObject} from "../protocol/models.js";
 import {boundedWait, type WaitLimits} from "./boundedWait.js";
 import {formatBytes} from "./byteSize.js";
-import {planContext, type ContextPlan} from "./contextPlan.js";
-import {totalBytes, type MemoryFootprint} from "./memoryEstimate.js";
+import {totalBytes} from "./memoryEstimate.js";
 import {insufficientMemoryError, stillUnloadingError, tooLargeError, type BudgetDescription} from "./memoryMessages.js";
 import {fitsAlone, overBudget, placeModel} from "./memoryPlacement.js";
 import {ModelAliases} from "./modelAliases.js";
 import type {Catalogue} from "./modelCatalogue.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
 import {aliasObject, danglingAliasObject, modelObject} from "./modelListing.js";
+import {ModelSizing} from "./modelSizing.js";
 import {Residency} from "./residency.js";
 import {Residents} from "./residents.js";
 import type {HeldModel, HoldOptions, ModelLoader, RegistrySettings} from "./registrySettings.js";
-import {noSettings, settingsForModel, type LoadedSettings, type ResolvedModelSettings} from "./settingsFile.js";
+import type {LoadedSettings} from "./settingsFile.js";
 
 export type {HeldModel, HoldOptions, MemorySettings, ModelLoader, RegistrySettings} from "./registrySettings.js";
 
@@ -42,20 +42,10 @@ export class ModelRegistry {
     private readonly residents: Residents;
     /** Aborted when shutdown begins: requests still waiting for a model then get their 503. */
     private readonly stopping = new AbortController();
-    /** Each file's plan, decided once: the descriptor is replaced when the file changes. */
-    private plans = new WeakMap<ModelDescriptor, ContextPlan>();
-    /**
-     * What each file took when it last loaded, by llama.cpp's account: the next load of the same file
-     * with the same plan takes the same, which the estimate may miss (weights that llama.cpp repacks
-     * for the CPU's matrix units take a second copy, which GgufInsights does not count).
-     */
-    private measured = new WeakMap<ModelDescriptor, MemoryFootprint>();
-    /** Each file's estimate with its plan, made once (a listing asks for every model's). */
-    private estimates = new WeakMap<ModelDescriptor, MemoryFootprint>();
+    /** Each file's plan and memory figure. */
+    private readonly sizing: ModelSizing;
     /** --model-alias's, then chatserve.json's. */
     private aliases: ModelAliases;
-    /** chatserve.json's settings in force (settingsFile.ts). */
-    private fileSettings: LoadedSettings = noSettings;
     private readonly budget: BudgetDescription;
     private readonly waitMs: number;
 
@@ -66,6 +56,7 @@ export class ModelRegistry {
         private readonly logger: Logger
     ) {
         this.aliases = settings.aliases ?? new ModelAliases();
+        this.sizing = new ModelSizing(settings.context);
         const memory = settings.memory ?? {};
         this.budget = {bytes: memory.bytes ?? Number.POSITIVE_INFINITY, models: memory.models ?? Number.POSITIVE_INFINITY, source: memory.source ?? "--memory-limit"};
         this.waitMs = memory.waitMs ?? defaultMemoryWaitMs;
@@ -138,27 +129,6 @@ export class ModelRegistry {
     }
 
     /**
-     * What a model is served with: its context per request, its parallel sequences, their KV cache,
-     * and its chat template; chatserve.json's ctx_size and parallel over --ctx-size and --parallel.
-     */
-    public planFor(descriptor: ModelDescriptor): ContextPlan {
-        let plan = this.plans.get(descriptor);
-        if (plan == null) {
-            const own = this.modelSettings(descriptor.id);
-            plan = planContext(descriptor, {...this.settings.context, ctxSize: own.ctxSize ?? this.settings.context.ctxSize, parallel: own.parallel ?? this.settings.context.parallel});
-            if (own.chatTemplateText != null)
-                plan = {...plan, chatTemplate: own.chatTemplateText};
-            this.plans.set(descriptor, plan);
-        }
-        return plan;
-    }
-
-    /** The model's settings from chatserve.json (empty without one). */
-    public modelSettings(id: string): ResolvedModelSettings {
-        return settingsForModel(this.fileSettings, id);
-    }
-
-    /**
      * chatserve.json changed: plans and estimates are made again, the file's aliases join
      * --model-alias's (a conflict throws, and the settings in force stay), and a model whose
      * load-time settings (context, parallel, template) changed is unloaded once idle, never in the
@@ -167,13 +137,10 @@ export class ModelRegistry {
      */
     public applySettings(settings: LoadedSettings): void {
         const aliases = new ModelAliases([...(this.settings.aliases ?? new ModelAliases()).all(), ...settings.table.aliases()]);
-        this.fileSettings = settings;
+        this.sizing.useSettings(settings);
         this.aliases = aliases;
-        this.plans = new WeakMap();
-        this.estimates = new WeakMap();
-        this.measured = new WeakMap();
         for (const residency of this.residents.all()) {
-            const next = this.planFor(residency.descriptor);
+            const next = this.sizing.planFor(residency.descriptor);
             const {plan} = residency;
             if (plan.contextLength === next.contextLength && plan.parallel === next.parallel && plan.chatTemplate === next.chatTemplate)
                 continue;
@@ -185,23 +152,6 @@ export class ModelRegistry {
                 this.residents.drain(residency, null, "its settings changed (it loads again with them on its next request)");
             }
         }
-    }
-
-    /**
-     * What the model will take in memory with its plan: what it took when it last loaded, else
-     * node-llama-cpp's estimate, else (no estimate from its header) its file and KV cache.
-     */
-    public estimateFor(descriptor: ModelDescriptor): MemoryFootprint {
-        const measured = this.measured.get(descriptor);
-        if (measured != null)
-            return measured;
-        let estimate = this.estimates.get(descriptor);
-        if (estimate == null) {
-            const plan = this.planFor(descriptor);
-            estimate = descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0};
-            this.estimates.set(descriptor, estimate);
-        }
-        return estimate;
     }
 
     /**
@@ -265,14 +215,14 @@ export class ModelRegistry {
             const maxWaiting = this.settings.memory?.maxWaiting;
             if (residency.state === "waiting" && maxWaiting != null && residency.holds >= maxWaiting + residency.plan.parallel)
                 throw new ServerBusyError(1);
-            residency.hold(options.keepAlive ?? this.modelSettings(descriptor.id).keepAlive ?? this.settings.memory?.keepAlive ?? null);
+            residency.hold(options.keepAlive ?? this.sizing.modelSettings(descriptor.id).keepAlive ?? this.settings.memory?.keepAlive ?? null);
             const held = residency;
             try {
                 const model = await this.untilStopped(this.loaded(held), {signal: options.signal, deadline, onDeadline: () => held.state === "waiting"
                     ? insufficientMemoryError(held, this.residents.occupants(), this.budget, Date.now() - started)
                     : null});
                 let released = false;
-                return {model, sampling: this.modelSettings(descriptor.id).sampling, release: () => {
+                return {model, sampling: this.sizing.modelSettings(descriptor.id).sampling, release: () => {
                     if (!released) {
                         released = true;
                         this.residents.release(held);
@@ -287,7 +237,7 @@ export class ModelRegistry {
 
     /** A new residency for the model, waiting for room; refused at once when the model cannot fit even alone. */
     private admit(descriptor: ModelDescriptor): Residency {
-        const residency = new Residency(descriptor, this.planFor(descriptor), this.estimateFor(descriptor));
+        const residency = new Residency(descriptor, this.sizing.planFor(descriptor), this.sizing.estimateFor(descriptor));
         if (!fitsAlone(totalBytes(residency.estimate), this.budget))
             throw tooLargeError(descriptor.id, residency.plan, residency.estimate, this.budget);
         this.residents.add(residency);
@@ -341,7 +291,7 @@ export class ModelRegistry {
         this.residents.start(residency, () => this.load(descriptor, plan));
         residency.ready.then((model) => {
             if (residency.measured)
-                this.measured.set(descriptor, residency.memory);
+                this.sizing.remember(descriptor, residency.memory);
             this.logger.info({
                 event: "model_loaded", model: descriptor.id, contextLength: model.contextLength, parallel: plan.parallel,
                 kvCacheBytes: plan.kvCacheBytes, contextMemoryBytes: model.contextMemoryBytes,
@@ -391,11 +341,11 @@ export class ModelRegistry {
     }
 
     private toModelObject(descriptor: ModelDescriptor): ModelObject {
-        const plan = this.planFor(descriptor);
-        const estimate = this.estimateFor(descriptor);
+        const plan = this.sizing.planFor(descriptor);
+        const estimate = this.sizing.estimateFor(descriptor);
         const tooLarge = fitsAlone(totalBytes(estimate), this.budget) ? undefined : tooLargeError(descriptor.id, plan, estimate, this.budget).message;
         const residency = this.residents.current(descriptor);
-        const view = {residency, estimate, measured: this.measured.has(descriptor), tooLarge, keepAlive: this.modelSettings(descriptor.id).keepAlive ?? this.settings.memory?.keepAlive ?? null};
+        const view = {residency, estimate, measured: this.sizing.isMeasured(descriptor), tooLarge, keepAlive: this.sizing.modelSettings(descriptor.id).keepAlive ?? this.settings.memory?.keepAlive ?? null};
         return modelObject(descriptor, plan, view, this.aliases.namesFor(descriptor.id));
     }
 }

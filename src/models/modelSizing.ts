@@ -1,0 +1,81 @@
+import {planContext, type ContextPlan, type ContextSettings} from "./contextPlan.js";
+import type {MemoryFootprint} from "./memoryEstimate.js";
+import type {ModelDescriptor} from "./modelDescriptor.js";
+import {noSettings, settingsForModel, type LoadedSettings, type ResolvedModelSettings} from "./settingsFile.js";
+
+/**
+ * What each model file is served with and what it takes: its plan (context, parallel sequences,
+ * template: chatserve.json over the flags) and its memory (what it took when it last loaded, else
+ * the estimate). Each is worked out once per file: the descriptor is replaced when the file
+ * changes, and a settings change starts everything afresh.
+ */
+export class ModelSizing {
+    private plans = new WeakMap<ModelDescriptor, ContextPlan>();
+    /**
+     * What each file took when it last loaded, by llama.cpp's account: the next load of the same file
+     * with the same plan takes the same, which the estimate may miss (weights that llama.cpp repacks
+     * for the CPU's matrix units take a second copy, which GgufInsights does not count).
+     */
+    private measured = new WeakMap<ModelDescriptor, MemoryFootprint>();
+    /** Each file's estimate with its plan, made once (a listing asks for every model's). */
+    private estimates = new WeakMap<ModelDescriptor, MemoryFootprint>();
+    /** chatserve.json's settings in force (settingsFile.ts). */
+    private fileSettings: LoadedSettings = noSettings;
+
+    public constructor(private readonly flags: ContextSettings) {}
+
+    /** chatserve.json changed: every plan and memory figure is worked out again. */
+    public useSettings(settings: LoadedSettings): void {
+        this.fileSettings = settings;
+        this.plans = new WeakMap();
+        this.estimates = new WeakMap();
+        this.measured = new WeakMap();
+    }
+
+    /** The model's settings from chatserve.json (empty without one). */
+    public modelSettings(id: string): ResolvedModelSettings {
+        return settingsForModel(this.fileSettings, id);
+    }
+
+    /**
+     * What a model is served with: its context per request, its parallel sequences, their KV cache,
+     * and its chat template; chatserve.json's ctx_size and parallel over --ctx-size and --parallel.
+     */
+    public planFor(descriptor: ModelDescriptor): ContextPlan {
+        let plan = this.plans.get(descriptor);
+        if (plan == null) {
+            const own = this.modelSettings(descriptor.id);
+            plan = planContext(descriptor, {...this.flags, ctxSize: own.ctxSize ?? this.flags.ctxSize, parallel: own.parallel ?? this.flags.parallel});
+            if (own.chatTemplateText != null)
+                plan = {...plan, chatTemplate: own.chatTemplateText};
+            this.plans.set(descriptor, plan);
+        }
+        return plan;
+    }
+
+    /**
+     * What the model will take in memory with its plan: what it took when it last loaded, else
+     * node-llama-cpp's estimate, else (no estimate from its header) its file and KV cache.
+     */
+    public estimateFor(descriptor: ModelDescriptor): MemoryFootprint {
+        const measured = this.measured.get(descriptor);
+        if (measured != null)
+            return measured;
+        let estimate = this.estimates.get(descriptor);
+        if (estimate == null) {
+            const plan = this.planFor(descriptor);
+            estimate = descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0};
+            this.estimates.set(descriptor, estimate);
+        }
+        return estimate;
+    }
+
+    /** What a load of the file took, by llama.cpp's account: its next loads count that. */
+    public remember(descriptor: ModelDescriptor, footprint: MemoryFootprint): void {
+        this.measured.set(descriptor, footprint);
+    }
+
+    public isMeasured(descriptor: ModelDescriptor): boolean {
+        return this.measured.has(descriptor);
+    }
+}
