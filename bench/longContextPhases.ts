@@ -91,27 +91,36 @@ function figures(turn1: StreamResult, turn2: StreamResult): Omit<LongContextFigu
 
 type Rows = Suite<LongContextFigures>["rows"];
 
+/** The rows both reports share. */
+const shared = {
+    promptTokens: {name: "first prompt's tokens", unit: "tokens", pick: (run) => run.promptTokens, digits: 0},
+    completionTokens: {name: "tokens generated", unit: "tokens", pick: (run) => run.completionTokens, digits: 0},
+    turn1End: {name: "first turn, request to last token", unit: "ms", pick: (run) => run.turn1End, digits: 0},
+    turn2NewTokens: {name: "turn-2 prompt tokens not cached", unit: "tokens", pick: (run) => run.turn2NewTokens, digits: 0},
+    turn2End: {name: "turn 2, request to last token", unit: "ms", pick: (run) => run.turn2End, digits: 0}
+} satisfies Record<string, Rows[number]>;
+
 const plainRows: Rows = [
-    {name: "first prompt's tokens", unit: "tokens", pick: (run) => run.promptTokens, digits: 0},
+    shared.promptTokens,
     {name: "first-prompt TTFT", unit: "ms", pick: (run) => run.turn1, digits: 0},
     {name: "first-prompt processing", unit: "tok/s", pick: (run) => run.prefill},
     {name: "decode at that depth", unit: "tok/s", pick: (run) => run.decode},
-    {name: "tokens generated", unit: "tokens", pick: (run) => run.completionTokens, digits: 0},
-    {name: "first turn, request to last token", unit: "ms", pick: (run) => run.turn1End, digits: 0},
+    shared.completionTokens,
+    shared.turn1End,
     {name: "turn-2 TTFT", unit: "ms", pick: (run) => run.turn2, digits: 0},
-    {name: "turn-2 prompt tokens not cached", unit: "tokens", pick: (run) => run.turn2NewTokens, digits: 0},
-    {name: "turn 2, request to last token", unit: "ms", pick: (run) => run.turn2End, digits: 0},
+    shared.turn2NewTokens,
+    shared.turn2End,
     {name: "turn-2 ÷ first-prompt TTFT", unit: "", pick: (run) => run.turn2 / run.turn1, digits: 3}
 ];
 
 /** With tools, what a random model's held-back whitespace leaves observable (see the top). */
 const toolRows: Rows = [
-    {name: "first prompt's tokens", unit: "tokens", pick: (run) => run.promptTokens, digits: 0},
-    {name: "first turn, request to last token", unit: "ms", pick: (run) => run.turn1End, digits: 0},
-    {name: "tokens generated", unit: "tokens", pick: (run) => run.completionTokens, digits: 0},
+    shared.promptTokens,
+    shared.turn1End,
+    shared.completionTokens,
     {name: "tool calls in the reply", unit: "calls", pick: (run) => run.toolCalls, digits: 0},
-    {name: "turn-2 prompt tokens not cached", unit: "tokens", pick: (run) => run.turn2NewTokens, digits: 0},
-    {name: "turn 2, request to last token", unit: "ms", pick: (run) => run.turn2End, digits: 0},
+    shared.turn2NewTokens,
+    shared.turn2End,
     {name: "turn 2 ÷ first turn, to last token", unit: "", pick: (run) => run.turn2End / run.turn1End, digits: 3}
 ];
 
