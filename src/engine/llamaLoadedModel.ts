@@ -13,7 +13,9 @@ import {forgetUnevaluatedTail, generateOnSequence} from "./sequenceGeneration.js
 import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {SequencePool} from "./sequencePool.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt} from "./textPrompt.js";
-import type {EmbeddingResult, GenerationOptions, JsonSchema, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition} from "./types.js";
+import type {
+    EmbeddingResult, GenerationOptions, JsonSchema, LoadedModel, ModelActivity, PreparedPrompt, SequenceLease, ToolDefinition
+} from "./types.js";
 
 export type ModelLoadOptions = {
     path: string,
@@ -161,6 +163,18 @@ export class LlamaLoadedModel implements LoadedModel {
         if (embedder == null)
             return Promise.reject(new Error("this model was not loaded for embeddings"));
         return this.outsideSequence(() => embedder.embed(inputs, signal));
+    }
+
+    /**
+     * Read at a metrics scrape. A sequence's cells are those its tokens fill (`nextTokenIndex`: no copy
+     * of the token list); each sequence owns `contextSize` cells of the context.
+     */
+    public activity(): ModelActivity | undefined {
+        if (this.generation == null)
+            return undefined;
+        const {pool, sequences, context} = this.generation;
+        const cells = sequences.reduce((sum, sequence) => sum + sequence.nextTokenIndex, 0);
+        return {running: pool.leased, waiting: pool.queued, kvCacheUsage: cells / (context.contextSize * sequences.length)};
     }
 
     public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease> {

@@ -48,8 +48,10 @@ export async function* generateOnSequence(
     await sequence.adaptStateToTokens(prompt.tokens.slice(0, -1), false);
     const cachedTokens = sequence.nextTokenIndex;
     const shaper = createReplyShaper(prompt, options, grammars);
+    // Metrics' time to first token and per output token: two clock reads per reply, none per token.
+    let firstTokenAt: number | undefined;
     const result = (finishReason: FinishReason, completionTokens: number): GenerationResult => ({
-        finishReason, promptTokens, cachedTokens, completionTokens,
+        finishReason, promptTokens, cachedTokens, completionTokens, timing: {firstTokenAt, endedAt: performance.now()},
         // A reasoning model's reply says how much of it was thought, none when its format let it not think.
         ...(prompt.thought == null ? {} : {reasoningTokens: Math.min(shaper.reasoningTokens ?? 0, completionTokens)}),
         ...(finishReason === "stop" && shaper.stopSequence != null ? {stopSequence: shaper.stopSequence} : {})
@@ -79,6 +81,7 @@ export async function* generateOnSequence(
     try {
         for (;;) {
             const token = await steps.step(sequence, feed, sampler);
+            firstTokenAt ??= performance.now();
             unevaluated = token;
             if (signal.aborted)
                 return result("abort", generated.length);

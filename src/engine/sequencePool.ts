@@ -38,6 +38,11 @@ export class SequencePool<S extends PooledSequence> {
         return this.waiters.length;
     }
 
+    /** Sequences leased to a request now. */
+    public get leased(): number {
+        return this.size - this.free.length;
+    }
+
     public acquire(prompt: readonly number[], signal: AbortSignal): Promise<S> {
         signal.throwIfAborted();
         if (this.free.length > 0)

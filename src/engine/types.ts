@@ -116,7 +116,22 @@ export type GenerationResult = {
     /** Of the completion tokens, those of a reasoning model's thought; set when the reply could have one. */
     reasoningTokens?: number,
     /** The client stop sequence that ended the reply (Anthropic's `stop_sequence` names it). */
-    stopSequence?: string
+    stopSequence?: string,
+    /**
+     * When the reply's first token was sampled and when the reply ended (`performance.now()`), for
+     * the metrics' time to first token and time per output token; no first token: none sampled.
+     */
+    timing?: {firstTokenAt?: number, endedAt: number}
+};
+
+/** What a loaded model is doing, read when metrics are scraped (never on the decode path). */
+export type ModelActivity = {
+    /** Requests holding a sequence (generating, or evaluating their prompt). */
+    running: number,
+    /** Requests queued for a free sequence. */
+    waiting: number,
+    /** The share of the context's KV cells holding tokens (0–1), conversations kept for reuse included. */
+    kvCacheUsage: number
 };
 
 /** Exclusive use of one sequence of a loaded model, until `release()`. */
@@ -158,6 +173,8 @@ export interface LoadedModel {
     prepareInfill(prefix: string, suffix: string, completionTokens: number): Promise<PreparedPrompt>,
     /** Strings or token-id arrays → one vector each; one request at a time per model, queued like sequences. */
     embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult>,
+    /** Its sequences' use now; undefined for a model without sequences (embeddings only). */
+    activity?(): ModelActivity | undefined,
     /** Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. */
     acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease>,
     /**

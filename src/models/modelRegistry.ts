@@ -15,12 +15,13 @@ import type {Catalogue} from "./modelCatalogue.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
 import {aliasObject, danglingAliasObject, modelObject} from "./modelListing.js";
 import {ModelSizing} from "./modelSizing.js";
+import {occupancyOf, type ModelOccupancy} from "./modelOccupancy.js";
 import {Residency} from "./residency.js";
 import {Residents} from "./residents.js";
 import type {HeldModel, HoldOptions, ModelLoader, RegistrySettings} from "./registrySettings.js";
 import type {LoadedSettings} from "./settingsFile.js";
 
-export type {HeldModel, HoldOptions, MemorySettings, ModelLoader, RegistrySettings} from "./registrySettings.js";
+export type {HeldModel, HoldOptions, MemorySettings, ModelLifecycleObserver, ModelLoader, RegistrySettings} from "./registrySettings.js";
 
 /** What the services need of the registry: a loaded model that can serve a capability. */
 export type ModelSource = Pick<ModelRegistry, "acquire">;
@@ -60,7 +61,7 @@ export class ModelRegistry {
         const memory = settings.memory ?? {};
         this.budget = {bytes: memory.bytes ?? Number.POSITIVE_INFINITY, models: memory.models ?? Number.POSITIVE_INFINITY, source: memory.source ?? "--memory-limit"};
         this.waitMs = memory.waitMs ?? defaultMemoryWaitMs;
-        this.residents = new Residents(logger, () => this.pump());
+        this.residents = new Residents(logger, () => this.pump(), settings.lifecycle);
         // Every request waiting for a model listens for shutdown: more than 10 is no leak.
         setMaxListeners(0, this.stopping.signal);
     }
@@ -82,6 +83,16 @@ export class ModelRegistry {
         const descriptor = await this.find(name);
         const entry = this.toModelObject(descriptor);
         return descriptor.id === name ? entry : aliasObject(name, entry);
+    }
+
+    /** The id of the model `name` stands for, as far as is known now (no rescan): metrics label a request by it, never by an alias. */
+    public idOf(name: string): string | undefined {
+        return this.lookUp(name)?.id;
+    }
+
+    /** Each model holding or awaiting memory now (metrics' gauges, read at a scrape). */
+    public occupancy(): ModelOccupancy[] {
+        return occupancyOf([...this.residents.all(), ...this.residents.occupants()]);
     }
 
     /**
@@ -287,17 +298,20 @@ export class ModelRegistry {
     private start(residency: Residency): void {
         const {descriptor, plan} = residency;
         const started = Date.now();
+        const seconds = () => (Date.now() - started) / 1000;
         this.logger.info({event: "model_loading", model: descriptor.id, estimatedBytes: totalBytes(residency.estimate)}, `loading ${descriptor.id}`);
         this.residents.start(residency, () => this.load(descriptor, plan));
         residency.ready.then((model) => {
             if (residency.measured)
                 this.sizing.remember(descriptor, residency.memory);
+            this.settings.lifecycle?.loaded(descriptor.id, seconds());
             this.logger.info({
                 event: "model_loaded", model: descriptor.id, contextLength: model.contextLength, parallel: plan.parallel,
                 kvCacheBytes: plan.kvCacheBytes, contextMemoryBytes: model.contextMemoryBytes,
                 estimatedBytes: totalBytes(residency.estimate), memoryBytes: totalBytes(residency.memory), ms: Date.now() - started
             }, `loaded ${descriptor.id} (${model.contextLength} tokens per request, ${plan.parallel} at once, ${formatBytes(totalBytes(residency.memory))}) in ${Date.now() - started} ms`);
         }, (error: unknown) => {
+            this.settings.lifecycle?.loadFailed(descriptor.id, seconds());
             this.logger.error({event: "model_load_failed", model: descriptor.id, err: error}, `failed to load ${descriptor.id}`);
         });
     }
@@ -326,18 +340,19 @@ export class ModelRegistry {
      * the next periodic scan); a scan that fails (out of file handles) leaves what is known.
      */
     private async find(name: string): Promise<ModelDescriptor> {
-        const lookUp = () => {
-            const target = this.aliases.resolve(name);
-            return this.catalogue.find(name) ?? (target == null ? undefined : this.catalogue.find(target));
-        };
-        let descriptor = lookUp();
+        let descriptor = this.lookUp(name);
         if (descriptor == null) {
             await this.catalogue.refresh().catch(() => undefined);
-            descriptor = lookUp();
+            descriptor = this.lookUp(name);
         }
         if (descriptor == null)
             throw new ModelNotFoundError(name, this.aliases.resolve(name));
         return descriptor;
+    }
+
+    private lookUp(name: string): ModelDescriptor | undefined {
+        const target = this.aliases.resolve(name);
+        return this.catalogue.find(name) ?? (target == null ? undefined : this.catalogue.find(target));
     }
 
     private toModelObject(descriptor: ModelDescriptor): ModelObject {

@@ -31,7 +31,17 @@ export type RegistrySettings = {
     /** --model-alias: other names for the models. */
     aliases?: ModelAliases,
     /** The memory budget, the model count limit and keep-alive. */
-    memory?: MemorySettings
+    memory?: MemorySettings,
+    /** Told of every load and unload, with how long it took (metrics). */
+    lifecycle?: ModelLifecycleObserver
+};
+
+/** Hears of each model's loads and unloads as they end. */
+export type ModelLifecycleObserver = {
+    loaded(id: string, seconds: number): void,
+    loadFailed(id: string, seconds: number): void,
+    /** Its memory is free (`seconds`: how long disposing its weights and contexts took). */
+    unloaded(id: string, seconds: number): void
 };
 
 /**

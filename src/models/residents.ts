@@ -4,6 +4,7 @@ import {ModelUnloadedError, ServiceShuttingDownError, type ApiError} from "../er
 import {keepAliveSeconds} from "../protocol/keepAlive.js";
 import {formatBytes} from "./byteSize.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
+import type {ModelLifecycleObserver} from "./registrySettings.js";
 import type {Residency} from "./residency.js";
 
 /**
@@ -25,7 +26,8 @@ export class Residents {
 
     public constructor(
         private readonly logger: Logger,
-        private readonly onChange: () => void
+        private readonly onChange: () => void,
+        private readonly lifecycle?: ModelLifecycleObserver
     ) {}
 
     /** The residency serving this very file (not an older one of the same id). */
@@ -130,7 +132,7 @@ export class Residents {
         } else if (residency.state !== "failed" && residency.disposal == null) {
             residency.disposal = residency.ready.then((model) => {
                 model.stopQueueing(new ModelUnloadedError(residency.id, why));
-                return model.dispose();
+                return this.timedDispose(residency, model);
             }, () => {}).catch((error: unknown) => {
                 this.logger.error({event: "model_unload_failed", model: residency.id, err: error}, `failed to unload ${residency.id}`);
             }).finally(() => this.freed(residency));
@@ -189,12 +191,22 @@ export class Residents {
         residency.unloading = true;
         residency.clearExpiry();
         const bytes = residency.bytes;
-        residency.disposal = model.dispose().catch((error: unknown) => {
+        residency.disposal = this.timedDispose(residency, model).catch((error: unknown) => {
             this.logger.error({event: "model_unload_failed", model: residency.id, err: error}, `failed to unload ${residency.id}`);
         }).finally(() => {
             this.logger.info({event: "model_unloaded", model: residency.id, memoryBytes: bytes, why}, `unloaded ${residency.id} (${formatBytes(bytes)} freed) ${why}`);
             this.freed(residency);
         });
+    }
+
+    /** Disposes the model, telling the lifecycle observer how long it took (its running replies end first). */
+    private async timedDispose(residency: Residency, model: LoadedModel): Promise<void> {
+        const started = performance.now();
+        try {
+            await model.dispose();
+        } finally {
+            this.lifecycle?.unloaded(residency.id, (performance.now() - started) / 1000);
+        }
     }
 
     private freed(residency: Residency): void {
