@@ -2,6 +2,7 @@ import type {NextFunction, Request, Response} from "express";
 import type {Logger} from "pino";
 import {ApiError, BadRequestError, ClientGoneError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
 import {errorResponse} from "./errorDialect.js";
+import {discardUnreadBody} from "./lingeringClose.js";
 import {recordError} from "./requestLog.js";
 
 /** Unknown routes get OpenAI's 404 envelope, not Express's HTML page. */
@@ -36,9 +37,15 @@ export function errorHandler(logger: Logger) {
     };
 }
 
-/** An error as the whole response, in the envelope of the request's API (see errorDialect.ts), named in the request's log line. */
+/**
+ * An error as the whole response, in the envelope of the request's API (see errorDialect.ts), named
+ * in the request's log line. A refusal that comes before the body was read (a 413 for its declared
+ * size, a 401, a 404) leaves the rest of the body to be read and dropped, so that a client still
+ * writing it gets this answer rather than a reset (lingeringClose.ts).
+ */
 export function sendError(res: Response, error: ApiError): void {
     recordError(res, error.toBody());
+    discardUnreadBody(res.req, res);
     const {status, body} = errorResponse(res, error);
     res.status(status).set(error.headers).json(body);
 }

@@ -7,8 +7,9 @@ import {PayloadTooLargeError, UnsupportedMediaTypeError} from "../errors.js";
  * llama-server does; anything else (multipart, XML, …) is a 415. Malformed JSON and oversized
  * bodies surface as body-parser errors, which the error handler turns into 400 and 413.
  *
- * A body declared larger than the limit gets its 413 at once, on a connection then closed:
- * body-parser answers only once the whole body has arrived (200 MB read to refuse them).
+ * A body declared larger than the limit gets its 413 at once: body-parser answers only once the
+ * whole body has arrived. The rest is then read and dropped within bounds (lingeringClose.ts), so
+ * that a client still writing it reads the 413 rather than a reset.
  */
 const jsonLikeTypes = ["application/json", "application/*+json", "text/plain", "application/x-www-form-urlencoded"];
 
@@ -16,10 +17,8 @@ export function jsonBody(limit: string) {
     const maxBytes = byteCount(limit);
     const parse = express.json({limit: maxBytes, type: (req) => !req.headers["content-type"] || express.request.is.call(req as Request, jsonLikeTypes) !== false, strict: false});
     return (req: Request, res: Response, next: NextFunction) => {
-        if (Number(req.headers["content-length"]) > maxBytes) {
-            res.set("Connection", "close");
+        if (Number(req.headers["content-length"]) > maxBytes)
             throw new PayloadTooLargeError(`${maxBytes} bytes`);
-        }
         const hasBody = req.headers["content-length"] !== "0" && (req.headers["content-length"] != null || req.headers["transfer-encoding"] != null);
         if (hasBody && req.headers["content-type"] != null && !req.is(jsonLikeTypes))
             throw new UnsupportedMediaTypeError(req.headers["content-type"]);

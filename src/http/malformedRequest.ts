@@ -2,16 +2,28 @@ import http from "node:http";
 import type {Duplex} from "node:stream";
 import type {Logger} from "pino";
 import {ApiError} from "../errors.js";
+import {closeAfterDraining} from "./lingeringClose.js";
 
 /**
  * Requests that never reach Express: Node's HTTP parser refuses them (headers over its 16 KiB
- * limit, a request line that is not HTTP, a body that takes longer than `requestTimeout`) and by
- * default answers with a bare status line. This answers with the same status and OpenAI's error
- * envelope, so a client shows a message rather than an empty body, then closes the connection:
- * after a parse error the rest of its bytes cannot be trusted.
+ * limit, a request line that is not HTTP, a body that takes longer than `requestTimeout`), and
+ * CONNECT, which Node hands to a `connect` listener or drops without a word. By default Node
+ * answers with a bare status line, or nothing; this answers with the status and OpenAI's error
+ * envelope, so a client shows a message rather than an empty body. The connection then closes,
+ * after reading what the client is still sending (lingeringClose.ts): after a parse error the rest
+ * of its bytes cannot be trusted, and closing on them would reset the connection before the client
+ * has read its answer.
+ *
+ * A request without `Host` is left to Express too (Node would answer it with a bare 400):
+ * hostCheck.ts answers it in the envelope.
  */
 export function answerMalformedRequests(server: http.Server, logger: Logger): void {
+    (server as {requireHostHeader?: boolean}).requireHostHeader = false;
+    // Node's parser, once failed, reports each later chunk as another error: the first one is answered.
+    const answered = new WeakSet<Duplex>();
     server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+        if (answered.has(socket))
+            return;
         // Node's own rule: answer only where that cannot corrupt a reply already being written on
         // this connection (a pipelined request after one still streaming), and not to a peer that left.
         const inFlight = (socket as {_httpMessage?: http.ServerResponse})._httpMessage;
@@ -19,12 +31,25 @@ export function answerMalformedRequests(server: http.Server, logger: Logger): vo
             socket.destroy();
             return;
         }
+        answered.add(socket);
         const apiError = fromParserError(error);
         logger.debug({event: "malformed_request", code: error.code, status: apiError.status});
-        const body = JSON.stringify(apiError.toBody());
-        socket.end(`HTTP/1.1 ${apiError.status} ${http.STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+        closeAfterDraining(socket, rawResponse(apiError));
     });
+    // A tunnel request (`CONNECT host:port`): its target is another server, not a resource of this
+    // one, so there is no resource whose methods a 405 could list; 400, as for any request chatserve cannot serve.
+    server.on("connect", (req: http.IncomingMessage, socket: Duplex) => {
+        logger.debug({event: "malformed_request", method: req.method, status: 400});
+        closeAfterDraining(socket, rawResponse(new ApiError(400,
+            "CONNECT asks for a tunnel through a proxy; chatserve is an API server, not a proxy.", "invalid_request_error", "method_not_supported")));
+    });
+}
+
+/** A whole HTTP/1.1 response carrying the error's envelope, for a socket no ServerResponse owns. */
+function rawResponse(error: ApiError): string {
+    const body = JSON.stringify(error.toBody());
+    return `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 /** The status Node's own answer would have had, with a message that says what to change. */
