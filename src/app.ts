@@ -9,15 +9,18 @@ import {cors} from "./http/cors.js";
 import {errorHandler, notFound} from "./http/errorHandler.js";
 import {jsonBody} from "./http/jsonBody.js";
 import {requestLog} from "./http/requestLog.js";
+import {requestMetrics} from "./http/requestMetrics.js";
 import {chatCompletionsRoute} from "./http/routes/chatCompletionsRoute.js";
 import {completionsRoute} from "./http/routes/completionsRoute.js";
 import {embeddingsRoute} from "./http/routes/embeddingsRoute.js";
 import {healthRoute} from "./http/routes/healthRoute.js";
 import {useAnthropicErrors} from "./http/errorDialect.js";
 import {messagesRoute} from "./http/routes/messagesRoute.js";
+import {metricsRoute} from "./http/routes/metricsRoute.js";
 import {modelsRoute} from "./http/routes/modelsRoute.js";
 import {responsesRoute} from "./http/routes/responsesRoute.js";
 import type {MessagesService} from "./messages/messagesService.js";
+import type {ServerMetrics} from "./metrics/serverMetrics.js";
 import type {ModelRegistry} from "./models/modelRegistry.js";
 import type {ResponsesService} from "./responses/responsesService.js";
 
@@ -35,7 +38,9 @@ export type AppDependencies = {
     /** Aborted with an ApiError when the server stops serving: running replies end with that error. */
     stopping?: AbortSignal,
     /** What runs the models ("CPU", "CUDA" …), as `GET /health` names it. */
-    backend?: string
+    backend?: string,
+    /** Counts every request and serves `GET /metrics`; absent (--no-metrics): neither, and /metrics is a 404. */
+    metrics?: ServerMetrics
 };
 
 /**
@@ -43,14 +48,18 @@ export type AppDependencies = {
  * (preflights end here) → health (no key) → API key → JSON body → routes → 404 → errors.
  * It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
-export function createApp({config, logger, registry, chat, responses, messages, completions, embeddings, stopping, backend}: AppDependencies): express.Express {
+export function createApp({config, logger, registry, chat, responses, messages, completions, embeddings, stopping, backend, metrics}: AppDependencies): express.Express {
     const app = express();
     app.disable("x-powered-by");
     app.set("etag", false);
 
     app.use(requestLog(logger));
+    if (metrics != null)
+        app.use(requestMetrics(metrics, registry));
     app.use(cors(config.corsOrigins));
     app.use(healthRoute(backend));
+    if (metrics != null)
+        app.use(metricsRoute(metrics, config.apiKeys));
     // Anthropic's clients parse its error envelope: set before the key check and the body parser, whose errors it shapes too.
     app.use("/v1/messages", useAnthropicErrors);
     app.use("/v1", requireApiKey(config.apiKeys));

@@ -54,6 +54,8 @@ export const configSchema = z.object({
      */
     corsOrigins: z.array(z.string()).default([]),
     logLevel: z.enum(logLevels).default("info"),
+    /** Count requests, tokens and latencies and serve them at `GET /metrics` (--no-metrics: off). */
+    metrics: z.boolean().default(true),
     /** Log prompt and completion text (off by default: prompts are the user's data). */
     logPrompts: z.boolean().default(false),
     /** Other names for models (`--model-alias NAME=ID`); NAME may hold `*` wildcards (models/modelAliases.ts). */

@@ -10,6 +10,7 @@ import {MessagesService} from "./messages/messagesService.js";
 import {CompletionService} from "./completions/completionService.js";
 import type {Config} from "./config.js";
 import {EmbeddingService} from "./embeddings/embeddingService.js";
+import {ServerMetrics} from "./metrics/serverMetrics.js";
 import {ServiceShuttingDownError} from "./errors.js";
 import {answerMalformedRequests} from "./http/malformedRequest.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
@@ -49,7 +50,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await catalogue.refresh();
 
     const memoryBudget = budgetFor(config, runtime.freeMemoryBytes);
-    const registry = new ModelRegistry(catalogue, (descriptor, plan) => LlamaLoadedModel.load(runtime, {
+    // Made before the registry, which tells it of loads; it reads the registry only when scraped.
+    const metrics = config.metrics ? new ServerMetrics(() => registry.occupancy(), {processMetrics: true}) : undefined;
+    const registry: ModelRegistry = new ModelRegistry(catalogue, (descriptor, plan) => LlamaLoadedModel.load(runtime, {
         path: descriptor.path,
         contextSize: plan.contextLength,
         parallel: plan.parallel,
@@ -64,7 +67,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         aliases,
         memory: {
             ...memoryBudget, keepAlive: config.keepAlive, waitMs: config.memoryWaitMs, maxWaiting: config.maxQueue
-        }
+        },
+        lifecycle: metrics?.lifecycle
     }, logger);
     // chatserve.json is read before the first listing (the banner's), then again at every rescan.
     const settingsFile = new SettingsFile(config.modelsDir, logger);
@@ -80,7 +84,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     setMaxListeners(0, stopping.signal);
     const chat = new ChatCompletionService(registry, logger);
     const app = createApp({
-        config, logger, registry, stopping: stopping.signal, backend: runtime.backend,
+        config, logger, registry, stopping: stopping.signal, backend: runtime.backend, metrics,
         chat,
         responses: new ResponsesService(chat, new ResponseStore(), logger),
         messages: new MessagesService(chat, logger),

@@ -41,6 +41,7 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--keep-alive <duration>", "unload a model idle this long, e.g. 5m, 30s; 0 after each request; -1 never, not even to make room (default: until its memory is needed)").argParser(keepAlive).env("CHATSERVE_KEEP_ALIVE"))
         .addOption(new Option("--model-alias <name=id>", "serve model ID under another NAME too; '*' in NAME matches anything, e.g. 'claude-*=ID' (repeatable; also CHATSERVE_MODEL_ALIASES)").argParser(modelAlias).default([]))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
+        .addOption(new Option("--no-metrics", "do not serve Prometheus metrics at GET /metrics"))
         .addOption(new Option("--log-level <level>", "log level").choices(logLevels).default("info"))
         .addOption(new Option("--log-prompts", "log each request's messages or prompt (off by default: prompts are private)").default(false));
 }
@@ -67,7 +68,8 @@ async function serveWith(options: ServeOptions): Promise<void> {
             modelAliases: [...options.modelAlias, ...modelAliasesFromEnv().filter(({name}) => !options.modelAlias.some((flag) => flag.name === name))],
             corsOrigins: options.corsOrigin,
             logLevel: options.logLevel,
-            logPrompts: options.logPrompts
+            logPrompts: options.logPrompts,
+            metrics: options.metrics
         }));
     } catch (error) {
         throw new CommandFailure(describeStartupFailure(error, options));
@@ -78,7 +80,7 @@ type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
     threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
-    modelAlias: ModelAliasSetting[], corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean
+    modelAlias: ModelAliasSetting[], corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean, metrics: boolean
 };
 
 async function serve(config: Config): Promise<void> {

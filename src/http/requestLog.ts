@@ -10,7 +10,7 @@ import type {ErrorBody} from "../errors.js";
  * leaves. Headers and bodies are never logged: the prompt is the user's data and the
  * Authorization header is a secret.
  */
-const clientClosedRequest = 499;
+export const clientClosedRequest = 499;
 
 export function requestLog(logger: Logger) {
     return (req: Request, res: Response, next: NextFunction) => {
@@ -47,7 +47,7 @@ export function recordError(res: Response, {error}: ErrorBody): void {
     res.locals.errorCode = error.code ?? error.type;
 }
 
-/** Routes call this so the request's log line carries its token counts. */
+/** Routes call this so the request's log line (and its metrics) carry its token counts. */
 export function recordUsage(res: Response, result: GenerationResult): void {
     res.locals.usage = result;
 }

@@ -2,7 +2,7 @@
 // that hands out a scripted LoadedModel. No GGUF, no node-llama-cpp.
 import type {ChatHistoryItem, Token} from "node-llama-cpp";
 import type {
-    EmbeddingResult, GenerationEvent, GenerationOptions, GenerationResult, LoadedModel, PreparedPrompt, SequenceLease, ToolDefinition
+    EmbeddingResult, GenerationEvent, GenerationOptions, GenerationResult, LoadedModel, ModelActivity, PreparedPrompt, SequenceLease, ToolDefinition
 } from "../../../src/engine/types.js";
 import {ServerBusyError, type ApiError} from "../../../src/errors.js";
 import type {ContextPlan} from "../../../src/models/contextPlan.js";
@@ -116,6 +116,11 @@ export class FakeModel implements LoadedModel {
         };
     }
 
+    /** Leases held count as running; the double has no queue of its own, and no KV cells but its leases' (a quarter each). */
+    public activity(): ModelActivity {
+        return {running: this.activeLeases, waiting: 0, kvCacheUsage: this.activeLeases / 4};
+    }
+
     /** Resolves at the next lease release. */
     public nextRelease(): Promise<void> {
         return new Promise((resolve) => this.releaseListeners.push(resolve));
@@ -137,8 +142,10 @@ export class FakeModel implements LoadedModel {
     private async* generate(prompt: PreparedPrompt, options: GenerationOptions, signal: AbortSignal): AsyncGenerator<GenerationEvent, GenerationResult> {
         const script = this.script;
         this.generations.push({options, signal});
+        // The first piece stands for the first sampled token (metrics' time to first token).
+        let firstTokenAt: number | undefined;
         const result = (finishReason: GenerationResult["finishReason"], completionTokens: number): GenerationResult =>
-            ({finishReason, promptTokens: prompt.tokens.length, cachedTokens: 0, completionTokens});
+            ({finishReason, promptTokens: prompt.tokens.length, cachedTokens: 0, completionTokens, timing: {firstTokenAt, endedAt: performance.now()}});
 
         if (script.progress)
             yield {type: "progress", evaluatedTokens: 1, totalTokens: prompt.tokens.length};
@@ -149,6 +156,7 @@ export class FakeModel implements LoadedModel {
             if (count >= options.maxTokens)
                 return result("length", count);
             count++;
+            firstTokenAt ??= performance.now();
             yield typeof piece === "string" ? {type: "text", text: piece} : piece;
         }
         if (script.failWith != null)

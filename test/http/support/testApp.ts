@@ -9,6 +9,7 @@ import {ResponsesService} from "../../../src/responses/responsesService.js";
 import {MessagesService} from "../../../src/messages/messagesService.js";
 import {resolveConfig, type ConfigInput} from "../../../src/config.js";
 import {createLogger} from "../../../src/logger.js";
+import {ServerMetrics} from "../../../src/metrics/serverMetrics.js";
 import {ModelAliases} from "../../../src/models/modelAliases.js";
 import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
 import {ModelRegistry, type MemorySettings} from "../../../src/models/modelRegistry.js";
@@ -19,6 +20,8 @@ export type TestApp = {
     model: FakeModel,
     catalogue: StaticCatalogue,
     registry: ModelRegistry,
+    /** The app's metrics (absent with `metrics: false`). */
+    metrics?: ServerMetrics,
     /** How many times the loader ran. */
     loads(): number
 };
@@ -32,20 +35,23 @@ export function createTestApp(
         /** A loader that makes a model per load and records loads and unloads (default: every load hands out `model`). */
         loader?: FakeLoader,
         /** The memory budget, count limit and keep-alive. */
-        memory?: MemorySettings
+        memory?: MemorySettings,
+        /** False: as --no-metrics (no GET /metrics). */
+        metrics?: boolean
     } = {}
 ): TestApp {
-    const {logLines, stopping, descriptors, loader, memory, ...settings} = options;
+    const {logLines, stopping, descriptors, loader, memory, metrics: withMetrics = true, ...settings} = options;
     const config = resolveConfig(settings);
     // With `logLines`, the log's JSON lines are kept there; otherwise nothing is logged.
     const logger = logLines == null ? createLogger("silent") : createLogger("info", {write: (line: string) => logLines.push(line)});
     const catalogue = new StaticCatalogue(descriptors ?? testDescriptors());
     const model = new FakeModel();
     let loads = 0;
-    const registry = new ModelRegistry(catalogue, async (descriptor, plan) => {
+    const metrics = withMetrics ? new ServerMetrics(() => registry.occupancy()) : undefined;
+    const registry: ModelRegistry = new ModelRegistry(catalogue, async (descriptor, plan) => {
         loads++;
         return loader == null ? model : await loader.load(descriptor, plan);
-    }, {context: {ctxSize: CONTEXT_LENGTH, parallel: 1}, aliases: new ModelAliases(config.modelAliases), memory}, logger);
+    }, {context: {ctxSize: CONTEXT_LENGTH, parallel: 1}, aliases: new ModelAliases(config.modelAliases), memory, lifecycle: metrics?.lifecycle}, logger);
     const chat = new ChatCompletionService(registry);
     const app = createApp({
         config, logger, registry,
@@ -54,9 +60,10 @@ export function createTestApp(
         messages: new MessagesService(chat, logger),
         completions: new CompletionService(registry),
         embeddings: new EmbeddingService(registry),
-        stopping
+        stopping,
+        metrics
     });
-    return {app, model, catalogue, registry, loads: () => loads};
+    return {app, model, catalogue, registry, metrics, loads: () => loads};
 }
 
 export const MODEL = "tiny-chat";
