@@ -7,6 +7,7 @@ import type {EmbeddingService} from "./embeddings/embeddingService.js";
 import {requireApiKey} from "./http/auth.js";
 import {cors} from "./http/cors.js";
 import {errorHandler, notFound} from "./http/errorHandler.js";
+import {allowedHostsOnly} from "./http/hostCheck.js";
 import {jsonBody} from "./http/jsonBody.js";
 import {requestLog} from "./http/requestLog.js";
 import {requestMetrics} from "./http/requestMetrics.js";
@@ -25,7 +26,7 @@ import type {ModelRegistry} from "./models/modelRegistry.js";
 import type {ResponsesService} from "./responses/responsesService.js";
 
 export type AppDependencies = {
-    config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit" | "logPrompts">,
+    config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts">,
     logger: Logger,
     registry: ModelRegistry,
     chat: ChatCompletionService,
@@ -56,12 +57,14 @@ export function createApp({config, logger, registry, chat, responses, messages, 
     app.use(requestLog(logger));
     if (metrics != null)
         app.use(requestMetrics(metrics, registry));
+    // Anthropic's clients parse its error envelope: set before every refusal below (a Host, a key, a body), which it shapes too.
+    app.use("/v1/messages", useAnthropicErrors);
+    // Before anything answers, /health and CORS preflights included: a DNS-rebinding page gets nothing (hostCheck.ts).
+    app.use(allowedHostsOnly(config.host, config.allowedHosts));
     app.use(cors(config.corsOrigins));
     app.use(healthRoute(backend));
     if (metrics != null)
         app.use(metricsRoute(metrics, config.apiKeys));
-    // Anthropic's clients parse its error envelope: set before the key check and the body parser, whose errors it shapes too.
-    app.use("/v1/messages", useAnthropicErrors);
     app.use("/v1", requireApiKey(config.apiKeys));
     app.use(jsonBody(config.bodyLimit));
     app.use(modelsRoute(registry));

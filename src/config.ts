@@ -13,6 +13,12 @@ export const configSchema = z.object({
     /** Folder scanned for `*.gguf` files (and its direct subfolders). */
     modelsDir: z.string().default("./models"),
     host: z.string().default("127.0.0.1"),
+    /**
+     * Names the server answers to besides the loopback ones (`--allowed-host`): on a loopback bind
+     * every other `Host` is refused, against DNS rebinding; on another bind, given any, the check
+     * applies there too (http/hostCheck.ts).
+     */
+    allowedHosts: z.array(z.string().min(1)).default([]),
     /** 0 picks a free port (tests). */
     port: z.number().int().min(0).max(65535).default(8080),
     /** Bearer keys; empty means no authentication. */

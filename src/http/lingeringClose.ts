@@ -33,14 +33,15 @@ export function discardUnreadBody(req: IncomingMessage, res: ServerResponse, lim
         res.setHeader("Connection", "close");
         return;
     }
-    const socket = req.socket as Socket & {destroySoon?: () => void};
+    const socket = req.socket as Socket & {destroySoon(): void};
+    const destroySoon = socket.destroySoon;
     let drained = false;
     let lingering = false;
     // Node ends a connection after its last reply with destroySoon(): that is held back until the body is read.
     socket.destroySoon = () => {
         if (drained) {
-            delete socket.destroySoon;
-            socket.destroySoon?.();
+            socket.destroySoon = destroySoon;
+            socket.destroySoon();
             return;
         }
         lingering = true;
@@ -52,7 +53,7 @@ export function discardUnreadBody(req: IncomingMessage, res: ServerResponse, lim
         drained = true;
         stop.clear();
         if (lingering)
-            socket.destroySoon?.();
+            socket.destroySoon();
     });
     req.once("close", stop.clear);
     req.resume();

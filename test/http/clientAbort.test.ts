@@ -29,7 +29,7 @@ describe("abortWhenClientLeaves", () => {
 
     function postAndLeave(port: number): void {
         const socket = net.connect(port, "127.0.0.1", () => {
-            socket.write("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+            socket.write("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
             setTimeout(() => socket.destroy(), 20);
         });
     }

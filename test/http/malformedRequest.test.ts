@@ -57,6 +57,13 @@ describe("a request Node's HTTP parser refuses", () => {
         expectEnvelope(reply.body, "request_timeout");
     });
 
+    it("answers CONNECT (a tunnel through a proxy, which chatserve is not) with 400 and the envelope", async () => {
+        const reply = await exchange("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+        expect(reply.status).toBe(400);
+        expect(reply.headers).toContain("connection: close");
+        expectEnvelope(reply.body, "method_not_supported");
+    });
+
     it("leaves a well-formed request on the same server to Express", async () => {
         const reply = await exchange("GET /v1/models HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
         expect(reply.status).toBe(200);

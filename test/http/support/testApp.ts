@@ -30,6 +30,8 @@ export function createTestApp(
     options: {
         apiKeys?: string[], corsOrigins?: string[], bodyLimit?: string, logPrompts?: boolean, logLines?: string[], stopping?: AbortSignal,
         modelAliases?: ConfigInput["modelAliases"],
+        /** The interface it would listen on (default 127.0.0.1) and --allowed-host: which Host headers are served. */
+        host?: string, allowedHosts?: string[],
         /** The catalogue's models (default: testDescriptors()). */
         descriptors?: ModelDescriptor[],
         /** A loader that makes a model per load and records loads and unloads (default: every load hands out `model`). */
