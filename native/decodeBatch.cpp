@@ -186,6 +186,10 @@ Napi::Value DecodeBatch(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
+/** native/vision.cpp's calls (none where the addon was built without libmtmd). */
+void chatserveRegisterVision(Napi::Object exports);
+
 void chatserveRegister(Napi::Object exports) {
     exports.Set("chatserveDecodeBatch", Napi::Function::New(exports.Env(), DecodeBatch, "chatserveDecodeBatch"));
+    chatserveRegisterVision(exports);
 }

@@ -8,7 +8,9 @@
 // 4 streams from 103.2 to 139.7 (npm run bench, medians).
 //
 // The addon is compiled with chatserve's own decode call added (native/decodeBatch.cpp, see
-// scripts/addonSource.mjs), which chooses flash attention or plain attention batch by batch.
+// scripts/addonSource.mjs), which chooses flash attention or plain attention batch by batch, and
+// with llama.cpp's multimodal library for image input (native/vision.cpp, scripts/visionBuild.mjs;
+// if the build fails with it, it is built again without; CHATSERVE_VISION=off leaves it out).
 //
 // It never fails the install and never leaves a build that does not work: without a compiler,
 // cmake or git, on a machine that uses a GPU, or when the build fails, loads without OpenMP or
@@ -29,6 +31,7 @@ import {fileURLToPath} from "node:url";
 import {addChatserveSource, chatserveSourceState} from "./addonSource.mjs";
 import {amxBuildFlags, amxKernelsFile, compilerEnv, patchTileConfig} from "./amxBuild.mjs";
 import {runCheckModel} from "./checkModel.mjs";
+import {addVisionBuild, removeVisionBuild, visionBuildState} from "./visionBuild.mjs";
 
 const log = (message) => console.log(`chatserve: ${message}`);
 
@@ -36,7 +39,7 @@ const log = (message) => console.log(`chatserve: ${message}`);
 const steps = {
     async probe({getLlama, LlamaLogLevel}) {
         const llama = await getLlama({gpu: "auto", build: "never", logLevel: LlamaLogLevel.error});
-        return {gpu: llama.gpu, buildType: llama.buildType, chatserveDecode: hasChatserveDecode(llama)};
+        return {gpu: llama.gpu, buildType: llama.buildType, chatserveDecode: hasChatserveDecode(llama), vision: hasVision(llama)};
     },
     async source() {
         // A fresh install has no llama.cpp source yet: node-llama-cpp clones its bundled release
@@ -57,9 +60,17 @@ const steps = {
         // The same test as src/engine/openmp.ts, which is not built yet when npm runs postinstall.
         const openmp = /\/lib(?:gomp|omp|iomp5)\.so/.test(fs.readFileSync("/proc/self/maps", "utf8"));
         const generated = await runCheckModel(llama);
-        return {buildType: llama.buildType, openmp, chatserveDecode: hasChatserveDecode(llama), generated};
+        return {buildType: llama.buildType, openmp, chatserveDecode: hasChatserveDecode(llama), vision: hasVision(llama), generated};
     }
 };
+
+/** The same test as src/vision/nativeVision.ts: the addon was linked with libmtmd. */
+function hasVision(llama) {
+    return typeof llama._bindings?.ChatserveVision === "function";
+}
+
+/** Whether this install builds the addon with vision. */
+const wantsVision = () => process.env.CHATSERVE_VISION !== "off";
 
 /** The same test as src/engine/llamaInternals.ts: the addon has chatserve's decode call. */
 function hasChatserveDecode(llama) {
@@ -118,7 +129,9 @@ function install() {
         return log(`${current.gpu} found: keeping its prebuilt binaries`);
     // A build made before chatserve's call changed (or before it existed) is made again.
     const source = chatserveSourceState();
-    if (current.buildType === "localBuild" && (source === "unsupported" || (source === "current" && current.chatserveDecode))) {
+    // A build without vision that could have it is made again (not one whose vision build failed before: the patch is then gone).
+    const visionMissing = wantsVision() && !current.vision && visionBuildState() === "absent";
+    if (current.buildType === "localBuild" && !visionMissing && (source === "unsupported" || (source === "current" && current.chatserveDecode))) {
         const {problem} = checkLocalBuild();
         if (problem == null)
             return log("a local CPU build of llama.cpp is already installed");
@@ -135,16 +148,33 @@ function install() {
         const amx = amxBuildFlags(tileConfig !== "unsupported");
         if (amx.flags.length > 0)
             log(amx.reason);
-        runStep("build", {env: compilerEnv(amx.flags)});
+        buildWithOrWithoutVision(compilerEnv(amx.flags));
         const {built, problem} = checkLocalBuild();
         if (problem == null)
-            return log(`done: the server will use the OpenMP build${built.chatserveDecode ? "" : ", without chatserve's decode call"}`);
+            return log(`done: the server will use the OpenMP build${built.chatserveDecode ? "" : ", without chatserve's decode call"}` +
+                `${built.vision ? ", with image input" : ", without image input"}`);
         log(problem);
     } catch (error) {
         log(`the build failed (${error?.message?.split("\n")[0] ?? error})`);
     }
     fs.rmSync(localBuildsFolder(), {recursive: true, force: true});
     log("using the prebuilt CPU binaries instead");
+}
+
+/** Builds with llama.cpp's multimodal library; if that fails, without it rather than lose the OpenMP build. */
+function buildWithOrWithoutVision(env) {
+    const vision = wantsVision() ? addVisionBuild() : (removeVisionBuild(), "off");
+    if (vision === "unsupported")
+        log("node-llama-cpp's CMakeLists.txt has changed: building without image input");
+    try {
+        runStep("build", {env});
+    } catch (error) {
+        if (vision !== "added" && vision !== "present")
+            throw error;
+        log(`the build with image input failed (${error?.message?.split("\n")[0] ?? error}): building without it`);
+        removeVisionBuild();
+        runStep("build", {env});
+    }
 }
 
 const step = steps[process.argv[2]?.slice(2)];

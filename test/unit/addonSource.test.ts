@@ -27,8 +27,8 @@ function addonFolder(source = addonCpp): string {
     return folder;
 }
 
-describe("adding chatserve's decode call to node-llama-cpp's addon source", () => {
-    it("copies native/decodeBatch.cpp beside the addon's files and registers it once, however often it runs", () => {
+describe("adding chatserve's native calls to node-llama-cpp's addon source", () => {
+    it("copies native/decodeBatch.cpp and native/vision.cpp beside the addon's files and registers it once, however often it runs", () => {
         const folder = addonFolder();
         expect(chatserveSourceState(folder)).toBe("stale");
         expect(addChatserveSource(folder)).toBe("added");
@@ -40,6 +40,8 @@ describe("adding chatserve's decode call to node-llama-cpp's addon source", () =
         expect(addon.indexOf("chatserveRegister(exports);")).toBeLessThan(addon.indexOf("llama_log_set"));
         expect(fs.readFileSync(path.join(folder, "chatserveDecodeBatch.cpp"), "utf8"))
             .toBe(fs.readFileSync(new URL("../../native/decodeBatch.cpp", import.meta.url), "utf8"));
+        expect(fs.readFileSync(path.join(folder, "chatserveVision.cpp"), "utf8"))
+            .toBe(fs.readFileSync(new URL("../../native/vision.cpp", import.meta.url), "utf8"));
         expect(chatserveSourceState(folder)).toBe("current");
     });
 
