@@ -4,6 +4,7 @@ import type {Config} from "../config.js";
 import type {ModelObject} from "../protocol/models.js";
 import type {RunningServer} from "../server.js";
 import {formatBytes} from "../models/byteSize.js";
+import {isLoopbackHost} from "../http/hostCheck.js";
 
 /**
  * The start-up summary a person reads: where to point clients, what runs the models, which models
@@ -17,6 +18,9 @@ export function printBanner(config: Config, server: RunningServer): void {
         `backend: ${server.backend} (${server.openmp ? "OpenMP build, " : ""}${server.threads} inference thread${server.threads === 1 ? "" : "s"}, ${server.decodeThreads} for decoding)` +
         (config.apiKeys.length > 0 ? `, API key required` : "")
     ];
+    const exposed = exposureWarning(config);
+    if (exposed != null)
+        lines.push(exposed);
     const sizedToMemory = [config.ctxSize == null ? "context" : null, config.parallel == null ? "parallel sequences" : null].filter((part) => part != null);
     if (sizedToMemory.length > 0)
         lines.push(`memory: ${formatBytes(server.freeMemoryBytes)} free at start; a model's KV cache takes at most half of what its weights leave ` +
@@ -70,4 +74,12 @@ function residencyLine(config: Config, budget: RunningServer["memoryBudget"]): s
             : keepAlive.ms === 0 ? "not at all (--keep-alive 0: unloaded after each request)"
                 : `${keepAlive.ms / 1000} s (--keep-alive), or until its memory is needed`;
     return `loaded models: up to ${formatBytes(budget.bytes)} together (${budget.source})${count}; an idle one stays ${stays}`;
+}
+
+/** Listening beyond this machine with no key: said in plain words, for it is rarely meant. */
+function exposureWarning(config: Config): string | null {
+    if (isLoopbackHost(config.host) || config.apiKeys.length > 0)
+        return null;
+    return `warning: listening on ${config.host} with no API key: anyone who can reach this port can run the models and read their replies. ` +
+        "Give keys with --api-key-file (or --api-key), or listen on 127.0.0.1 only (the default).";
 }

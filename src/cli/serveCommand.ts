@@ -3,6 +3,7 @@ import {
     apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, modelAliasesFromEnv, parseModelAlias, resolveConfig, type Config, type ModelAliasSetting
 } from "../config.js";
 import {parseByteSize} from "../models/byteSize.js";
+import {readApiKeyFile} from "./apiKeyFile.js";
 import {parseKeepAlive, type KeepAlive} from "../protocol/keepAlive.js";
 import {CommandFailure} from "./commandFailure.js";
 import {describeStartupFailure} from "./startupFailure.js";
@@ -29,6 +30,7 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--host <host>", "interface to listen on").default("127.0.0.1").env("CHATSERVE_HOST"))
         .addOption(new Option("-p, --port <port>", "port to listen on").default(8080).argParser(integer(0, 65535)).env("CHATSERVE_PORT"))
         .addOption(new Option("--api-key <key>", "require this bearer key (repeatable; also CHATSERVE_API_KEY / CHATSERVE_API_KEYS)").argParser(apiKey).default([]))
+        .addOption(new Option("--api-key-file <path>", "require the bearer keys in this file, one a line (# comments); unlike --api-key, not shown by ps").env("CHATSERVE_API_KEY_FILE"))
         .addOption(new Option("--gpu <backend>", "compute backend").choices(gpuChoices).default("auto"))
         .addOption(new Option("-c, --ctx-size <tokens>", "context window per request, capped at the model's trained context (default: the trained context up to 32768, less if memory is short)").argParser(integer(64)))
         .addOption(new Option("-t, --threads <n>", "inference threads (default: the CPU cores available, measured best)").argParser(integer(1)))
@@ -41,6 +43,7 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--keep-alive <duration>", "unload a model idle this long, e.g. 5m, 30s; 0 after each request; -1 never, not even to make room (default: until its memory is needed)").argParser(keepAlive).env("CHATSERVE_KEEP_ALIVE"))
         .addOption(new Option("--model-alias <name=id>", "serve model ID under another NAME too; '*' in NAME matches anything, e.g. 'claude-*=ID' (repeatable; also CHATSERVE_MODEL_ALIASES)").argParser(modelAlias).default([]))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
+        .addOption(new Option("--allowed-host <name>", "answer requests whose Host is NAME (repeatable); default: on a loopback --host only localhost names, against DNS rebinding; on another, any").argParser(collect).default([]))
         .addOption(new Option("--no-metrics", "do not serve Prometheus metrics at GET /metrics"))
         .addOption(new Option("--log-level <level>", "log level").choices(logLevels).default("info"))
         .addOption(new Option("--log-prompts", "log each request's messages or prompt (off by default: prompts are private)").default(false));
@@ -53,7 +56,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
             modelsDir: options.models,
             host: options.host,
             port: options.port,
-            apiKeys: [...options.apiKey, ...apiKeysFromEnv()],
+            apiKeys: [...options.apiKey, ...apiKeysFromEnv(), ...(options.apiKeyFile != null ? readApiKeyFile(options.apiKeyFile) : [])],
             gpu: options.gpu,
             ctxSize: options.ctxSize,
             threads: options.threads,
@@ -67,6 +70,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
             // A flag's alias replaces the environment's for the same name.
             modelAliases: [...options.modelAlias, ...modelAliasesFromEnv().filter(({name}) => !options.modelAlias.some((flag) => flag.name === name))],
             corsOrigins: options.corsOrigin,
+            allowedHosts: options.allowedHost,
             logLevel: options.logLevel,
             logPrompts: options.logPrompts,
             metrics: options.metrics
@@ -80,6 +84,7 @@ type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
     threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
+    apiKeyFile?: string, allowedHost: string[],
     modelAlias: ModelAliasSetting[], corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean, metrics: boolean
 };
 

@@ -57,6 +57,13 @@ describe("printBanner", () => {
         expect(bannerFor({}, [{...qwen, memory_bytes: 8 * 1024 ** 3}])).toContain("KV cache 3.5 GiB, 8 GiB in all\n");
     });
 
+    it("warns in plain words when it listens beyond this machine with no API key", () => {
+        expect(bannerFor({host: "0.0.0.0"})).toContain("warning: listening on 0.0.0.0 with no API key: anyone who can reach this port can run the models");
+        expect(bannerFor({host: "0.0.0.0", apiKeys: ["secret"]})).not.toContain("warning:");
+        for (const host of ["127.0.0.1", "::1", "localhost"])
+            expect(bannerFor({host})).not.toContain("warning:");
+    });
+
     it("lists the aliases, marking one whose model the folder does not hold, and not as models", () => {
         const banner = bannerFor({modelAliases: [{name: "claude-*", model: "qwen2.5-7b"}, {name: "gpt-4o", model: "llama"}]},
             [qwen, {id: "gpt-4o", alias_for: "llama", status: "unavailable", error: "alias"}]);
