@@ -69,8 +69,21 @@ export const configSchema = z.object({
         name: z.string().min(1),
         model: z.string().min(1).refine((model) => !model.includes("*"), "a model id cannot hold '*'; only the alias's name can")
     })).default([]),
-    /** Largest JSON body accepted. */
+    /** Largest JSON body accepted. An image sent as a data: URI takes 4/3 of its bytes in it. */
     bodyLimit: z.string().default("8mb"),
+    /** Fetch image URLs from loopback, private and link-local addresses too (vision/addressRanges.ts); off, a LAN server is no way into its LAN. */
+    allowPrivateImageUrls: z.boolean().default(false),
+    /** Bytes per image, inline or downloaded: llama-server's download cap. */
+    maxImageBytes: z.number().int().min(1).default(10_000_000),
+    /**
+     * Pixels per image (width × height, read from its header before decoding). 8192×4096: a 12 MP
+     * phone photo and a 24 MP camera's pass, while no projector looks at more than a few megapixels
+     * (each resizes first). Decoding peaks at 6-16 bytes a pixel: at this cap, measured with
+     * stb_image, 194 MiB for an 8-bit RGB PNG and 514 MiB for a 16-bit RGBA one of 1.2 MB.
+     */
+    maxImagePixels: z.number().int().min(1).default(8192 * 4096),
+    /** Image parts per request, over all its messages. */
+    maxImagesPerRequest: z.number().int().min(0).default(16),
     /** How often the models folder is rescanned for new files, in ms. */
     rescanIntervalMs: z.number().int().min(100).default(2000)
 });

@@ -42,6 +42,11 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--max-loaded-models <n>", "models loaded at once, at most (default: no limit, memory decides)").argParser(integer(1)).env("CHATSERVE_MAX_LOADED_MODELS"))
         .addOption(new Option("--keep-alive <duration>", "unload a model idle this long, e.g. 5m, 30s; 0 after each request; -1 never, not even to make room (default: until its memory is needed)").argParser(keepAlive).env("CHATSERVE_KEEP_ALIVE"))
         .addOption(new Option("--model-alias <name=id>", "serve model ID under another NAME too; '*' in NAME matches anything, e.g. 'claude-*=ID' (repeatable; also CHATSERVE_MODEL_ALIASES)").argParser(modelAlias).default([]))
+        .addOption(new Option("--body-limit <size>", "largest request body, e.g. 20MB (default: 8mb; an image sent inline takes 4/3 of its size)").argParser(bodyLimit))
+        .addOption(new Option("--allow-private-image-urls", "fetch image URLs from loopback, private and link-local addresses too (off: only public ones)").default(false))
+        .addOption(new Option("--max-image-bytes <size>", "largest image, inline or downloaded, e.g. 20MB (default: 10MB)").argParser(byteSize))
+        .addOption(new Option("--max-image-pixels <n>", "most pixels per image, as a count or WIDTHxHEIGHT, read from its header before decoding (default: 8192x4096)").argParser(pixelCount))
+        .addOption(new Option("--max-images-per-request <n>", "most image parts in one request (default: 16)").argParser(integer(0)))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
         .addOption(new Option("--allowed-host <name>", "answer requests whose Host is NAME (repeatable); default: on a loopback --host only localhost names, against DNS rebinding; on another, any").argParser(collect).default([]))
         .addOption(new Option("--no-metrics", "do not serve Prometheus metrics at GET /metrics"))
@@ -70,6 +75,11 @@ async function serveWith(options: ServeOptions): Promise<void> {
             // A flag's alias replaces the environment's for the same name.
             modelAliases: [...options.modelAlias, ...modelAliasesFromEnv().filter(({name}) => !options.modelAlias.some((flag) => flag.name === name))],
             corsOrigins: options.corsOrigin,
+            bodyLimit: options.bodyLimit,
+            allowPrivateImageUrls: options.allowPrivateImageUrls,
+            maxImageBytes: options.maxImageBytes,
+            maxImagePixels: options.maxImagePixels,
+            maxImagesPerRequest: options.maxImagesPerRequest,
             allowedHosts: options.allowedHost,
             logLevel: options.logLevel,
             logPrompts: options.logPrompts,
@@ -84,6 +94,7 @@ type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
     threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
+    bodyLimit?: string, allowPrivateImageUrls: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,
     apiKeyFile?: string, allowedHost: string[],
     modelAlias: ModelAliasSetting[], corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean, metrics: boolean
 };
@@ -129,6 +140,22 @@ function byteSize(value: string): number {
     } catch (error) {
         throw new InvalidArgumentError(`${(error as Error).message}.`);
     }
+}
+
+/** Bytes, as the body parser reads them (its own "mb" is 1024², --memory-limit's MB 1000²). */
+function bodyLimit(value: string): string {
+    return `${byteSize(value)}b`;
+}
+
+/** `33554432` or `8192x4096`. */
+function pixelCount(value: string): number {
+    const match = /^\s*(\d+)\s*[x×*]\s*(\d+)\s*$/i.exec(value);
+    if (match == null)
+        return integer(1)(value);
+    const pixels = Number(match[1]) * Number(match[2]);
+    if (pixels < 1 || !Number.isSafeInteger(pixels))
+        throw new InvalidArgumentError("expected a pixel count or WIDTHxHEIGHT, e.g. 8192x4096.");
+    return pixels;
 }
 
 function keepAlive(value: string): KeepAlive {

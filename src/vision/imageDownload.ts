@@ -120,7 +120,7 @@ function describeFailure(error: unknown, url: URL, param: string, limits: ImageL
         return imageErrors.downloadFailed(param, url.href, `no complete answer within ${limits.fetchTimeoutMs / 1000} s`);
     const cause = error instanceof Error && error.cause instanceof NonPublicAddressError ? error.cause : error;
     if (cause instanceof NonPublicAddressError)
-        return imageErrors.notAllowed(param, cause.host, cause.range);
+        return imageErrors.notAllowed(param, cause.host, cause.where);
     if (!(error instanceof Error) || error instanceof ApiError)
         return error;
     const code = (error as NodeJS.ErrnoException).code;

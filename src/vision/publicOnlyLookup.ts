@@ -2,10 +2,10 @@ import {lookup, type LookupAddress} from "node:dns";
 import type {LookupFunction} from "node:net";
 import {nonPublicRange} from "./addressRanges.js";
 
-/** A host name that resolved to an address image URLs may not reach; `range` says which kind. */
+/** A host name that resolved to an address image URLs may not reach; `where`: "resolves to a loopback address (…)". */
 export class NonPublicAddressError extends Error {
-    public constructor(public readonly host: string, public readonly range: string) {
-        super(`${host} is ${range}`);
+    public constructor(public readonly host: string, public readonly where: string) {
+        super(`${host} ${where}`);
     }
 }
 

@@ -6,6 +6,7 @@ describe("resolveConfig", () => {
         expect(resolveConfig()).toEqual({
             modelsDir: "./models",
             host: "127.0.0.1",
+            allowedHosts: [],
             port: 8080,
             apiKeys: [],
             gpu: "auto",
@@ -16,8 +17,13 @@ describe("resolveConfig", () => {
             modelAliases: [],
             corsOrigins: [],
             logLevel: "info",
+            metrics: true,
             logPrompts: false,
             bodyLimit: "8mb",
+            allowPrivateImageUrls: false,
+            maxImageBytes: 10_000_000,
+            maxImagePixels: 8192 * 4096,
+            maxImagesPerRequest: 16,
             rescanIntervalMs: 2000
         });
         expect(resolveConfig().threads).toBeUndefined();
@@ -39,7 +45,8 @@ describe("resolveConfig", () => {
         {port: 70000}, {port: -1}, {ctxSize: 32}, {parallel: 0}, {parallel: 65}, {threads: 0},
         {maxQueue: -1}, {apiKeys: [""]}, {gpu: "tpu"}, {logLevel: "loud"}, {rescanIntervalMs: 10},
         {modelAliases: [{name: "", model: "m"}]}, {modelAliases: [{name: "a", model: "m*"}]},
-        {memoryLimit: 0}, {maxLoadedModels: 0}, {keepAlive: {ms: -1}}, {keepAlive: "never"}
+        {memoryLimit: 0}, {maxLoadedModels: 0}, {keepAlive: {ms: -1}}, {keepAlive: "never"},
+        {maxImageBytes: 0}, {maxImagePixels: 0}, {maxImagesPerRequest: -1}, {allowPrivateImageUrls: "yes"}
     ])("refuses %j", (input) => {
         expect(() => resolveConfig(input as never)).toThrow();
     });
