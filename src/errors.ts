@@ -80,6 +80,14 @@ export class ModelNotFoundError extends NotFoundError {
     }
 }
 
+/** A path chatserve serves, asked with a method it does not answer there: `Allow` lists the ones it does. */
+export class MethodNotAllowedError extends ApiError {
+    public constructor(method: string, path: string, allowed: readonly string[]) {
+        super(405, `${method} is not allowed on ${path}: use ${allowed.join(" or ")}.`, "invalid_request_error", "method_not_allowed", null,
+            {Allow: allowed.join(", ")});
+    }
+}
+
 export class PayloadTooLargeError extends ApiError {
     public constructor(limit: string) {
         super(413, `Request body is larger than the ${limit} limit.`, "invalid_request_error", "payload_too_large");

@@ -1,12 +1,16 @@
 import type {NextFunction, Request, Response} from "express";
 import type {Logger} from "pino";
-import {ApiError, BadRequestError, ClientGoneError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
+import {ApiError, BadRequestError, ClientGoneError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
+import {allowedMethods} from "./allowedMethods.js";
 import {errorResponse} from "./errorDialect.js";
 import {discardUnreadBody} from "./lingeringClose.js";
 import {recordError} from "./requestLog.js";
 
-/** Unknown routes get OpenAI's 404 envelope, not Express's HTML page. */
+/** Unknown routes get OpenAI's 404 envelope, not Express's HTML page; a known path asked with another method (HEAD on a POST route) a 405 with `Allow`. */
 export function notFound(req: Request): never {
+    const allowed = allowedMethods(req);
+    if (allowed.length > 0)
+        throw new MethodNotAllowedError(req.method, req.path, allowed);
     throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. Please check the URL and method.`, "unknown_url");
 }
 
@@ -33,19 +37,16 @@ export function errorHandler(logger: Logger) {
             res.end();
             return;
         }
+        // A refusal before the body was read (a 413 for its declared size, a 401, a 405) leaves the rest to
+        // be read and dropped, so that a client still writing it gets this answer, not a reset (lingeringClose.ts).
+        discardUnreadBody(req, res);
         sendError(res, apiError);
     };
 }
 
-/**
- * An error as the whole response, in the envelope of the request's API (see errorDialect.ts), named
- * in the request's log line. A refusal that comes before the body was read (a 413 for its declared
- * size, a 401, a 404) leaves the rest of the body to be read and dropped, so that a client still
- * writing it gets this answer rather than a reset (lingeringClose.ts).
- */
+/** An error as the whole response, in the envelope of the request's API (see errorDialect.ts), named in the request's log line. */
 export function sendError(res: Response, error: ApiError): void {
     recordError(res, error.toBody());
-    discardUnreadBody(res.req, res);
     const {status, body} = errorResponse(res, error);
     res.status(status).set(error.headers).json(body);
 }

@@ -84,10 +84,31 @@ describe("transport errors", () => {
         expect(errorOf(res.body).message).toContain("/v1/embeddingz");
     });
 
-    it("a wrong method on a known path → 404", async () => {
+    it("a wrong method on a known path → 405 with Allow, in the envelope", async () => {
         const res = await request(t.app).get("/v1/chat/completions");
-        expect(res.status).toBe(404);
-        expect(errorOf(res.body).code).toBe("unknown_url");
+        expect(res.status).toBe(405);
+        expect(res.headers.allow).toBe("POST");
+        expect(errorOf(res.body)).toMatchObject({type: "invalid_request_error", code: "method_not_allowed"});
+        expect(errorOf(res.body).message).toContain("GET is not allowed on /v1/chat/completions");
+    });
+
+    it("HEAD on a POST route → 405 with Allow: POST", async () => {
+        const res = await request(t.app).head("/v1/completions");
+        expect(res.status).toBe(405);
+        expect(res.headers.allow).toBe("POST");
+    });
+
+    it.each([["delete", "/v1/models", "GET, HEAD"], ["put", "/v1/responses/resp_1", "GET, HEAD, DELETE"], ["post", "/health", "GET, HEAD"],
+        ["patch", "/v1/messages", "POST"]])("%s %s → 405, Allow: %s", async (method, path, allow) => {
+        const res = await (request(t.app) as unknown as Record<string, (path: string) => request.Test>)[method]!(path);
+        expect(res.status).toBe(405);
+        expect(res.headers.allow).toBe(allow);
+    });
+
+    it("/v1/messages answers a wrong method in Anthropic's envelope", async () => {
+        const res = await request(t.app).get("/v1/messages");
+        expect(res.status).toBe(405);
+        expect(res.body).toMatchObject({type: "error", error: {type: "invalid_request_error"}});
     });
 
     it("a full queue → 503 server_busy with Retry-After", async () => {

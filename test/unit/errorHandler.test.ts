@@ -15,7 +15,7 @@ function handle(error: unknown, {clientGone}: {clientGone: boolean}) {
         set() { return this; },
         json(body: unknown) { answer.body = body; return this; }
     };
-    errorHandler(logger)(error, {path: "/v1/chat/completions"} as Request, res as unknown as Response, (() => {}) as NextFunction);
+    errorHandler(logger)(error, {path: "/v1/chat/completions", complete: true} as Request, res as unknown as Response, (() => {}) as NextFunction);
     return {events: lines.map((line) => [line.level, line.event]), answer};
 }
 
