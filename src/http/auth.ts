@@ -1,6 +1,6 @@
 import {createHash, timingSafeEqual} from "node:crypto";
 import type {NextFunction, Request, Response} from "express";
-import {AuthenticationError} from "../errors.js";
+import {AuthenticationError, BadRequestError} from "../errors.js";
 
 /**
  * Bearer-key check for `/v1`. Keys are compared as SHA-256 digests with `timingSafeEqual`, so the
@@ -11,6 +11,7 @@ import {AuthenticationError} from "../errors.js";
 export function requireApiKey(apiKeys: readonly string[]) {
     const digests = apiKeys.map(digest);
     return (req: Request, res: Response, next: NextFunction) => {
+        rejectConflictingCredentials(req);
         if (digests.length === 0)
             return next();
 
@@ -27,6 +28,19 @@ export function requireApiKey(apiKeys: readonly string[]) {
         res.locals.keyOwner = offered.toString("hex");
         next();
     };
+}
+
+/**
+ * Two `Authorization` (or `x-api-key`) headers that differ: Node keeps the first Authorization and
+ * joins x-api-keys, while a proxy in front may have checked the other one. Which key was meant is
+ * not for chatserve to guess, with keys or without.
+ */
+function rejectConflictingCredentials(req: Request): void {
+    for (const header of ["Authorization", "x-api-key"]) {
+        const values = req.headersDistinct[header.toLowerCase()] ?? [];
+        if (new Set(values.map((value) => value.trim())).size > 1)
+            throw new BadRequestError(`The request has ${values.length} ${header} headers that differ: send one.`, {param: header, code: "conflicting_headers"});
+    }
 }
 
 /** The key a request offers: OpenAI's `Authorization: Bearer`, or Anthropic's `x-api-key` (its SDKs and Claude Code send that). */
