@@ -10,11 +10,12 @@ import {MessagesService} from "./messages/messagesService.js";
 import {CompletionService} from "./completions/completionService.js";
 import type {Config} from "./config.js";
 import {EmbeddingService} from "./embeddings/embeddingService.js";
+import {imageLimits} from "./vision/imageLimits.js";
 import {ServerMetrics} from "./metrics/serverMetrics.js";
 import {ServiceShuttingDownError} from "./errors.js";
 import {answerMalformedRequests} from "./http/malformedRequest.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
-import {startLlamaRuntime, type Backend} from "./engine/llamaRuntime.js";
+import {startLlamaRuntime, type Backend, type LlamaRuntime} from "./engine/llamaRuntime.js";
 import {inspectGguf} from "./models/ggufInspection.js";
 import {ModelAliases} from "./models/modelAliases.js";
 import {ModelCatalogue} from "./models/modelCatalogue.js";
@@ -30,6 +31,8 @@ export type RunningServer = {
     openmp: boolean,
     threads: number,
     decodeThreads: number,
+    /** Whether this build takes images (a model also needs a projector), and if not, why. */
+    vision: LlamaRuntime["vision"],
     /** Memory free at start (VRAM on a GPU backend). */
     freeMemoryBytes: number,
     /** What the loaded models may take together (--memory-limit, or the memory free at start less a margin), and how many there may be. */
@@ -60,10 +63,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         generates: descriptor.capabilities.includes("chat"),
         tools: descriptor.capabilities.includes("tools"),
         embeds: descriptor.capabilities.includes("embeddings"),
-        chatTemplate: plan.chatTemplate
+        chatTemplate: plan.chatTemplate,
+        ...(plan.projector == null ? {} : {projector: {path: plan.projector, threads: runtime.threads}})
     }), {
         // Each model's default context is sized to the budget, not only to what is free: one model alone always fits it.
-        context: {ctxSize: config.ctxSize, parallel: config.parallel, freeMemoryBytes: Math.min(runtime.freeMemoryBytes, memoryBudget.bytes)},
+        context: {
+            ctxSize: config.ctxSize, parallel: config.parallel, freeMemoryBytes: Math.min(runtime.freeMemoryBytes, memoryBudget.bytes),
+            vision: runtime.vision.available
+        },
         aliases,
         memory: {
             ...memoryBudget, keepAlive: config.keepAlive, waitMs: config.memoryWaitMs, maxWaiting: config.maxQueue
@@ -82,7 +89,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const stopping = new AbortController();
     // Every running request listens for the end of the grace period.
     setMaxListeners(0, stopping.signal);
-    const chat = new ChatCompletionService(registry, logger);
+    const chat = new ChatCompletionService(registry, logger, imageLimits(config));
     const app = createApp({
         config, logger, registry, stopping: stopping.signal, backend: runtime.backend, metrics,
         chat,
@@ -126,7 +133,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await runtime.llama.dispose();
     })();
 
-    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, freeMemoryBytes: runtime.freeMemoryBytes, memoryBudget, registry, settingsFile, close};
+    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, vision: runtime.vision, freeMemoryBytes: runtime.freeMemoryBytes, memoryBudget, registry, settingsFile, close};
 }
 
 export type MemoryBudgetSetting = {bytes: number, models: number, source: string};

@@ -1,6 +1,6 @@
 import {randomBytes} from "node:crypto";
 import type {GenerationResult} from "../engine/types.js";
-import type {ChatCompletion, ChatCompletionChunk, FinishReason, ToolCall} from "../protocol/chatCompletionResponse.js";
+import type {ChatCompletion, ChatCompletionChunk, ChoiceLogprobs, FinishReason, ToolCall} from "../protocol/chatCompletionResponse.js";
 import {systemFingerprint, toFinishReason, toUsage, type ReplyIdentity} from "../protocol/replyFields.js";
 
 /** A call as it starts: its own id, its name, no arguments yet (they follow as text). */
@@ -15,26 +15,35 @@ export function newToolCall(name: string): ToolCall {
  * llama-server and DeepSeek's API send it.
  */
 export function chatCompletion(
-    identity: ReplyIdentity, reply: {content: string, reasoning?: string, toolCalls: ToolCall[], opensWithCall?: boolean}, result: GenerationResult
+    identity: ReplyIdentity, reply: ChoiceReply, result: GenerationResult,
+    /** With `n` > 1, the other choices (index 1 on), and usage's result counting every choice. */
+    more: {choices: Array<{reply: ChoiceReply, result: GenerationResult}>, usage: GenerationResult} = {choices: [], usage: result}
 ): ChatCompletion {
-    const hasCalls = reply.toolCalls.length > 0;
     return {
         ...identity,
         object: "chat.completion",
         system_fingerprint: systemFingerprint,
-        choices: [{
-            index: 0,
-            message: {
-                role: "assistant",
-                content: (hasCalls || reply.opensWithCall === true) && reply.content === "" ? null : reply.content,
-                ...(reply.reasoning == null || reply.reasoning === "" ? {} : {reasoning_content: reply.reasoning}),
-                refusal: null,
-                ...(hasCalls ? {tool_calls: reply.toolCalls} : {})
-            },
-            logprobs: null,
-            finish_reason: toFinishReason(result.finishReason)
-        }],
-        usage: toUsage(result)
+        choices: [{reply, result}, ...more.choices].map((choice, index) => completionChoice(index, choice.reply, choice.result)),
+        usage: toUsage(more.usage)
+    };
+}
+
+/** What one choice of a non-streamed reply says; `logprobs` only when the request asked for them. */
+export type ChoiceReply = {content: string, reasoning?: string, toolCalls: ToolCall[], opensWithCall?: boolean, logprobs?: ChoiceLogprobs};
+
+function completionChoice(index: number, reply: ChoiceReply, result: GenerationResult): ChatCompletion["choices"][number] {
+    const hasCalls = reply.toolCalls.length > 0;
+    return {
+        index,
+        message: {
+            role: "assistant",
+            content: (hasCalls || reply.opensWithCall === true) && reply.content === "" ? null : reply.content,
+            ...(reply.reasoning == null || reply.reasoning === "" ? {} : {reasoning_content: reply.reasoning}),
+            refusal: null,
+            ...(hasCalls ? {tool_calls: reply.toolCalls} : {})
+        },
+        logprobs: reply.logprobs ?? null,
+        finish_reason: toFinishReason(result.finishReason)
     };
 }
 
@@ -42,13 +51,15 @@ export function chatCompletionChunk(
     identity: ReplyIdentity,
     delta: ChatCompletionChunk["choices"][number]["delta"],
     finishReason: FinishReason | null,
-    includeUsage: boolean
+    includeUsage: boolean,
+    /** Which choice (`n` > 1), and the logprobs of the tokens of its text. */
+    {index = 0, logprobs = null}: {index?: number, logprobs?: ChoiceLogprobs} = {}
 ): ChatCompletionChunk {
     return {
         ...identity,
         object: "chat.completion.chunk",
         system_fingerprint: systemFingerprint,
-        choices: [{index: 0, delta, logprobs: null, finish_reason: finishReason}],
+        choices: [{index, delta, logprobs, finish_reason: finishReason}],
         ...(includeUsage ? {usage: null} : {})
     };
 }
@@ -59,11 +70,11 @@ export function chatCompletionChunk(
  * `chatCompletionChunk` per token, without building and walking an object for each (an event per
  * token runs between two decodes, on the cores the decode needs).
  */
-export function contentChunkJson(identity: ReplyIdentity, includeUsage: boolean): (text: string) => string {
+export function contentChunkJson(identity: ReplyIdentity, includeUsage: boolean, index = 0): (text: string) => string {
     const placeholder = "\u0000chatserve content\u0000";
-    const parts = JSON.stringify(chatCompletionChunk(identity, {content: placeholder}, null, includeUsage)).split(JSON.stringify(placeholder));
+    const parts = JSON.stringify(chatCompletionChunk(identity, {content: placeholder}, null, includeUsage, {index})).split(JSON.stringify(placeholder));
     if (parts.length !== 2)
-        return (text) => JSON.stringify(chatCompletionChunk(identity, {content: text}, null, includeUsage));
+        return (text) => JSON.stringify(chatCompletionChunk(identity, {content: text}, null, includeUsage, {index}));
     const [head, tail] = parts as [string, string];
     return (text) => head + JSON.stringify(text) + tail;
 }

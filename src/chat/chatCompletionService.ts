@@ -5,7 +5,8 @@ import type {HeldModel, ModelSource} from "../models/modelRegistry.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
 import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
 import {rejectUnsupportedChatFields} from "../protocol/unsupportedFields.js";
-import {toGenerationOptions} from "./generationSettings.js";
+import {choiceCount} from "../protocol/choiceCount.js";
+import {choiceOptions, toGenerationOptions} from "./generationSettings.js";
 import {toReplyPlan} from "./replyFormat.js";
 import {compileGrammars} from "./replyGrammars.js";
 import type {IgnoredKeyword} from "./schemaStrictness.js";
@@ -29,6 +30,13 @@ export type ChatGeneration = {
     /** The rendered prompt's tokens (Anthropic's message_start reports them before generating). */
     promptTokens: number,
     events: AsyncGenerator<GenerationEvent, GenerationResult>,
+    /**
+     * With `n` > 1, choices 1 on: each starts once the one before has ended, on the same sequence,
+     * whose cache then holds the prompt (only its last token is evaluated again).
+     */
+    moreChoices: Array<() => AsyncGenerator<GenerationEvent, GenerationResult>>,
+    /** Whether each choice reports its tokens' logprobs (`logprobs: true`). */
+    logprobs: boolean,
     release(): void
 };
 
@@ -45,13 +53,20 @@ export class ChatCompletionService {
         const {held, prompt, format} = await this.prepare(request, signal);
         const {model} = held;
         try {
-            const options = {...toGenerationOptions(request, prompt.tokens.length, model.contextLength, {modelDefaults: held.sampling}), format};
+            const choices = choiceCount(request.n);
+            const options = {
+                ...toGenerationOptions(request, prompt.tokens.length, model.contextLength, {modelDefaults: held.sampling, vocabularySize: model.vocabularySize}),
+                format,
+                ...(request.logprobs === true ? {logprobs: {top: request.top_logprobs ?? 0}} : {})
+            };
             const lease = await model.acquireSequence(prompt, signal);
             return {
                 identity: newReplyIdentity(request.model),
                 opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
                 promptTokens: prompt.tokens.length,
                 events: lease.generate(prompt, options, signal),
+                moreChoices: Array.from({length: choices - 1}, (_, index) => () => lease.generate(prompt, choiceOptions(options, index + 1), signal)),
+                logprobs: request.logprobs === true,
                 release: () => {
                     lease.release();
                     held.release();

@@ -3,10 +3,11 @@ import type {GenerationOptions} from "../engine/types.js";
 import {BadRequestError, ContextLengthExceededError} from "../errors.js";
 import type {SamplingDefaults} from "../models/modelSettings.js";
 import type {ChatCompletionRequest} from "../protocol/chatCompletionRequest.js";
+import {toLogitBias} from "../protocol/logitBias.js";
 
 /** The sampling and length fields chat and legacy completions share. */
 export type SamplingFields = Pick<ChatCompletionRequest,
-    "max_tokens" | "stop" | "temperature" | "top_p" | "seed" | "presence_penalty" | "frequency_penalty"> & {max_completion_tokens?: number | null};
+    "max_tokens" | "stop" | "temperature" | "top_p" | "seed" | "presence_penalty" | "frequency_penalty" | "logit_bias"> & {max_completion_tokens?: number | null};
 
 /** The completion's length the client asked for, if any. */
 export function requestedMaxTokens(request: Pick<SamplingFields, "max_tokens" | "max_completion_tokens">): number | null {
@@ -31,8 +32,8 @@ export function toGenerationOptions(
     request: SamplingFields,
     promptTokens: number,
     contextLength: number,
-    {defaultMaxTokens, promptParam = "messages", modelDefaults = {}}:
-        {defaultMaxTokens?: number, promptParam?: "messages" | "prompt", modelDefaults?: SamplingDefaults} = {}
+    {defaultMaxTokens, promptParam = "messages", modelDefaults = {}, vocabularySize}:
+        {defaultMaxTokens?: number, promptParam?: "messages" | "prompt", modelDefaults?: SamplingDefaults, vocabularySize?: number} = {}
 ): GenerationOptions {
     if (promptTokens === 0)
         throw new BadRequestError(`The ${promptParam} is empty: this model adds no beginning-of-text token, so there is nothing to generate after.`,
@@ -41,6 +42,7 @@ export function toGenerationOptions(
     const room = contextLength - promptTokens;
     if (room < 1)
         throw ContextLengthExceededError.forPrompt(contextLength, promptTokens, promptParam);
+    const logitBias = toLogitBias(request.logit_bias, vocabularySize);
 
     return {
         maxTokens: Math.min(requested ?? defaultMaxTokens ?? room, room),
@@ -54,7 +56,8 @@ export function toGenerationOptions(
             // No request field names these: they come from the model's settings alone.
             ...(modelDefaults.topK == null ? {} : {topK: modelDefaults.topK}),
             ...(modelDefaults.minP == null ? {} : {minP: modelDefaults.minP}),
-            ...(modelDefaults.repeatPenalty == null ? {} : {repeatPenalty: modelDefaults.repeatPenalty})
+            ...(modelDefaults.repeatPenalty == null ? {} : {repeatPenalty: modelDefaults.repeatPenalty}),
+            ...(logitBias == null ? {} : {logitBias})
         },
         format: {type: "text"}
     };
@@ -70,4 +73,12 @@ const seedRange = 2 ** 32 - 1;
 
 function samplerSeed(seed: number | null | undefined): number {
     return seed == null ? randomInt(seedRange) : ((seed % seedRange) + seedRange) % seedRange;
+}
+
+/**
+ * The options of choice `index` of several (`n`): its own seed, the next after the request's, so
+ * choices differ when sampling is random and the whole request still reproduces with its seed.
+ */
+export function choiceOptions<T extends GenerationOptions>(options: T, index: number): T {
+    return index === 0 ? options : {...options, sampling: {...options.sampling, seed: (options.sampling.seed + index) % seedRange}};
 }

@@ -1,7 +1,9 @@
 import type {ChatHistoryItem, ChatModelFunctionCall, ChatModelResponse} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
 import type {ChatMessage, ContentPart} from "../protocol/chatCompletionRequest.js";
+import {mediaMarker} from "../vision/mediaMarker.js";
 import {parseExactJson} from "./exactJson.js";
+import {isImagePart} from "./imageParts.js";
 
 /**
  * OpenAI messages → the chat history node-llama-cpp's templates render.
@@ -10,8 +12,10 @@ import {parseExactJson} from "./exactJson.js";
  * templates render a call followed by its result. An assistant message right after tool results
  * continues that same model turn (the template's result markup already reopens the assistant's
  * turn), as the model saw it when it wrote it: a new turn there would add an empty one.
+ * A user message's image parts become the media marker, where the image's tokens go once the
+ * template has rendered (vision/imagePrompt.ts); with `images` false they are refused.
  */
-export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {
+export function toChatHistory(messages: readonly ChatMessage[], {images = false}: {images?: boolean} = {}): ChatHistoryItem[] {
     const history: ChatHistoryItem[] = [];
     // Per id, in order: histories from servers that number calls per reply reuse ids (two `call_0`s).
     const callsById = new Map<string, ChatModelFunctionCall[]>();
@@ -26,7 +30,7 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
                 history.push({type: "system", text: contentText(message.content, index)});
                 return;
             case "user":
-                history.push({type: "user", text: contentText(message.content, index)});
+                history.push({type: "user", text: contentText(message.content, index, images)});
                 return;
             case "assistant": {
                 const previous = history.at(-1);
@@ -74,7 +78,7 @@ export function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem
     return history;
 }
 
-function contentText(content: string | ContentPart[], messageIndex: number): string {
+function contentText(content: string | ContentPart[], messageIndex: number, images = false): string {
     if (typeof content === "string")
         return content;
 
@@ -84,7 +88,9 @@ function contentText(content: string | ContentPart[], messageIndex: number): str
             return part.text;
         if (part.type === "text")
             throw new BadRequestError(`Invalid '${param}': a text part needs a string 'text'.`, {param, code: "invalid_value"});
-        if (part.type === "image_url" || part.type === "input_image")
+        if (isImagePart(part) && images)
+            return mediaMarker;
+        if (isImagePart(part))
             throw new BadRequestError(`Invalid '${param}': this model does not take image input; send text parts only.`, {param, code: "image_input_not_supported"});
         throw new BadRequestError(`Invalid '${param}': content parts of type '${part.type}' are not supported; send text parts only.`, {param, code: "invalid_value"});
     }).join("\n");

@@ -40,6 +40,9 @@ export function printBanner(config: Config, server: RunningServer): void {
         lines.push(model.status === "unavailable"
             ? `  - ${model.id}: unavailable (${model.error})`
             : `  - ${model.id} (${model.architecture}, ${model.capabilities.join(", ")}): ${servedAs(model)}`);
+    const visionLine = imageInputLine(server, models);
+    if (visionLine != null)
+        lines.push(visionLine);
     const settings = server.settingsFile;
     if (settings?.error != null)
         lines.push(`settings: ${settings.error}`);
@@ -82,4 +85,12 @@ function exposureWarning(config: Config): string | null {
         return null;
     return `warning: listening on ${config.host} with no API key: anyone who can reach this port can run the models and read their replies. ` +
         "Give keys with --api-key-file (or --api-key), or listen on 127.0.0.1 only (the default).";
+}
+
+/** Whether images work, and where not why: a build without vision, or models with it. */
+function imageInputLine(server: RunningServer, models: readonly ModelObject[]): string | null {
+    if (!server.vision.available)
+        return `image input: not available (${server.vision.reason})`;
+    const withVision = models.filter((model) => model.capabilities.includes("vision")).map((model) => model.id);
+    return withVision.length === 0 ? null : `image input: ${withVision.join(", ")} (each with its projector, mmproj)`;
 }

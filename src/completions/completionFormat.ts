@@ -1,24 +1,28 @@
 import type {GenerationResult} from "../engine/types.js";
 import type {FinishReason} from "../protocol/chatCompletionResponse.js";
-import type {TextCompletion} from "../protocol/completionResponse.js";
+import type {CompletionLogprobs, TextCompletion} from "../protocol/completionResponse.js";
 import {systemFingerprint, toFinishReason, toUsage, type ReplyIdentity} from "../protocol/replyFields.js";
 
-export function textCompletion(identity: ReplyIdentity, choices: Array<{text: string, result: GenerationResult}>): TextCompletion {
+export function textCompletion(
+    identity: ReplyIdentity, choices: Array<{text: string, result: GenerationResult, logprobs?: CompletionLogprobs}>
+): TextCompletion {
     return {
         ...identity,
         object: "text_completion",
         system_fingerprint: systemFingerprint,
-        choices: choices.map(({text, result}, index) => ({text, index, logprobs: null, finish_reason: toFinishReason(result.finishReason)})),
+        choices: choices.map(({text, result, logprobs}, index) => ({text, index, logprobs: logprobs ?? null, finish_reason: toFinishReason(result.finishReason)})),
         usage: toUsage(sumResults(choices.map(({result}) => result)))
     };
 }
 
-export function textCompletionChunk(identity: ReplyIdentity, index: number, text: string, finishReason: FinishReason | null, includeUsage: boolean): TextCompletion {
+export function textCompletionChunk(
+    identity: ReplyIdentity, index: number, text: string, finishReason: FinishReason | null, includeUsage: boolean, logprobs: CompletionLogprobs | null = null
+): TextCompletion {
     return {
         ...identity,
         object: "text_completion",
         system_fingerprint: systemFingerprint,
-        choices: [{text, index, logprobs: null, finish_reason: finishReason}],
+        choices: [{text, index, logprobs, finish_reason: finishReason}],
         ...(includeUsage ? {usage: null} : {})
     };
 }
@@ -27,7 +31,11 @@ export function textCompletionUsageChunk(identity: ReplyIdentity, results: Gener
     return {...identity, object: "text_completion", system_fingerprint: systemFingerprint, choices: [], usage: toUsage(sumResults(results))};
 }
 
-/** Several prompts in one request: usage is their sum, as OpenAI reports it (the last one's finish reason stands for them in the log). */
+/**
+ * Several prompts in one request: usage is their sum, as OpenAI reports it (the last one's finish
+ * reason stands for them in the log). With `n` > 1, pass the other choices of a prompt through
+ * `laterChoice`: a prompt counts once however many choices came of it.
+ */
 export function sumResults(results: readonly GenerationResult[]): GenerationResult {
     return results.reduce((total, result) => ({
         finishReason: result.finishReason,
@@ -35,4 +43,9 @@ export function sumResults(results: readonly GenerationResult[]): GenerationResu
         cachedTokens: total.cachedTokens + result.cachedTokens,
         completionTokens: total.completionTokens + result.completionTokens
     }));
+}
+
+/** A prompt's second and later choices: their completion tokens count, the prompt they share does not again. */
+export function laterChoice(result: GenerationResult): GenerationResult {
+    return {...result, promptTokens: 0, cachedTokens: 0};
 }

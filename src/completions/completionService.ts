@@ -1,18 +1,27 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
-import {requestedMaxTokens, toGenerationOptions} from "../chat/generationSettings.js";
+import {choiceOptions, requestedMaxTokens, toGenerationOptions} from "../chat/generationSettings.js";
 import type {SamplingDefaults} from "../models/modelSettings.js";
 import type {GenerationOptions, LoadedModel, PreparedPrompt, SequenceLease} from "../engine/types.js";
 import {BadRequestError} from "../errors.js";
 import type {ModelSource} from "../models/modelRegistry.js";
 import {defaultCompletionMaxTokens, type CompletionRequest} from "../protocol/completionRequest.js";
+import {choiceCount} from "../protocol/choiceCount.js";
 import {newReplyIdentity, type ReplyIdentity} from "../protocol/replyFields.js";
 import {rejectUnsupportedCompletionFields} from "../protocol/unsupportedFields.js";
 
-/** One choice to generate: a prompt (one per `prompt` array entry) and its options. */
-export type CompletionJob = {index: number, promptText: string, prompt: PreparedPrompt, options: GenerationOptions};
+/**
+ * One choice to generate: a prompt (one per `prompt` array entry) and its options; `n` choices per
+ * prompt, the prompt's first (`choice` 0) counting its tokens in usage and scoring it for `echo`.
+ */
+export type CompletionJob = {index: number, choice: number, promptText: string, prompt: PreparedPrompt, options: GenerationOptions};
 
 /** A leased sequence plus the prompts to run on it, one after another; `release()` in a finally. */
-export type CompletionRun = {identity: ReplyIdentity, jobs: CompletionJob[], echo: boolean, lease: SequenceLease, release(): void};
+export type CompletionRun = {
+    identity: ReplyIdentity, jobs: CompletionJob[], echo: boolean,
+    /** Whether choices report logprobs (the request's `logprobs`, 0 included). */
+    logprobs: boolean,
+    lease: SequenceLease, release(): void
+};
 
 /** The request's prompts, one per choice: a text, or token ids (a flat array of ids is one prompt). */
 function promptsOf(prompt: CompletionRequest["prompt"]): Array<string | number[]> {
@@ -62,6 +71,8 @@ export class CompletionService {
                 {param: "suffix", code: "fim_not_supported"});
 
         const prompts = promptsOf(request.prompt);
+        const perPrompt = request.n ?? 1;
+        choiceCount(perPrompt, prompts.length);
         if (fim && prompts.some((prompt) => typeof prompt !== "string"))
             throw new BadRequestError("'suffix' needs a text prompt: token ids cannot be framed for fill-in-the-middle.", {param: "suffix", code: "invalid_value"});
         // A fill-in-the-middle prompt is cut to leave the completion its room (see prepareInfillPrompt),
@@ -74,12 +85,23 @@ export class CompletionService {
             if (index > 0)
                 await nextTurn();
             const {prompt, promptText} = await prepare(model, promptInput, infill, prompts.length > 1 ? `prompt[${index}]` : "prompt");
-            const options = toGenerationOptions(request, prompt.tokens.length, model.contextLength,
-                {defaultMaxTokens: defaultCompletionMaxTokens, promptParam: "prompt", modelDefaults});
-            jobs.push({index, promptText, prompt, options});
+            const options = {
+                ...toGenerationOptions(request, prompt.tokens.length, model.contextLength,
+                    {defaultMaxTokens: defaultCompletionMaxTokens, promptParam: "prompt", modelDefaults, vocabularySize: model.vocabularySize}),
+                ...(request.logprobs == null ? {} : {logprobs: {top: request.logprobs, prompt: request.echo === true}})
+            };
+            // OpenAI's order: the choices of prompt i are at i·n … i·n + n − 1. The prompt is scored once, by its first choice.
+            for (let choice = 0; choice < perPrompt; choice++) {
+                const choiceOptionsFor = choiceOptions(options, choice);
+                const scored = choice === 0 || options.logprobs == null ? choiceOptionsFor : {...choiceOptionsFor, logprobs: {top: options.logprobs.top}};
+                jobs.push({index: index * perPrompt + choice, choice, promptText, prompt, options: scored});
+            }
         }
 
         const lease = await model.acquireSequence(jobs[0]!.prompt, signal);
-        return {identity: newReplyIdentity(request.model, "cmpl"), jobs, echo: request.echo === true, lease, release: () => lease.release()};
+        return {
+            identity: newReplyIdentity(request.model, "cmpl"), jobs, echo: request.echo === true, logprobs: request.logprobs != null,
+            lease, release: () => lease.release()
+        };
     }
 }

@@ -1,5 +1,7 @@
 import {LlamaText, type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel, type Token} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
+import {isImagePlaceholder, tokenizeWithImages} from "../vision/imagePrompt.js";
+import type {TokenizedImage} from "../vision/nativeVision.js";
 import {endPromptForThought} from "./thoughtPrompt.js";
 import {thoughtSyntax} from "./thoughtSyntax.js";
 import type {PreparedPrompt, ToolCallSyntax, ToolDefinition} from "./types.js";
@@ -10,13 +12,14 @@ import type {PreparedPrompt, ToolCallSyntax, ToolDefinition} from "./types.js";
  * and tokenizes it. The template's end markers become stop tokens or stop strings. With tools, the
  * template documents them, and the prompt carries the template's syntax for a call. A reasoning
  * model's new reply begins inside its thought where the template opens one, or after an empty
- * thought when it must not think (`thinking` false).
+ * thought when it must not think (`thinking` false). Images, which the history names by the media
+ * marker, take the marker's place in the tokens (vision/imagePrompt.ts).
  */
 export function renderChatPrompt(
     model: LlamaModel,
     chatWrapper: ChatWrapper,
     history: readonly ChatHistoryItem[],
-    {tools = [], thinking = true}: {tools?: readonly ToolDefinition[], thinking?: boolean} = {}
+    {tools = [], thinking = true, images = []}: {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly TokenizedImage[]} = {}
 ): PreparedPrompt {
     // An empty model turn at the end asks the template for the assistant's opening; a client that
     // ends with its own assistant text gets that text continued instead.
@@ -44,17 +47,19 @@ export function renderChatPrompt(
     }
 
     const syntax = thoughtSyntax(model, chatWrapper);
-    const renderedTokens = rendered.contextText.tokenize(model.tokenizer);
+    const withImages = images.length === 0 ? null : tokenizeWithImages(model, rendered.contextText, images);
+    const renderedTokens = withImages?.tokens ?? rendered.contextText.tokenize(model.tokenizer);
     const continuedReply = newReply || last?.type !== "model" ? "" : last.response.filter((item) => typeof item === "string").join("");
     const {tokens, opened} = syntax == null
         ? {tokens: renderedTokens, opened: false}
-        : endPromptForThought(syntax, renderedTokens, (token) => model.detokenize([token], true).trim() === "", {newReply, thinking, continuedReply});
+        : endPromptForThought(syntax, renderedTokens, (token) => !isImagePlaceholder(token) && model.detokenize([token], true).trim() === "", {newReply, thinking, continuedReply});
     return {
         tokens,
         stopTokens,
         stopStrings,
         ...(tools.length > 0 ? {toolSyntax: toolCallSyntax(chatWrapper)} : {}),
-        ...(syntax == null ? {} : {thought: {open: syntax.open, close: syntax.close, opened}})
+        ...(syntax == null ? {} : {thought: {open: syntax.open, close: syntax.close, opened}}),
+        ...(withImages == null ? {} : {images: withImages.images})
     };
 }
 

@@ -2,6 +2,8 @@ import type {LlamaContext, LlamaContextSequence, SequenceEvaluateOptions, Token}
 import {
     assertSharedLockModule, batchDecoder, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext, type NativeSampler, type SequenceState
 } from "./llamaInternals.js";
+import {createLogprobReader, type LogprobReader} from "./tokenLogprobs.js";
+import type {TokenLogprob} from "./types.js";
 
 /** How a generation samples: node-llama-cpp's evaluate options (functions are read again before every token). */
 export type StepSamplingOptions = Pick<SequenceEvaluateOptions, "temperature" | "topP" | "topK" | "minP" | "seed" | "repeatPenalty" | "grammarEvaluationState" | "tokenBias">;
@@ -53,10 +55,14 @@ export class DecodeSteps {
         assertSharedLockModule();
     }
 
-    /** A sampler for one generation; dispose it when the generation ends. */
-    public sampler(sequence: LlamaContextSequence, options: StepSamplingOptions, changesPerToken: boolean): StepSampler {
+    /**
+     * A sampler for one generation; dispose it when the generation ends. With `logprobTop` (0–20), each
+     * sampled token's log probability is read too (`StepSampler.logprob`), at the cost of a second pass over the logits.
+     */
+    public sampler(sequence: LlamaContextSequence, options: StepSamplingOptions, changesPerToken: boolean, logprobTop?: number): StepSampler {
         const state = sequenceState(sequence);
-        return new StepSampler(createNativeSampler(sequence.model), () => state._resolveSamplerConfig(options), changesPerToken);
+        const reader = logprobTop == null ? undefined : createLogprobReader(sequence.model, (config) => state._resolveSamplerConfig(config), logprobTop);
+        return new StepSampler(createNativeSampler(sequence.model), () => state._resolveSamplerConfig(options), changesPerToken, reader);
     }
 
     /**
@@ -180,8 +186,13 @@ export class DecodeSteps {
 /** node-llama-cpp's native sampler for one generation, configured as its own evaluate does. */
 export class StepSampler {
     private configured = false;
+    /** The last sampled token's log probability, when the sampler reads them. */
+    public logprob: TokenLogprob | undefined;
 
-    public constructor(private readonly native: NativeSampler, private readonly config: () => object, private readonly changesPerToken: boolean) {}
+    public constructor(
+        private readonly native: NativeSampler, private readonly config: () => object, private readonly changesPerToken: boolean,
+        private readonly logprobs?: LogprobReader
+    ) {}
 
     public async sample(context: NativeContext, output: number): Promise<Token> {
         // Options that are functions (grammar state, token bias, penalized tokens) change as the reply grows.
@@ -192,10 +203,13 @@ export class StepSampler {
         const token = await context.sampleToken(output, this.native);
         if (token === -1)
             throw new Error("llama.cpp sampled no token");
+        if (this.logprobs != null)
+            this.logprob = await this.logprobs.read(context, output, token as Token);
         return token as Token;
     }
 
     public dispose(): void {
         this.native.dispose();
+        this.logprobs?.dispose();
     }
 }

@@ -1,6 +1,6 @@
 import {createRequire} from "node:module";
 import {withLock} from "lifecycle-utils";
-import type {LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
+import {TokenBias, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token} from "node-llama-cpp";
 
 /**
  * The parts of node-llama-cpp 3.x below its public API that chatserve's own decode loop
@@ -22,6 +22,15 @@ export type NativeContext = {
     decodeBatch(): Promise<void>,
     /** Samples from the batch's output at that index and feeds the token to the sampler's state (grammar, penalties); -1 if none. */
     sampleToken(batchLogitIndex: number, sampler: NativeSampler): Promise<number>,
+    /**
+     * The same, returning besides the token the logits of `logits`' filter (the `top` highest, sorted,
+     * then those of `tokens`) and the sum of exp(logit − highest) over the candidates the sampler left:
+     * [token, probabilities, confidence, [id, logit, id, logit, …], weight]. See tokenLogprobs.ts.
+     */
+    sampleToken(
+        batchLogitIndex: number, sampler: NativeSampler, probabilities: false, confidence: false,
+        logits: [tokens: number[], includeHighest: false, includeLowest: false, includeSelected: false, top: number], totalLogitWeight: true
+    ): Promise<[number, undefined, undefined, number[] | undefined, number | undefined]>,
     setThreads(threads: number): void
 };
 
@@ -125,6 +134,24 @@ export async function copySequencePrefix(target: LlamaContextSequence, donor: Ll
     if (!whole)
         await target.clearHistory();
     return whole;
+}
+
+/**
+ * A TokenBias that adds `biases` to those tokens' logits as given. Its public `set` skips
+ * end-of-generation tokens (a client's `logit_bias` may ban or force them, as at OpenAI) and takes
+ * probabilities, so the map it fills is written directly. `base`'s entries come first (a grammar's).
+ */
+export function tokenBiasOf(model: LlamaModel, biases: ReadonlyMap<number, number>, base?: TokenBias): TokenBias {
+    const bias = new TokenBias(model.tokenizer);
+    const entries = (bias as unknown as {_biases?: unknown})._biases;
+    if (!(entries instanceof Map))
+        throw internalsChanged("a token bias's entries");
+    const baseEntries = (base as unknown as {_biases?: Map<number, number>} | undefined)?._biases;
+    for (const [token, value] of baseEntries ?? [])
+        entries.set(token, value);
+    for (const [token, value] of biases)
+        entries.set(token, (entries.get(token) ?? 0) + value);
+    return bias;
 }
 
 function internalsChanged(what: string): Error {

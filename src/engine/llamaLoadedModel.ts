@@ -121,6 +121,10 @@ export class LlamaLoadedModel implements LoadedModel {
         return hasInfillTokens(this.model);
     }
 
+    public get vocabularySize(): number {
+        return this.model.fileInfo.metadata.tokenizer.ggml.tokens.length;
+    }
+
     public get embeddingDimensions(): number {
         return this.model.embeddingVectorSize;
     }

@@ -5,6 +5,7 @@ import type {Config} from "../config.js";
 import {LlamaErrorLog} from "./llamaErrorLog.js";
 import {usesOpenMP} from "./openmp.js";
 import {libuvPoolSize, resolveDecodeThreads, resolveThreadCount} from "./threads.js";
+import {visionSupport} from "../vision/nativeVision.js";
 
 export type Backend = "CPU" | "CUDA" | "Metal" | "Vulkan";
 
@@ -22,7 +23,9 @@ export type LlamaRuntime = {
     /** What llama.cpp logged as errors lately: a failed load's reason. */
     errors: LlamaErrorLog,
     /** Memory free when the server started, which default contexts are sized to (models/contextPlan.ts). */
-    freeMemoryBytes: number
+    freeMemoryBytes: number,
+    /** Whether this llama.cpp build can load vision projectors, and if not, why. */
+    vision: ReturnType<typeof visionSupport>
 };
 
 /**
@@ -61,7 +64,8 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1),
         flashAttention: flashAttentionOption(config.flashAttention),
         errors,
-        freeMemoryBytes: await freeMemory(llama)
+        freeMemoryBytes: await freeMemory(llama),
+        vision: visionSupport(llama)
     };
 }
 

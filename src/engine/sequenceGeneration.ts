@@ -1,6 +1,8 @@
-import type {LlamaContextSequence, Token} from "node-llama-cpp";
+import type {LlamaContextSequence, LlamaModel, Token, TokenBias} from "node-llama-cpp";
+import {tokenBiasOf} from "./llamaInternals.js";
 import {alignPromptWithCache} from "./cacheAlignment.js";
 import type {DecodeSteps, StepSamplingOptions} from "./decodeSteps.js";
+import {scorePrompt} from "./promptLogprobs.js";
 import {IncrementalDetokenizer, type DetokenizeFn} from "./incrementalDetokenizer.js";
 import {createReplyShaper} from "./reply/createReplyShaper.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
@@ -39,14 +41,17 @@ export async function* generateOnSequence(
     signal: AbortSignal
 ): AsyncGenerator<GenerationEvent, GenerationResult> {
     // A client's own token ids are evaluated as sent; a rendered prompt may be re-spelled in the cache's tokens.
-    const tokens = prepared.exactTokens === true ? prepared.tokens : reuseCachedTokens(sequence, prepared.tokens, detokenize, options.maxTokens);
+    // The prompt's own logprobs are those of the tokens it was rendered into.
+    const scoresPrompt = options.logprobs?.prompt === true;
+    const tokens = prepared.exactTokens === true || scoresPrompt ? prepared.tokens : reuseCachedTokens(sequence, prepared.tokens, detokenize, options.maxTokens);
     const prompt = {...prepared, tokens};
     // Whatever happens next, the sequence's tokens change: the tail no longer follows them.
     unevaluatedTail.delete(sequence);
     const promptTokens = prompt.tokens.length;
+    const scored = scoresPrompt ? await scorePrompt(sequence, prompt.tokens, options.logprobs!.top) : undefined;
     // Keep at most all but the last prompt token: the sampler needs logits from a fresh evaluation.
     await sequence.adaptStateToTokens(prompt.tokens.slice(0, -1), false);
-    const cachedTokens = sequence.nextTokenIndex;
+    const cachedTokens = scored == null ? sequence.nextTokenIndex : 0;
     const shaper = createReplyShaper(prompt, options, grammars);
     // Metrics' time to first token and per output token: two clock reads per reply, none per token.
     let firstTokenAt: number | undefined;
@@ -64,7 +69,9 @@ export async function* generateOnSequence(
         yield* shaper.opening.events;
         return result("length", options.maxTokens);
     }
-    const position = yield* evaluateWholeBatches(sequence, prompt.tokens, cachedTokens, signal);
+    if (scored != null)
+        yield {type: "promptLogprobs", ...scored};
+    const position = yield* evaluateWholeBatches(sequence, prompt.tokens, sequence.nextTokenIndex, signal);
     if (position == null)
         return result("abort", 0);
     const detokenizer = new IncrementalDetokenizer(detokenize, prompt.tokens, shaper.shownTokens);
@@ -74,7 +81,7 @@ export async function* generateOnSequence(
     detokenizer.skip(shaper.opening.tokens);
     yield* shaper.opening.events;
 
-    const sampler = steps.sampler(sequence, ...samplingFor(options, shaper, grammars, generated));
+    const sampler = steps.sampler(sequence, ...samplingFor(sequence.model, options, shaper, grammars, generated), options.logprobs?.top);
     let feed: Token[] = [...prompt.tokens.slice(position), ...shaper.opening.tokens];
     // The last sampled token: it is in the sequence only once the next step feeds it back.
     let unevaluated: Token | undefined;
@@ -92,6 +99,8 @@ export async function* generateOnSequence(
             }
 
             generated.push(token);
+            if (sampler.logprob != null)
+                yield {type: "logprobs", token: sampler.logprob};
             const {events, forced = [], finish} = shaper.push(detokenizer.push(token), options.maxTokens - generated.length);
             yield* events;
             if (finish != null)
@@ -148,7 +157,7 @@ function reuseCachedTokens(sequence: LlamaContextSequence, tokens: Token[], deto
 
 /** The sampler's options, and whether they change as the reply grows (grammar, token bias, penalties). */
 function samplingFor(
-    options: GenerationOptions, shaper: ReplyShaper, grammars: ReplyGrammars, generated: readonly Token[]
+    model: LlamaModel, options: GenerationOptions, shaper: ReplyShaper, grammars: ReplyGrammars, generated: readonly Token[]
 ): [StepSamplingOptions, boolean] {
     const {sampling} = options;
     const repeatPenalty = sampling.repeatPenalty ?? 1;
@@ -170,11 +179,27 @@ function samplingFor(
             }
             : undefined
     };
+    const {logitBias} = sampling;
     if (options.format.type === "text")
-        return [sampler, penalize];
+        return [logitBias == null ? sampler : {...sampler, tokenBias: tokenBiasOf(model, logitBias)}, penalize];
+    // The client's bias goes on top of the grammar's (a ban stays a ban: -Infinity plus anything).
+    const withClientBias = logitBias == null ? (bias: TokenBias) => bias : cachedCombination(model, logitBias);
     return [{
         ...sampler,
         grammarEvaluationState: () => shaper.grammar(),
-        tokenBias: () => grammars.nextBias(shaper.tokenBias(options.maxTokens - generated.length), generated.at(-1))
+        tokenBias: () => withClientBias(grammars.nextBias(shaper.tokenBias(options.maxTokens - generated.length), generated.at(-1)))
     }, true];
+}
+
+/** A grammar's bias with the client's added, built once per grammar bias (they are few and reused). */
+function cachedCombination(model: LlamaModel, logitBias: ReadonlyMap<number, number>): (bias: TokenBias) => TokenBias {
+    const combined = new WeakMap<TokenBias, TokenBias>();
+    return (bias) => {
+        let result = combined.get(bias);
+        if (result == null) {
+            result = tokenBiasOf(model, logitBias, bias);
+            combined.set(bias, result);
+        }
+        return result;
+    };
 }

@@ -18,7 +18,9 @@ export type SamplingOptions = {
     topK?: number,
     minP?: number,
     /** llama.cpp's multiplicative penalty on recent tokens; absent or 1: off. */
-    repeatPenalty?: number
+    repeatPenalty?: number,
+    /** Added to these tokens' logits before sampling (OpenAI's `logit_bias`; -Infinity bans). */
+    logitBias?: ReadonlyMap<number, number>
 };
 
 /** A JSON Schema in the subset constrained decoding enforces (see chat/constrainedSchema.ts). */
@@ -53,7 +55,9 @@ export type GenerationOptions = {
     /** Client stop sequences; never part of the output (they apply to free text only). */
     stop: readonly string[],
     sampling: SamplingOptions,
-    format: ReplyFormat
+    format: ReplyFormat,
+    /** Report each sampled token's log probability with `top` alternatives (0–20); with `prompt`, the prompt's tokens' too. */
+    logprobs?: {top: number, prompt?: boolean}
 };
 
 /** A rendered, tokenized prompt plus the template's own end markers. */
@@ -95,6 +99,12 @@ export type ToolCallSyntax = {
     betweenCalls: LlamaText | null
 };
 
+/** A token and its log probability (see engine/tokenLogprobs.ts for which distribution). */
+export type TopLogprob = {token: string, bytes: number[], logprob: number};
+
+/** A token of the reply (or prompt) with its likeliest alternatives; `special`: markup that adds nothing to the text (BOS). */
+export type TokenLogprob = TopLogprob & {top: TopLogprob[], special: boolean};
+
 export type GenerationEvent =
     | {type: "text", text: string}
     /** A reasoning model's thought, apart from its answer. */
@@ -103,7 +113,11 @@ export type GenerationEvent =
     | {type: "progress", evaluatedTokens: number, totalTokens: number}
     /** A tool call begins (its arguments follow as `toolArguments` pieces). */
     | {type: "toolCall", index: number, name: string}
-    | {type: "toolArguments", index: number, text: string};
+    | {type: "toolArguments", index: number, text: string}
+    /** With `logprobs` asked for: a sampled token's, before the events of its text (a stop sequence's tokens have them too). */
+    | {type: "logprobs", token: TokenLogprob}
+    /** With `logprobs.prompt`: the prompt's tokens, the first (which nothing predicts) with a null logprob. */
+    | {type: "promptLogprobs", first: Omit<TokenLogprob, "logprob" | "top">, rest: TokenLogprob[]};
 
 export type FinishReason = "stop" | "length" | "toolCalls" | "abort";
 
@@ -154,6 +168,8 @@ export interface LoadedModel {
     readonly memory?: {ram: number, vram: number},
     /** Whether the GGUF has fill-in-the-middle tokens. */
     readonly supportsInfill: boolean,
+    /** How many tokens the model knows (`logit_bias` ids are checked against it); absent: not checked. */
+    readonly vocabularySize?: number,
     /** Length of the model's embedding vectors. */
     readonly embeddingDimensions: number,
     /** Whether the chat template renders tools (and so the model can be asked to call them). */

@@ -1,4 +1,4 @@
-import type {GenerationEvent, GenerationResult} from "../engine/types.js";
+import type {GenerationEvent, GenerationResult, TokenLogprob} from "../engine/types.js";
 
 /** Where each kind of generation event goes (an SSE chunk, or a reply being assembled). */
 export type GenerationHandlers = {
@@ -8,7 +8,11 @@ export type GenerationHandlers = {
     toolCall?(index: number, name: string): void,
     toolArguments?(index: number, text: string): void,
     /** Prompt processing advanced: a comment keeps idle connections and proxies open. */
-    keepAlive?(comment: string): void
+    keepAlive?(comment: string): void,
+    /** A sampled token's log probability (only when the request asked for them), before its text. */
+    logprobs?(token: TokenLogprob): void,
+    /** The prompt's tokens' (legacy completions' `echo` with `logprobs`). */
+    promptLogprobs?(first: Omit<TokenLogprob, "logprob" | "top">, rest: TokenLogprob[]): void
 };
 
 /** Runs a generation to its end, handing each event on as it comes. */
@@ -46,6 +50,12 @@ function handle(event: GenerationEvent, handlers: GenerationHandlers): void {
             break;
         case "progress":
             handlers.keepAlive?.(`processing prompt ${event.evaluatedTokens}/${event.totalTokens}`);
+            break;
+        case "logprobs":
+            handlers.logprobs?.(event.token);
+            break;
+        case "promptLogprobs":
+            handlers.promptLogprobs?.(event.first, event.rest);
             break;
     }
 }

@@ -18,7 +18,9 @@ export type ContextSettings = {
      * Memory free for models when the server started (RAM, or VRAM on a GPU backend); undefined:
      * unknown, and the defaults are not sized to memory (tests).
      */
-    freeMemoryBytes?: number
+    freeMemoryBytes?: number,
+    /** The llama.cpp build can serve images (vision/nativeVision.ts): a model's projector is planned only then. */
+    vision?: boolean
 };
 
 export type ContextPlan = {
@@ -32,7 +34,9 @@ export type ContextPlan = {
      * The Jinja chat template chatserve.json names for the model (its text), used instead of the
      * GGUF's; absent: the model's own. A load-time setting like the two above: a change reloads the model.
      */
-    chatTemplate?: string
+    chatTemplate?: string,
+    /** The vision projector loaded with it: chatserve.json's `mmproj`, else the one paired in its folder. Load-time too. */
+    projector?: string
 };
 
 /** A 20k-token agent prompt and its reply fit; beyond this, a context's KV cache is rarely worth its memory by default. */

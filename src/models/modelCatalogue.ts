@@ -83,7 +83,8 @@ export class ModelCatalogue implements Catalogue {
 
             const known = this.descriptors.get(group.id);
 
-            const signature = `${group.files.join("|")}:${stats.map((stat) => `${stat.size}@${stat.mtimeMs}`).join("|")}`;
+            // A projector paired or unpaired since changes what the model is served with.
+            const signature = `${group.files.join("|")}:${stats.map((stat) => `${stat.size}@${stat.mtimeMs}`).join("|")}:${group.projector ?? ""}`;
             if (known != null && this.signatures.get(group.id) === signature) {
                 next.set(group.id, known);
                 continue;
@@ -107,7 +108,7 @@ export class ModelCatalogue implements Catalogue {
     }
 
     private async describe(group: ModelFileGroup, sizeBytes: number, modifiedAt: number): Promise<ModelDescriptor> {
-        const base = {id: group.id, path: group.path, files: group.files, sizeBytes, modifiedAt};
+        const base = {id: group.id, path: group.path, files: group.files, sizeBytes, modifiedAt, ...(group.projector == null ? {} : {projector: group.projector})};
         const unavailable = (error: string): ModelDescriptor =>
             ({...base, architecture: null, trainedContextLength: null, capabilities: [], error});
 

@@ -23,6 +23,8 @@ export type ModelDescriptor = {
     kvCache?: KvCacheEstimate,
     /** What the model takes in memory once loaded (weights, contexts, buffers), estimated from the header; absent when unknown. */
     memory?: MemoryEstimate,
+    /** The vision projector (mmproj GGUF) found beside it (models/projectorPairing.ts). */
+    projector?: string,
     /** Set when the file cannot be served; the model is listed as unavailable with this reason. */
     error?: string
 };

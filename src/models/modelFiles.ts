@@ -1,6 +1,7 @@
 import type {Dirent} from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import {isProjectorFile, pairProjector} from "./projectorPairing.js";
 
 /** One model's files as found on disk, before its header is read. */
 export type ModelFileGroup = {
@@ -9,7 +10,9 @@ export type ModelFileGroup = {
     path: string,
     files: string[],
     /** Split parts the name promises but the folder lacks. */
-    missingParts: number
+    missingParts: number,
+    /** The vision projector found for it in its folder (models/projectorPairing.ts). */
+    projector?: string
 };
 
 const splitPattern = /^(.*)-(\d{5})-of-(\d{5})$/;
@@ -17,7 +20,8 @@ const splitPattern = /^(.*)-(\d{5})-of-(\d{5})$/;
 /**
  * Lists the models in a folder: every `*.gguf` there and in its direct subfolders.
  * A split model (`name-00001-of-00003.gguf` …) is one model named `name`.
- * Multimodal projector files (`mmproj*.gguf`) are companions of a model, not models.
+ * Multimodal projector files (`mmproj*.gguf`) are companions of a model, not models: each model
+ * gets the one that pairs with it, if any.
  * A name that appears twice is disambiguated by its subfolder (`sub/name`).
  */
 export async function findModelFiles(modelsDir: string): Promise<ModelFileGroup[]> {
@@ -28,9 +32,10 @@ export async function findModelFiles(modelsDir: string): Promise<ModelFileGroup[
     )).flat()];
 
     const groups = new Map<string, {files: string[], parts: number, folder: string, name: string}>();
+    const projectors = files.filter(isProjectorFile);
     for (const file of files) {
         const stem = path.basename(file, path.extname(file));
-        if (stem.toLowerCase().includes("mmproj"))
+        if (isProjectorFile(file))
             continue;
 
         const split = splitPattern.exec(stem);
@@ -54,7 +59,11 @@ export async function findModelFiles(modelsDir: string): Promise<ModelFileGroup[
             id = `${preferred}-${count}`;
         taken.add(id);
         group.files.sort();
-        result.push({id, path: group.files[0]!, files: group.files, missingParts: Math.max(0, group.parts - group.files.length)});
+        const projector = pairProjector(group.files[0]!, projectors, modelsDir);
+        result.push({
+            id, path: group.files[0]!, files: group.files, missingParts: Math.max(0, group.parts - group.files.length),
+            ...(projector == null ? {} : {projector})
+        });
     }
     return result;
 }

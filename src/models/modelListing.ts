@@ -45,7 +45,7 @@ export function modelObject(descriptor: ModelDescriptor, plan: ContextPlan, view
         parallel: plan.parallel,
         kv_cache_bytes: plan.kvCacheBytes,
         ...(contextMemory != null ? {context_memory_bytes: contextMemory} : {}),
-        capabilities: loaded == null ? descriptor.capabilities : withInfill(descriptor.capabilities, loaded.supportsInfill),
+        capabilities: withVision(loaded == null ? descriptor.capabilities : withInfill(descriptor.capabilities, loaded.supportsInfill), plan),
         status,
         loaded: status === "loaded",
         loading: status === "loading",
@@ -90,4 +90,9 @@ export function danglingAliasObject(name: string, model: string): ModelObject {
 function withInfill(capabilities: ModelCapability[], supportsInfill: boolean): ModelCapability[] {
     const others = capabilities.filter((capability) => capability !== "fim");
     return supportsInfill ? [...others, "fim"] : others;
+}
+
+/** A model served with a projector takes images (a projector that then fails to load is a 400 with its reason). */
+function withVision(capabilities: ModelCapability[], plan: ContextPlan): ModelCapability[] {
+    return plan.projector != null && capabilities.includes("chat") ? [...capabilities, "vision"] : capabilities;
 }

@@ -153,7 +153,7 @@ export class ModelRegistry {
         for (const residency of this.residents.all()) {
             const next = this.sizing.planFor(residency.descriptor);
             const {plan} = residency;
-            if (plan.contextLength === next.contextLength && plan.parallel === next.parallel && plan.chatTemplate === next.chatTemplate)
+            if (plan.contextLength === next.contextLength && plan.parallel === next.parallel && plan.chatTemplate === next.chatTemplate && plan.projector === next.projector)
                 continue;
             if (residency.state === "failed")
                 // A template that failed to load may be fixed now: the next request tries again.

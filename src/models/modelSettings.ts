@@ -35,7 +35,7 @@ export const modelEntrySchema = z.strictObject({
     aliases: z.array(z.string().min(1)).optional(),
     /** How long it stays loaded once idle (as --keep-alive: "5m", 300, 0, -1); a request's keep_alive wins. */
     keep_alive: keepAliveField.optional(),
-    /** A vision projector file (relative to the folder): checked to exist; vision itself is not served yet. */
+    /** A vision projector file (relative to the folder), loaded with the model for image input, over the one paired by name. */
     mmproj: z.string().min(1).optional()
 });
 

@@ -48,6 +48,9 @@ export class ModelSizing {
             plan = planContext(descriptor, {...this.flags, ctxSize: own.ctxSize ?? this.flags.ctxSize, parallel: own.parallel ?? this.flags.parallel});
             if (own.chatTemplateText != null)
                 plan = {...plan, chatTemplate: own.chatTemplateText};
+            const projector = own.mmproj ?? descriptor.projector;
+            if (this.flags.vision === true && projector != null)
+                plan = {...plan, projector};
             this.plans.set(descriptor, plan);
         }
         return plan;

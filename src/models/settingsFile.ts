@@ -104,6 +104,8 @@ export class SettingsFile {
                 const stat = await fs.stat(this.resolve(entry.mmproj)).catch(() => null);
                 if (stat == null || !stat.isFile())
                     throw new Error(`models.${key}.mmproj: ${entry.mmproj} is not a file in the models folder`);
+                // Resolved once, here: the model is loaded with this path.
+                entry.mmproj = this.resolve(entry.mmproj);
             }
         }
         return {settings: {table, templates}, signature};

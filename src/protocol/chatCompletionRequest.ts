@@ -1,5 +1,6 @@
 import {z} from "zod";
 import {keepAliveField} from "./keepAlive.js";
+import {logitBiasField} from "./logitBias.js";
 import {seed} from "./seed.js";
 import {stopSequences} from "./stopSequences.js";
 
@@ -82,7 +83,7 @@ export const chatCompletionRequestSchema = z.object({
     messages: z.array(chatMessageSchema).min(1, "messages must contain at least one message"),
     model: z.string().min(1, "model is required"),
     frequency_penalty: penalty,
-    logit_bias: z.record(z.string(), z.number()).nullish(),
+    logit_bias: logitBiasField,
     logprobs: z.boolean().nullish(),
     max_completion_tokens: z.number().int().min(1).nullish(),
     max_tokens: z.number().int().min(1).nullish(),
@@ -99,6 +100,8 @@ export const chatCompletionRequestSchema = z.object({
     tools: z.array(functionTool).max(128).nullish(),
     tool_choice: toolChoice.nullish(),
     top_logprobs: z.number().int().min(0).max(20).nullish(),
+    /** An end-user id, for OpenAI's abuse monitoring: unused here, but a string, as OpenAI checks. */
+    user: z.string().nullish(),
     // llama-server's and vLLM's way to pass variables to the chat template; chatserve reads whether to think.
     chat_template_kwargs: z.object({enable_thinking: z.boolean().nullish(), thinking: z.boolean().nullish()}).catchall(z.unknown()).nullish(),
     // Ollama's: how long the model stays loaded once idle after this request (protocol/keepAlive.ts).

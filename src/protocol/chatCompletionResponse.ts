@@ -19,6 +19,17 @@ export type Usage = {
     completion_tokens_details?: {reasoning_tokens: number}
 };
 
+/** A token's log probability, OpenAI's `ChatCompletionTokenLogprob` (fields in its order). */
+export type ChatTokenLogprob = {
+    token: string,
+    logprob: number,
+    bytes: number[] | null,
+    top_logprobs: Array<{token: string, logprob: number, bytes: number[] | null}>
+};
+
+/** A choice's `logprobs`: null unless the request set `logprobs: true`. */
+export type ChoiceLogprobs = {content: ChatTokenLogprob[] | null, refusal: null} | null;
+
 export type ChatCompletion = {
     id: string,
     object: "chat.completion",
@@ -28,7 +39,7 @@ export type ChatCompletion = {
     choices: Array<{
         index: number,
         message: {role: "assistant", content: string | null, reasoning_content?: string, refusal: null, tool_calls?: ToolCall[]},
-        logprobs: null,
+        logprobs: ChoiceLogprobs,
         finish_reason: FinishReason
     }>,
     usage: Usage
@@ -43,7 +54,7 @@ export type ChatCompletionChunk = {
     choices: Array<{
         index: number,
         delta: {role?: "assistant", content?: string | null, reasoning_content?: string, tool_calls?: ToolCallDelta[]},
-        logprobs: null,
+        logprobs: ChoiceLogprobs,
         finish_reason: FinishReason | null
     }>,
     /** Present (as null) on every chunk only when `stream_options.include_usage` is set, as OpenAI does. */

@@ -1,5 +1,6 @@
 import {z} from "zod";
 import {keepAliveField} from "./keepAlive.js";
+import {logitBiasField} from "./logitBias.js";
 import {seed} from "./seed.js";
 import {stopSequences} from "./stopSequences.js";
 import {textsOrTokenIds} from "./textsOrTokenIds.js";
@@ -15,7 +16,7 @@ export const completionRequestSchema = z.object({
     best_of: z.number().int().min(1).nullish(),
     echo: z.boolean().nullish(),
     frequency_penalty: penalty,
-    logit_bias: z.record(z.string(), z.number()).nullish(),
+    logit_bias: logitBiasField,
     logprobs: z.number().int().min(0).max(5).nullish(),
     /** OpenAI's default for this endpoint is 16. */
     max_tokens: z.number().int().min(1).nullish(),
@@ -29,6 +30,8 @@ export const completionRequestSchema = z.object({
     suffix: z.string().nullish(),
     temperature: z.number().min(0).max(2).nullish(),
     top_p: z.number().min(0).max(1).nullish(),
+    /** An end-user id, for OpenAI's abuse monitoring: unused here, but a string, as OpenAI checks. */
+    user: z.string().nullish(),
     // --- chatserve extensions ---
     // Ollama's: how long the model stays loaded once idle after this request (protocol/keepAlive.ts).
     keep_alive: keepAliveField

@@ -2,7 +2,7 @@
  * `GET /v1/models` entries: OpenAI's four fields, then chatserve's extensions in one block,
  * so clients need not guess the context window or what a model can do.
  */
-export type ModelCapability = "chat" | "completion" | "tools" | "embeddings" | "fim";
+export type ModelCapability = "chat" | "completion" | "tools" | "embeddings" | "fim" | "vision";
 
 export type ModelObject = {
     id: string,

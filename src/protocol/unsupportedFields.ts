@@ -15,12 +15,9 @@ function reject(param: string, what: string): never {
  */
 export function rejectUnsupportedChatFields(request: ChatCompletionRequest): void {
     rejectUnsupportedCommonFields(request);
-    if (request.n != null && request.n > 1)
-        reject("n", "more than one choice per request (n > 1)");
-    if (request.logprobs === true)
-        reject("logprobs", "returning log probabilities");
-    if (request.top_logprobs != null && request.top_logprobs > 0)
-        reject("top_logprobs", "returning log probabilities");
+    // OpenAI's own check: alternatives are only sent with the chosen tokens' logprobs.
+    if (request.top_logprobs != null && request.top_logprobs > 0 && request.logprobs !== true)
+        throw new BadRequestError("top_logprobs needs logprobs set to true.", {param: "top_logprobs", code: "invalid_value"});
     // The deprecated spelling of tools: pointing to its successor beats a second reply shape.
     if (request.functions != null && request.functions.length > 0)
         reject("functions", "the deprecated 'functions' field (send 'tools' instead)");
@@ -36,20 +33,12 @@ export function rejectUnsupportedChatFields(request: ChatCompletionRequest): voi
 /** The same for legacy completions, whose fields differ a little. */
 export function rejectUnsupportedCompletionFields(request: CompletionRequest): void {
     rejectUnsupportedCommonFields(request);
-    if (request.n != null && request.n > 1)
-        reject("n", "more than one choice per prompt (n > 1)");
     if (request.best_of != null && request.best_of > 1)
         reject("best_of", "best_of > 1");
-    // OpenAI answers even 0 with the sampled tokens' log probabilities, which chatserve does not return.
-    if (request.logprobs != null)
-        reject("logprobs", "returning log probabilities");
     if (request.echo === true && request.suffix != null)
         throw new BadRequestError("echo cannot be combined with suffix.", {param: "echo", code: "invalid_value"});
 }
 
-function rejectUnsupportedCommonFields(request: Pick<ChatCompletionRequest & CompletionRequest, "logit_bias" | "stream" | "stream_options">): void {
-    if (request.logit_bias != null && Object.keys(request.logit_bias).length > 0)
-        reject("logit_bias", "biasing token probabilities");
-    if (request.stream_options != null && request.stream !== true)
+function rejectUnsupportedCommonFields(request: Pick<ChatCompletionRequest & CompletionRequest, "stream" | "stream_options">): void {    if (request.stream_options != null && request.stream !== true)
         throw new BadRequestError("stream_options is only allowed when stream is true.", {param: "stream_options", code: "invalid_value"});
 }

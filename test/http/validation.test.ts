@@ -51,11 +51,14 @@ describe("chat request validation", () => {
         expect(errorOf(res.body)).toMatchObject({param: "stop", message: expect.stringContaining("at most 64 sequences")});
     });
 
-    it("n: 2 → 400 naming n", async () => {
-        const res = await post(chatRequest({n: 2}));
+    it("n over 128 → 400 naming n; logit_bias out of range → 400 naming it", async () => {
+        const res = await post(chatRequest({n: 129}));
         expect(res.status).toBe(400);
-        expect(errorOf(res.body)).toMatchObject({param: "n", code: "unsupported_parameter"});
-        expect(errorOf(res.body).message).toContain("n");
+        expect(errorOf(res.body)).toMatchObject({param: "n", code: "invalid_value"});
+        expect(errorOf(res.body).message).toContain("at most 128");
+        const bias = await post(chatRequest({logit_bias: {"12": 150}}));
+        expect(bias.status).toBe(400);
+        expect(errorOf(bias.body).param).toContain("logit_bias");
     });
 
     it("image input → 400 image_input_not_supported", async () => {

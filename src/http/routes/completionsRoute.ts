@@ -1,9 +1,11 @@
 import {Router, type Response} from "express";
 import type {Logger} from "pino";
-import {sumResults, textCompletion, textCompletionChunk, textCompletionUsageChunk} from "../../completions/completionFormat.js";
-import type {CompletionRun, CompletionService} from "../../completions/completionService.js";
+import {laterChoice, sumResults, textCompletion, textCompletionChunk, textCompletionUsageChunk} from "../../completions/completionFormat.js";
+import {CompletionLogprobsBuilder} from "../../completions/completionLogprobs.js";
+import type {CompletionJob, CompletionRun, CompletionService} from "../../completions/completionService.js";
 import type {GenerationResult} from "../../engine/types.js";
 import {completionRequestSchema} from "../../protocol/completionRequest.js";
+import type {CompletionLogprobs} from "../../protocol/completionResponse.js";
 import {parseBody} from "../../protocol/parseBody.js";
 import {toFinishReason} from "../../protocol/replyFields.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
@@ -34,15 +36,40 @@ export function completionsRoute(service: CompletionService, logger: Logger, opt
     return router;
 }
 
+/** The result as usage counts it: a prompt's later choices (`n` > 1) do not count it again. */
+function countedResult(job: CompletionJob, result: GenerationResult): GenerationResult {
+    return job.choice === 0 ? result : laterChoice(result);
+}
+
+/** The offset of a choice's first token: OpenAI's offsets count from the start of the prompt. */
+function logprobsFor(run: CompletionRun, job: CompletionJob): CompletionLogprobsBuilder | undefined {
+    return run.logprobs ? new CompletionLogprobsBuilder(run.echo ? 0 : job.promptText.length) : undefined;
+}
+
 async function sendCompletions(res: Response, run: CompletionRun, signal: AbortSignal): Promise<void> {
-    const choices: Array<{text: string, result: GenerationResult}> = [];
+    const choices: Array<{text: string, result: GenerationResult, logprobs?: CompletionLogprobs}> = [];
+    // A prompt's logprobs come with its first choice (it is scored once); the others echo them.
+    let promptLogprobs: Parameters<CompletionLogprobsBuilder["addPrompt"]> | undefined;
     for (const job of run.jobs) {
         let text = run.echo ? job.promptText : "";
-        const result = await consumeGeneration(run.lease.generate(job.prompt, job.options, signal), {text: (piece) => text += piece});
+        const logprobs = logprobsFor(run, job);
+        if (job.choice > 0 && promptLogprobs != null && run.echo)
+            logprobs?.addPrompt(...promptLogprobs);
+        const result = await consumeGeneration(run.lease.generate(job.prompt, job.options, signal), {
+            text: (piece) => {
+                text += piece;
+                logprobs?.takeForText();
+            },
+            logprobs: (token) => logprobs?.add(token),
+            promptLogprobs: (first, rest) => {
+                promptLogprobs = [first, rest];
+                logprobs?.addPrompt(first, rest);
+            }
+        });
         // Aborted: its client left, or the server's stop answered it already.
         if (result.finishReason === "abort" || res.headersSent)
             return;
-        choices.push({text, result});
+        choices.push({text, result: countedResult(job, result), ...(logprobs == null ? {} : {logprobs: logprobs.forChoice()})});
     }
     recordUsage(res, sumResults(choices.map((choice) => choice.result)));
     res.json(textCompletion(run.identity, choices));
@@ -52,20 +79,31 @@ async function streamCompletions(res: Response, run: CompletionRun, includeUsage
     const sse = new SseWriter(res);
     sse.open();
     const results: GenerationResult[] = [];
+    let promptLogprobs: Parameters<CompletionLogprobsBuilder["addPrompt"]> | undefined;
     try {
         for (const job of run.jobs) {
-            if (run.echo)
-                sse.send(textCompletionChunk(run.identity, job.index, job.promptText, null, includeUsage));
+            const chunk = (text: string, logprobs: CompletionLogprobs | null = null) =>
+                sse.send(textCompletionChunk(run.identity, job.index, text, null, includeUsage, logprobs));
+            const logprobs = logprobsFor(run, job);
+            // With logprobs, the echo waits for the prompt's scores (its first choice's) and carries them.
+            if (run.echo && (logprobs == null || job.choice > 0 && promptLogprobs != null))
+                chunk(job.promptText, promptLogprobs == null ? null : logprobs!.addPrompt(...promptLogprobs));
             const result = await consumeGeneration(
                 run.lease.generate(job.prompt, job.options, signal), {
-                    text: (text) => sse.send(textCompletionChunk(run.identity, job.index, text, null, includeUsage)),
+                    text: (text) => chunk(text, logprobs?.takeForText() ?? null),
+                    logprobs: (token) => logprobs?.add(token),
+                    promptLogprobs: (first, rest) => {
+                        promptLogprobs = [first, rest];
+                        if (run.echo)
+                            chunk(job.promptText, logprobs?.addPrompt(first, rest) ?? null);
+                    },
                     keepAlive: (comment) => sse.comment(comment)
                 });
             // Aborted: its client left, or the server's stop ended the stream with its error event.
             if (result.finishReason === "abort" || sse.closed)
                 return;
             sse.send(textCompletionChunk(run.identity, job.index, "", toFinishReason(result.finishReason), includeUsage));
-            results.push(result);
+            results.push(countedResult(job, result));
         }
         recordUsage(res, sumResults(results));
         if (includeUsage)

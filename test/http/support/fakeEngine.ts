@@ -53,6 +53,7 @@ export class FakeModel implements LoadedModel {
     public supportsInfill = false;
     public readonly embeddingDimensions = 4;
     public supportsTools = true;
+    public imageInputRefusal: string | null = "no vision projector (mmproj) is paired with it";
     public script: Script = defaultScript;
     /** The tools the last prompt was rendered with, and whether it let a reasoning model think. */
     public renderedTools: readonly ToolDefinition[] = [];

@@ -1,0 +1,106 @@
+import type {Llama, LlamaModel} from "node-llama-cpp";
+
+/**
+ * chatserve's native vision calls (native/vision.cpp), compiled into node-llama-cpp's addon by
+ * `npm install` on Linux CPU machines (scripts/visionBuild.mjs) or by `npm run build:native` for a
+ * GPU backend. node-llama-cpp's prebuilt addons have none: `visionSupport` says why not.
+ */
+
+/** One piece of an image's prompt: the projector's wrapper text (`<start_of_image>`), or image embeddings. */
+export type ImagePart =
+    | {type: "text", tokens: Uint32Array}
+    | {
+        type: "image",
+        /** The chunk's index, for `encode` and `decode`. */
+        index: number,
+        /** Embeddings (KV cells) it takes. */
+        tokens: number,
+        /** Positions it advances the sequence by: fewer than its cells for M-RoPE models (Qwen2-VL). */
+        positions: number,
+        /** Decoded with non-causal attention (Gemma 3): must fit one micro-batch. */
+        nonCausal: boolean,
+        /** SHA-256 of the image file's bytes. */
+        id: string
+    };
+
+/** An image made ready for one projector: its parts, and the native handle that owns them (freed by the GC). */
+export type TokenizedImage = {handle: unknown, parts: ImagePart[]};
+
+type NativeVisionObject = {
+    load(): Promise<{mrope: boolean}>,
+    tokenize(bytes: Uint8Array): Promise<TokenizedImage>,
+    encode(handle: unknown, index: number, encodeId: number): Promise<void>,
+    abortEncode(encodeId: number): void,
+    decode(nativeContext: unknown, handle: unknown, index: number, sequenceId: number, position: number): Promise<number>,
+    dispose(): void
+};
+
+type NativeVisionClass = new (nativeModel: unknown, projectorPath: string, options: {threads: number, useGpu: boolean, marker: string}) => NativeVisionObject;
+
+function visionClass(llama: Llama): NativeVisionClass | undefined {
+    const binding = (llama as unknown as {_bindings?: {ChatserveVision?: unknown}})._bindings?.ChatserveVision;
+    return typeof binding === "function" ? binding as NativeVisionClass : undefined;
+}
+
+/** Whether this addon can serve images, and if not, why (the banner and the 400 say it). */
+export function visionSupport(llama: Llama): {available: true} | {available: false, reason: string} {
+    if (visionClass(llama) != null)
+        return {available: true};
+    const reason = llama.gpu !== false
+        ? `node-llama-cpp's prebuilt ${llama.gpu} binaries have no image support; build them with it: npm run build:native -- --gpu ${llama.gpu} (README, "Image input")`
+        : "this install's llama.cpp build has no image support (it was not compiled from source here, or CHATSERVE_VISION=off; README, \"Image input\")";
+    return {available: false, reason};
+}
+
+let nextEncodeId = 1;
+
+/**
+ * A vision projector (mmproj GGUF) loaded against one loaded model. Loading, tokenizing and
+ * encoding run on native threads of their own, so that other streams keep decoding meanwhile;
+ * `decode` runs on node-llama-cpp's worker like a batch and must be called under the context lock.
+ */
+export class NativeProjector {
+    private constructor(private readonly native: NativeVisionObject, public readonly mrope: boolean) {}
+
+    public static async load(llama: Llama, model: LlamaModel, projectorPath: string, options: {threads: number, marker: string}): Promise<NativeProjector> {
+        const Vision = visionClass(llama);
+        if (Vision == null)
+            throw new Error("this llama.cpp build has no image support");
+        const nativeModel = (model as unknown as {_model?: unknown})._model;
+        const native = new Vision(nativeModel, projectorPath, {threads: options.threads, useGpu: llama.gpu !== false, marker: options.marker});
+        const {mrope} = await native.load();
+        return new NativeProjector(native, mrope);
+    }
+
+    /** Decodes the file (PNG, JPEG, GIF, BMP) and splits it into the projector's parts. */
+    public tokenize(bytes: Uint8Array): Promise<TokenizedImage> {
+        return this.native.tokenize(bytes);
+    }
+
+    /** Runs the vision tower on one image chunk; an abort stops it at its next check and rejects with an AbortError. */
+    public async encode(handle: unknown, index: number, signal: AbortSignal): Promise<void> {
+        signal.throwIfAborted();
+        const encodeId = nextEncodeId++;
+        const abort = () => this.native.abortEncode(encodeId);
+        signal.addEventListener("abort", abort, {once: true});
+        try {
+            await this.native.encode(handle, index, encodeId);
+        } catch (error) {
+            if (signal.aborted)
+                throw signal.reason;
+            throw error;
+        } finally {
+            signal.removeEventListener("abort", abort);
+        }
+    }
+
+    /** The encoded chunk's embeddings into a sequence at `position`; resolves to the position after it. */
+    public decode(nativeContext: unknown, handle: unknown, index: number, sequenceId: number, position: number): Promise<number> {
+        return this.native.decode(nativeContext, handle, index, sequenceId, position);
+    }
+
+    /** Frees the projector; before the model it was loaded against, and with no call running. */
+    public dispose(): void {
+        this.native.dispose();
+    }
+}
