@@ -207,7 +207,7 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
                 if (mtmd_bitmap_is_audio(bitmap.get()))
                     return "the file is audio, not an image";
                 image->chunks = mtmd_input_chunks_init();
-                const mtmd_input_text text{marker.c_str(), false, true};
+                const mtmd_input_text text{marker.c_str(), marker.size(), false, true};
                 const mtmd_bitmap* bitmaps[] = {bitmap.get()};
                 const int32_t result = mtmd_tokenize(context, image->chunks, &text, bitmaps, 1);
                 if (result != 0)
