@@ -41,9 +41,14 @@ export class MessagesService {
 }
 
 /** An error of the chat path, its param and message naming the Messages request's field (`messages[3]` is the chat request's fourth message). */
-function inMessagesTerms(error: unknown, {messageParams, toolParams}: ChatTranslation): unknown {
+function inMessagesTerms(error: unknown, {messageParams, toolParams, imageParams}: ChatTranslation): unknown {
     if (!(error instanceof ApiError) || error.param == null)
         return error;
+    // An image part's field (its URL) is its block's source; the part itself, its block.
+    const image = /^(messages\[\d+\]\.content\[\d+\])(\.image_url\.url)?$/.exec(error.param);
+    const imageParam = image == null ? undefined : imageParams.get(image[1]!);
+    if (imageParam != null)
+        return error.withParam(image![2] == null ? imageParam.block : imageParam.source);
     const message = /^messages\[(\d+)\](.*)$/.exec(error.param);
     const tool = /^tools\[(\d+)\]\.function\.parameters(.*)$/.exec(error.param);
     const param = message != null ? (messageParams[Number(message[1])] ?? "messages") + message[2]!.replace(/^\.tool_call_id$/, "")

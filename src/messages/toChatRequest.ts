@@ -8,6 +8,8 @@ export type ChatTranslation = {
     messageParams: string[],
     /** For each chat tool, its index in the request's `tools`. */
     toolParams: string[],
+    /** For each image part, by its chat param (`messages[2].content[1]`), its Messages block and the field its bytes came from. */
+    imageParams: Map<string, {block: string, source: string}>,
     /** Server tools left out of the prompt (their types). */
     skippedTools: string[]
 };
@@ -27,6 +29,7 @@ const perRequestSystemLine = /^x-anthropic-billing-header:/;
 export function toChatRequest(request: MessagesRequest): ChatTranslation {
     const messages: ChatMessage[] = [];
     const messageParams: string[] = [];
+    const imageParams: ChatTranslation["imageParams"] = new Map();
     const push = (message: ChatMessage, param: string) => {
         messages.push(message);
         messageParams.push(param);
@@ -43,11 +46,20 @@ export function toChatRequest(request: MessagesRequest): ChatTranslation {
             return push(assistantMessage(content, param), param);
         // A user turn's tool results answer the calls before it: each becomes a tool message, then any other content.
         const parts: ChatPart[] = [];
-        content.forEach((block, blockIndex) => block.type === "tool_result"
-            ? push(toolMessage(block as ToolResult), `${param}.content[${blockIndex}]`)
-            : parts.push(...userPart(block, `${param}.content[${blockIndex}]`)));
-        if (parts.length > 0 || content.length === 0)
+        const imageSources: Array<[number, {block: string, source: string}]> = [];
+        content.forEach((block, blockIndex) => {
+            const blockParam = `${param}.content[${blockIndex}]`;
+            if (block.type === "tool_result")
+                return push(toolMessage(block as ToolResult), blockParam);
+            if (block.type === "image")
+                imageSources.push([parts.length, {block: blockParam, source: `${blockParam}.source.${(block as {source: ImageSource}).source.type === "url" ? "url" : "data"}`}]);
+            parts.push(...userPart(block, blockParam));
+        });
+        if (parts.length > 0 || content.length === 0) {
+            for (const [partIndex, source] of imageSources)
+                imageParams.set(`messages[${messages.length}].content[${partIndex}]`, source);
             push({role: role === "system" ? "system" : "user", content: parts}, param);
+        }
     });
 
     const {tools, toolParams, skippedTools} = chatTools(request);
@@ -72,6 +84,7 @@ export function toChatRequest(request: MessagesRequest): ChatTranslation {
         },
         messageParams,
         toolParams,
+        imageParams,
         skippedTools
     };
 }
@@ -119,17 +132,35 @@ function userPart(block: ContentBlock, param: string): ChatPart[] {
     switch (block.type) {
         case "text":
             return [{type: "text", text: (block as {text: string}).text}];
-        case "image": {
-            // The same answer as an image part in chat completions.
-            const source = (block as {source: {type: string, media_type?: string, data?: string, url?: string}}).source;
-            const url = source.type === "base64" ? `data:${source.media_type};base64,${source.data}` : source.url ?? "";
-            return [{type: "image_url", image_url: {url}}];
-        }
+        case "image":
+            // The chat path's image part: its bytes are fetched and checked there (vision/imageInput.ts).
+            return [{type: "image_url", image_url: {url: imageUrl((block as {source: ImageSource}).source, `${param}.source`)}}];
         case "thinking":
         case "redacted_thinking":
             return [];
         default:
             throw unsupportedBlock(block.type, param);
+    }
+}
+
+type ImageSource = {type: string, media_type?: string, data?: string, url?: string};
+
+/**
+ * An image block's source as the URL of a chat image part: base64 becomes a data: URI. Its
+ * media_type must be an image type, but need not be right: the bytes decide what the image is.
+ */
+function imageUrl(source: ImageSource, param: string): string {
+    switch (source.type) {
+        case "base64":
+            if (!/^image\/[\w.+-]+$/i.test(source.media_type ?? ""))
+                throw new BadRequestError(`${param}.media_type: '${source.media_type}' is not an image type; send image/jpeg, image/png, image/gif or image/webp.`,
+                    {param: `${param}.media_type`, code: "invalid_value"});
+            return `data:${source.media_type};base64,${source.data}`;
+        case "url":
+            return source.url!;
+        default:
+            throw new BadRequestError(`${param}: image sources of type '${source.type}' are not supported (there is no Files API here); send type base64 or url.`,
+                {param: `${param}.type`, code: "invalid_value"});
     }
 }
 

@@ -16,7 +16,9 @@ function responsesParam(param: string, messageParams: ReadonlyArray<string | nul
     const message = /^messages\[(\d+)\](.*)$/.exec(param);
     if (message != null) {
         const source = messageParams[Number(message[1])] ?? "previous_response_id";
-        return source === "previous_response_id" || source === "instructions" ? source : source + message[2]!.replace(/^\.tool_call_id$/, ".call_id");
+        // An input_image's URL is a string field of its own (`image_url`), not chat's `image_url.url`.
+        return source === "previous_response_id" || source === "instructions" ? source
+            : source + message[2]!.replace(/^\.tool_call_id$/, ".call_id").replace(/^(\.content\[\d+\])\.image_url\.url$/, "$1.image_url");
     }
     const tool = /^tools\[(\d+)\]\.function(.*)$/.exec(param);
     if (tool != null)

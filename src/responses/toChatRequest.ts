@@ -71,7 +71,7 @@ class MessageBuilder {
                 const {role, content} = item as Extract<InputItem, {role: string}>;
                 if (role === "assistant")
                     return this.push({role, content: typeof content === "string" ? content : assistantText(content), ...this.takeReasoning()}, param);
-                return this.push({role, content: typeof content === "string" ? content : content.map(toChatPart)}, param);
+                return this.push({role, content: typeof content === "string" ? content : content.map((part, index) => toChatPart(part, partParam(param, "content", index)))}, param);
             }
             case "function_call":
             case "custom_tool_call": {
@@ -83,7 +83,8 @@ class MessageBuilder {
             case "function_call_output":
             case "custom_tool_call_output": {
                 const {call_id, output} = item as {call_id: string, output: string | ContentPart[]};
-                return this.push({role: "tool", tool_call_id: call_id, content: typeof output === "string" ? output : output.map(toChatPart)}, param);
+                return this.push({role: "tool", tool_call_id: call_id, content: typeof output === "string" ? output
+                    : output.map((part, index) => toChatPart(part, partParam(param, "output", index)))}, param);
             }
             case "reasoning": {
                 const {summary, content} = item as {summary?: Array<{text: string}> | null, content?: Array<{text: string}> | null};
@@ -120,7 +121,7 @@ class MessageBuilder {
 }
 
 /** Responses content parts → chat parts: text kinds become text; an image the chat path's image part (its answer too). */
-function toChatPart(part: ContentPart): ChatPart {
+function toChatPart(part: ContentPart, param: string): ChatPart {
     switch (part.type) {
         case "input_text":
         case "output_text":
@@ -128,10 +129,26 @@ function toChatPart(part: ContentPart): ChatPart {
         case "refusal":
             return {type: "text", text: (part as {refusal: string}).refusal};
         case "input_image":
-            return {type: "image_url", image_url: {url: (part as {image_url?: string | null}).image_url ?? ""}};
+            return {type: "image_url", image_url: {url: imageUrl(part as {image_url?: string | null, file_id?: string | null}, param)}};
         default:
             return {type: part.type};
     }
+}
+
+/** `input[2].content[1]`; a part of a stored earlier response is its `previous_response_id`. */
+function partParam(itemParam: string | null, field: string, index: number): string {
+    return itemParam == null ? "previous_response_id" : `${itemParam}.${field}[${index}]`;
+}
+
+/** An input_image's URL (a data: URI or an http(s) URL); a file_id names an upload to a Files API, which chatserve has not. */
+function imageUrl(part: {image_url?: string | null, file_id?: string | null}, param: string): string {
+    const field = (name: string) => param === "previous_response_id" ? param : `${param}.${name}`;
+    if (part.image_url != null)
+        return part.image_url;
+    if (part.file_id != null)
+        throw new BadRequestError(`Invalid '${field("file_id")}': images by file_id are not supported (this server has no Files API); send image_url as a data: URI or an http(s) URL.`,
+            {param: field("file_id"), code: "invalid_value"});
+    throw new BadRequestError(`Invalid '${param}': an input_image needs image_url (a data: URI or an http(s) URL).`, {param: field("image_url"), code: "missing_required_parameter"});
 }
 
 /** An assistant's earlier reply: its text parts, one after another. */
