@@ -11,6 +11,10 @@ import {toReplyPlan} from "./replyFormat.js";
 import {compileGrammars} from "./replyGrammars.js";
 import type {IgnoredKeyword} from "./schemaStrictness.js";
 import {toChatHistory} from "./toChatHistory.js";
+import {checkImageCount, loadImage, type ImageLimits} from "../vision/imageInput.js";
+import {imagePartsOf} from "./imageParts.js";
+import {promptCells} from "../vision/imagePrompt.js";
+import {BadRequestError} from "../errors.js";
 
 /**
  * With tool_choice "auto" or "none", a model whose template cannot render tools simply answers:
@@ -46,8 +50,11 @@ export type ChatGeneration = {
  * check, and the wait for a free sequence (or 503 when the queue is full).
  */
 export class ChatCompletionService {
-    /** `logger`: where a debug line says what a request's lenient schemas went without. */
-    public constructor(private readonly models: ModelSource, private readonly logger?: Logger) {}
+    /**
+     * `logger`: where a debug line says what a request's lenient schemas went without. `imageLimits`:
+     * what an image part may be (absent: images are refused, as by a model without vision).
+     */
+    public constructor(private readonly models: ModelSource, private readonly logger?: Logger, private readonly imageLimits?: ImageLimits) {}
 
     public async start(request: ChatCompletionRequest, signal: AbortSignal): Promise<ChatGeneration> {
         const {held, prompt, format} = await this.prepare(request, signal);
@@ -55,7 +62,7 @@ export class ChatCompletionService {
         try {
             const choices = choiceCount(request.n);
             const options = {
-                ...toGenerationOptions(request, prompt.tokens.length, model.contextLength, {modelDefaults: held.sampling, vocabularySize: model.vocabularySize}),
+                ...toGenerationOptions(request, promptCells(prompt), model.contextLength, {modelDefaults: held.sampling, vocabularySize: model.vocabularySize}),
                 format,
                 ...(request.logprobs === true ? {logprobs: {top: request.top_logprobs ?? 0}} : {})
             };
@@ -63,7 +70,7 @@ export class ChatCompletionService {
             return {
                 identity: newReplyIdentity(request.model),
                 opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
-                promptTokens: prompt.tokens.length,
+                promptTokens: promptCells(prompt),
                 events: lease.generate(prompt, options, signal),
                 moreChoices: Array.from({length: choices - 1}, (_, index) => () => lease.generate(prompt, choiceOptions(options, index + 1), signal)),
                 logprobs: request.logprobs === true,
@@ -82,14 +89,15 @@ export class ChatCompletionService {
     public async countPromptTokens(request: ChatCompletionRequest): Promise<number> {
         const {held, prompt} = await this.prepare(request);
         held.release();
-        return prompt.tokens.length;
+        return promptCells(prompt);
     }
 
     /** The model held for this request (release it when done), the rendered prompt and the reply's format. */
     private async prepare(request: ChatCompletionRequest, signal?: AbortSignal): Promise<{held: HeldModel, prompt: PreparedPrompt, format: ReplyFormat}> {
         rejectUnsupportedChatFields(request);
         const plan = toReplyPlan(request);
-        const history = toChatHistory(request.messages);
+        const imageParts = imagePartsOf(request.messages);
+        const history = toChatHistory(request.messages, {images: imageParts.length > 0});
         const held = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat", {keepAlive: request.keep_alive, signal});
         try {
             const {model} = held;
@@ -98,12 +106,31 @@ export class ChatCompletionService {
             // A reasoning model thinks unless told not to (Qwen3's variable, or DeepSeek V3.1's), or unless its reply is constrained from the start.
             const kwargs = request.chat_template_kwargs;
             const thinking = beginsFreely(format) && (kwargs?.enable_thinking ?? kwargs?.thinking ?? true);
-            const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking});
+            const images = await this.loadImages(model, imageParts, signal);
+            const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking, images});
             return {held, prompt, format};
         } catch (error) {
             held.release();
             throw error;
         }
+    }
+
+    /**
+     * The request's images, checked and read (downloaded where they are URLs) before anything waits
+     * for a sequence; one at a time, each within the limits. A model without vision refuses them
+     * first, and says why, before any is fetched.
+     */
+    private async loadImages(model: LoadedModel, parts: ReturnType<typeof imagePartsOf>, signal: AbortSignal | undefined) {
+        if (parts.length === 0)
+            return [];
+        if (model.imageInputRefusal != null || this.imageLimits == null)
+            throw new BadRequestError(`Invalid '${parts[0]!.param}': this model does not take image input (${model.imageInputRefusal ?? "image input is off"}); send text parts only.`,
+                {param: parts[0]!.param, code: "image_input_not_supported"});
+        checkImageCount(parts.length, this.imageLimits, "messages");
+        const images = [];
+        for (const part of parts)
+            images.push({...await loadImage(part.url, part.param, this.imageLimits, signal ?? new AbortController().signal), param: part.param});
+        return images;
     }
 }
 

@@ -2,7 +2,11 @@ import {setImmediate as nextTurn} from "node:timers/promises";
 import {
     JinjaTemplateChatWrapper, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token
 } from "node-llama-cpp";
-import {ServiceShuttingDownError, type ApiError} from "../errors.js";
+import {BadRequestError, ServiceShuttingDownError, type ApiError} from "../errors.js";
+import {ImageEvaluator} from "../vision/imageEvaluation.js";
+import {isImagePlaceholder} from "../vision/imagePrompt.js";
+import {mediaMarker} from "../vision/mediaMarker.js";
+import {NativeProjector, type TokenizedImage} from "../vision/nativeVision.js";
 import {renderChatPrompt} from "./chatPrompt.js";
 import {DecodeSteps} from "./decodeSteps.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
@@ -14,7 +18,7 @@ import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeG
 import {SequencePool} from "./sequencePool.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt} from "./textPrompt.js";
 import type {
-    EmbeddingResult, GenerationOptions, JsonSchema, LoadedModel, ModelActivity, PreparedPrompt, SequenceLease, ToolDefinition
+    EmbeddingResult, GenerationOptions, ImageBytes, JsonSchema, LoadedModel, ModelActivity, PreparedPrompt, SequenceLease, ToolDefinition
 } from "./types.js";
 
 export type ModelLoadOptions = {
@@ -30,8 +34,13 @@ export type ModelLoadOptions = {
     tools: boolean,
     embeds: boolean,
     /** A Jinja chat template (chatserve.json's chat_template) used instead of the one in the GGUF. */
-    chatTemplate?: string
+    chatTemplate?: string,
+    /** A vision projector (mmproj GGUF) loaded with the model, for image input; `threads` encode an image. */
+    projector?: {path: string, threads: number}
 };
+
+/** The model's projector once loaded, or why a model paired with one cannot take images. */
+type Vision = {projector: NativeProjector, images: ImageEvaluator} | {unavailable: string};
 
 type Generation = {
     context: LlamaContext, steps: DecodeSteps, sequences: LlamaContextSequence[], pool: SequencePool<LlamaContextSequence>,
@@ -55,7 +64,8 @@ export class LlamaLoadedModel implements LoadedModel {
         private readonly embedder: LlamaEmbedder | null,
         public readonly supportsTools: boolean,
         /** What --ctx-size asked for (capped at the trained context). */
-        private readonly requestedContextSize: number
+        private readonly requestedContextSize: number,
+        private readonly vision: Vision
     ) {}
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions): Promise<LlamaLoadedModel> {
@@ -89,7 +99,8 @@ export class LlamaLoadedModel implements LoadedModel {
             const embedder = options.embeds
                 ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
                 : null;
-            return new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools, contextSize);
+            const vision = await loadVision(runtime, model, generation, options.projector);
+            return new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools, contextSize, vision);
         } catch (error) {
             await model.dispose();
             throw error;
@@ -129,10 +140,17 @@ export class LlamaLoadedModel implements LoadedModel {
         return this.model.embeddingVectorSize;
     }
 
-    public prepareChat(history: ChatHistoryItem[], options: {tools?: readonly ToolDefinition[], thinking?: boolean} = {}): Promise<PreparedPrompt> {
+    public get imageInputRefusal(): string | null {
+        return "unavailable" in this.vision ? this.vision.unavailable : null;
+    }
+
+    public prepareChat(
+        history: ChatHistoryItem[], {images = [], ...options}: {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[]} = {}
+    ): Promise<PreparedPrompt> {
         return this.outsideSequence(async () => {
             await refuseHistoryBeyondContext(this.model, history, this.contextLength);
-            return renderChatPrompt(this.model, this.generating().chatWrapper, history, options);
+            const tokenized = await this.tokenizeImages(images);
+            return renderChatPrompt(this.model, this.generating().chatWrapper, history, {...options, images: tokenized});
         });
     }
 
@@ -191,11 +209,14 @@ export class LlamaLoadedModel implements LoadedModel {
             pool.release(sequence);
             throw error;
         }
-        const detokenize = (tokens: readonly Token[], lastTokens: readonly Token[]) => this.model.detokenize(tokens, false, lastTokens);
+        // An image's placeholders are no vocabulary's tokens: they read as nothing.
+        const detokenize = (tokens: readonly Token[], lastTokens: readonly Token[]) =>
+            this.model.detokenize(tokens.filter((token) => !isImagePlaceholder(token)), false, lastTokens.filter((token) => !isImagePlaceholder(token)));
+        const images = "images" in this.vision ? this.vision.images : undefined;
         let released = false;
         return {
             generate: (leasedPrompt: PreparedPrompt, options: GenerationOptions, generationSignal: AbortSignal) =>
-                generateOnSequence(sequence, {steps, detokenize, grammars}, leasedPrompt, options, generationSignal),
+                generateOnSequence(sequence, {steps, detokenize, grammars, images}, leasedPrompt, options, generationSignal),
             release: () => {
                 if (!released) {
                     released = true;
@@ -221,7 +242,33 @@ export class LlamaLoadedModel implements LoadedModel {
             await this.generation.context.dispose();
         }
         await this.embedder?.dispose();
+        // The projector holds the model's vocabulary: it goes first.
+        if ("projector" in this.vision)
+            this.vision.projector.dispose();
         await this.model.dispose();
+    }
+
+    /** Each image decoded and split into the projector's parts; a model without one refuses images with the reason. */
+    private async tokenizeImages(images: readonly ImageBytes[]): Promise<TokenizedImage[]> {
+        if (images.length === 0)
+            return [];
+        if (!("projector" in this.vision))
+            throw new BadRequestError(`This model does not take image input: ${this.vision.unavailable}.`, {param: "messages", code: "image_input_not_supported"});
+        const {projector} = this.vision;
+        const tokenized: TokenizedImage[] = [];
+        // One at a time: each decodes a file on a thread of its own, and a request may carry many.
+        for (const image of images)
+            tokenized.push(await projector.tokenize(image.bytes).catch((error: Error) => {
+                throw new BadRequestError(`Invalid '${image.param}': ${error.message}.`, {param: image.param, code: "invalid_image"});
+            }));
+        const batchSize = this.generating().context.batchSize;
+        for (const [index, image] of tokenized.entries())
+            for (const part of image.parts)
+                if (part.type === "image" && part.nonCausal && part.tokens > batchSize)
+                    throw new BadRequestError(
+                        `Invalid '${images[index]!.param}': the image takes ${part.tokens} tokens, and this model decodes an image in one batch of at most ${batchSize}.`,
+                        {param: images[index]!.param, code: "image_too_large"});
+        return tokenized;
     }
 
     private outsideSequence<T>(work: () => Promise<T>): Promise<T> {
@@ -238,5 +285,19 @@ export class LlamaLoadedModel implements LoadedModel {
         if (this.generation == null)
             throw new Error("this model was loaded for embeddings only");
         return this.generation;
+    }
+}
+
+/** Loads the model's projector; a projector that fails to load leaves the model serving text, and says why to image requests. */
+async function loadVision(runtime: LlamaRuntime, model: LlamaModel, generation: Generation | null, projector: ModelLoadOptions["projector"]): Promise<Vision> {
+    if (projector == null)
+        return {unavailable: "no vision projector (mmproj) is paired with it (README, \"Image input\")"};
+    if (generation == null)
+        return {unavailable: "it was loaded for embeddings only"};
+    try {
+        const loaded = await NativeProjector.load(runtime.llama, model, projector.path, {threads: projector.threads, marker: mediaMarker});
+        return {projector: loaded, images: new ImageEvaluator(loaded, generation.context)};
+    } catch (error) {
+        return {unavailable: `its projector ${projector.path} could not be loaded (${(error as Error).message})`};
     }
 }

@@ -1,4 +1,6 @@
 import type {LlamaContextSequence, LlamaModel, Token, TokenBias} from "node-llama-cpp";
+import {imageAround, type ImageEvaluator} from "../vision/imageEvaluation.js";
+import {promptCells} from "../vision/imagePrompt.js";
 import {tokenBiasOf} from "./llamaInternals.js";
 import {alignPromptWithCache} from "./cacheAlignment.js";
 import type {DecodeSteps, StepSamplingOptions} from "./decodeSteps.js";
@@ -9,8 +11,8 @@ import type {ReplyGrammars} from "./reply/grammars.js";
 import type {ReplyShaper} from "./reply/replyShaper.js";
 import type {FinishReason, GenerationEvent, GenerationOptions, GenerationResult, PreparedPrompt} from "./types.js";
 
-/** What a generation uses of its model and context besides its own sequence. */
-export type GenerationEngine = {steps: DecodeSteps, detokenize: DetokenizeFn, grammars: ReplyGrammars};
+/** What a generation uses of its model and context besides its own sequence; `images` for a model with a projector. */
+export type GenerationEngine = {steps: DecodeSteps, detokenize: DetokenizeFn, grammars: ReplyGrammars, images?: ImageEvaluator};
 
 /**
  * The token each sequence sampled last and never evaluated (a generation stops before feeding its
@@ -35,7 +37,7 @@ const penaltyWindow = 256;
  */
 export async function* generateOnSequence(
     sequence: LlamaContextSequence,
-    {steps, detokenize, grammars}: GenerationEngine,
+    {steps, detokenize, grammars, images}: GenerationEngine,
     prepared: PreparedPrompt,
     options: GenerationOptions,
     signal: AbortSignal
@@ -47,11 +49,15 @@ export async function* generateOnSequence(
     const prompt = {...prepared, tokens};
     // Whatever happens next, the sequence's tokens change: the tail no longer follows them.
     unevaluatedTail.delete(sequence);
-    const promptTokens = prompt.tokens.length;
+    const promptTokens = promptCells(prompt);
     const scored = scoresPrompt ? await scorePrompt(sequence, prompt.tokens, options.logprobs!.top) : undefined;
     // Keep at most all but the last prompt token: the sampler needs logits from a fresh evaluation.
     await sequence.adaptStateToTokens(prompt.tokens.slice(0, -1), false);
-    const cachedTokens = scored == null ? sequence.nextTokenIndex : 0;
+    // Never part of an image: it is evaluated whole or not at all.
+    const cutImage = imageAround(prompt.images, sequence.nextTokenIndex);
+    if (cutImage != null)
+        await sequence.eraseContextTokenRanges([{start: cutImage.start, end: sequence.nextTokenIndex}]);
+    const cachedTokens = scored == null ? promptCells({tokens: prompt.tokens.slice(0, sequence.nextTokenIndex), images: imagesBefore(prompt, sequence.nextTokenIndex)}) : 0;
     const shaper = createReplyShaper(prompt, options, grammars);
     // Metrics' time to first token and per output token: two clock reads per reply, none per token.
     let firstTokenAt: number | undefined;
@@ -71,7 +77,7 @@ export async function* generateOnSequence(
     }
     if (scored != null)
         yield {type: "promptLogprobs", ...scored};
-    const position = yield* evaluateWholeBatches(sequence, prompt.tokens, sequence.nextTokenIndex, signal);
+    const position = yield* evaluateWholeBatches(sequence, prompt, sequence.nextTokenIndex, signal, images);
     if (position == null)
         return result("abort", 0);
     const detokenizer = new IncrementalDetokenizer(detokenize, prompt.tokens, shaper.shownTokens);
@@ -127,20 +133,48 @@ export async function* generateOnSequence(
  * Evaluates whole batches of the prompt, without outputs, with a progress event after each: an abort
  * or a keep-alive never waits for more than one batch. The rest (at most one batch) is left to go
  * into the same batch as the first sampled token, one decode less per request, as llama-server's
- * single llama_decode. Returns where that rest starts, or undefined once aborted.
+ * single llama_decode. Returns where that rest starts, or undefined once aborted. An image goes in
+ * whole, after all the text before it (the prompt always ends in text: the assistant's opening).
  */
 async function* evaluateWholeBatches(
-    sequence: LlamaContextSequence, tokens: readonly Token[], from: number, signal: AbortSignal
+    sequence: LlamaContextSequence, prompt: PreparedPrompt, from: number, signal: AbortSignal, images: ImageEvaluator | undefined
 ): AsyncGenerator<GenerationEvent, number | undefined> {
+    const {tokens} = prompt;
     const batchSize = sequence.context.batchSize;
-    for (let position = from; ; position += batchSize) {
+    const progress = (evaluatedTokens: number): GenerationEvent => ({type: "progress", evaluatedTokens, totalTokens: tokens.length});
+    let position = from;
+    for (const image of (prompt.images ?? []).filter((candidate) => candidate.start >= from)) {
+        for (; position < image.start; position += Math.min(batchSize, image.start - position)) {
+            if (signal.aborted)
+                return undefined;
+            await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(position, Math.min(position + batchSize, image.start)));
+            yield progress(Math.min(position + batchSize, image.start));
+        }
+        if (images == null)
+            throw new Error("this model has no projector to evaluate images with");
+        const evaluated = await images.evaluate(sequence, image, signal).then(() => true, (error: unknown) => {
+            if (signal.aborted)
+                return false;
+            throw error;
+        });
+        if (!evaluated)
+            return undefined;
+        position = image.start + image.positions;
+        yield progress(position);
+    }
+    for (; ; position += batchSize) {
         if (signal.aborted)
             return undefined;
         if (tokens.length - position <= batchSize)
             return position;
         await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(position, position + batchSize));
-        yield {type: "progress", evaluatedTokens: position + batchSize, totalTokens: tokens.length};
+        yield progress(position + batchSize);
     }
+}
+
+/** The prompt's images that lie wholly before `position`. */
+function imagesBefore(prompt: PreparedPrompt, position: number) {
+    return prompt.images?.filter((image) => image.start + image.positions <= position);
 }
 
 /**

@@ -72,7 +72,27 @@ export type PreparedPrompt = {
     /** How a reasoning model's template marks its thought; set for templates that have one. */
     thought?: ThoughtMarkers,
     /** The client's own token ids: evaluated exactly as sent, never re-spelled in the tokens a cached sequence holds. */
-    exactTokens?: boolean
+    exactTokens?: boolean,
+    /** The images in `tokens`, in order: each stands there as placeholders (one per position it takes). */
+    images?: PromptImage[]
+};
+
+/** An image file as a request sent it (vision/imageInput.ts checks it first); `param` names it in errors. */
+export type ImageBytes = {bytes: Uint8Array, id: string, param: string};
+
+/**
+ * An image in a prompt's tokens: `positions` placeholder entries from `start`, all one negative value
+ * drawn from the image's content, so that a sequence that holds the same image there reuses it and
+ * a different one cuts the cache exactly at it (as llama-server compares images by their hash).
+ */
+export type PromptImage = {
+    start: number,
+    positions: number,
+    /** KV cells (embeddings) it takes: more than `positions` for M-RoPE models. What usage counts. */
+    cells: number,
+    placeholder: Token,
+    /** The projector's native chunk: what encodes and decodes it (vision/nativeVision.ts). */
+    chunk: {handle: unknown, index: number, nonCausal: boolean}
 };
 
 /** The text around a reasoning model's thought (`<think>` … `</think>`), trimmed. */
@@ -178,7 +198,9 @@ export interface LoadedModel {
      * Renders the conversation; with `tools`, the template documents them and the prompt says how calls look.
      * With `thinking` false (default true), a reasoning model's reply begins after an empty thought.
      */
-    prepareChat(history: ChatHistoryItem[], options?: {tools?: readonly ToolDefinition[], thinking?: boolean}): Promise<PreparedPrompt>,
+    prepareChat(history: ChatHistoryItem[], options?: {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[]}): Promise<PreparedPrompt>,
+    /** Why it does not take image input (no projector paired with it, or one that failed to load); null when it does. */
+    readonly imageInputRefusal: string | null,
     /** Builds (and caches) the grammar for a JSON schema (null: any object); throws when llama.cpp cannot parse it. */
     compileSchema(schema: JsonSchema | null): void,
     /** A raw prompt, no template (legacy completions). */
