@@ -1,5 +1,6 @@
 import express, {type NextFunction, type Request, type Response} from "express";
 import {PayloadTooLargeError, UnsupportedMediaTypeError} from "../errors.js";
+import {assertUtf8Json} from "./utf8Body.js";
 
 /**
  * Parses request bodies as JSON. Besides `application/json`, bodies without a Content-Type and
@@ -15,7 +16,16 @@ const jsonLikeTypes = ["application/json", "application/*+json", "text/plain", "
 
 export function jsonBody(limit: string) {
     const maxBytes = byteCount(limit);
-    const parse = express.json({limit: maxBytes, type: (req) => !req.headers["content-type"] || express.request.is.call(req as Request, jsonLikeTypes) !== false, strict: false});
+    const parse = express.json({
+        limit: maxBytes,
+        type: (req) => !req.headers["content-type"] || express.request.is.call(req as Request, jsonLikeTypes) !== false,
+        strict: false,
+        // Stray bytes would become U+FFFD; a body in UTF-16 or UTF-32 (which body-parser also reads) is not UTF-8's to check.
+        verify: (_req, _res, body, encoding) => {
+            if (/^utf-?8$/i.test(encoding))
+                assertUtf8Json(body);
+        }
+    });
     return (req: Request, res: Response, next: NextFunction) => {
         if (Number(req.headers["content-length"]) > maxBytes)
             throw new PayloadTooLargeError(`${maxBytes} bytes`);

@@ -1,15 +1,12 @@
 import {z} from "zod";
 import {keepAliveField} from "./keepAlive.js";
+import {otherKind} from "./otherKind.js";
 
 /**
  * Anthropic's `POST /v1/messages` request body (the Messages API), in the order of Anthropic's API
  * reference. Block and tool kinds chatserve cannot serve are accepted here with their `type` and
  * decided on in messages/toChatRequest.ts: Claude Code sends server tools and its own fields freely.
  */
-
-/** A kind of its own; one of the known kinds with a field missing or wrong fails the union instead. */
-const otherKind = (known: readonly string[]) =>
-    z.object({type: z.string()}).loose().refine((block) => !known.includes(block.type), {message: "a required field is missing or has the wrong type"});
 
 const cacheControl = {cache_control: z.unknown().optional()};
 const textBlock = z.object({type: z.literal("text"), text: z.string(), citations: z.unknown().optional(), ...cacheControl});
@@ -26,14 +23,16 @@ const toolUseBlock = z.object({type: z.literal("tool_use"), id: z.string(), name
 const toolResultBlock = z.object({
     type: z.literal("tool_result"),
     tool_use_id: z.string(),
-    content: z.union([z.string(), z.array(z.union([textBlock, imageBlock, otherKind(["text", "image"])]))]).optional(),
+    content: z.union([z.string(), z.array(z.union([textBlock, imageBlock, otherKind({text: textBlock, image: imageBlock})]))]).optional(),
     is_error: z.boolean().nullish(),
     ...cacheControl
 });
 const thinkingBlock = z.object({type: z.literal("thinking"), thinking: z.string(), signature: z.string().nullish()});
 const redactedThinkingBlock = z.object({type: z.literal("redacted_thinking"), data: z.string()});
 
-const knownBlocks = ["text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking"];
+const knownBlocks = {
+    text: textBlock, image: imageBlock, tool_use: toolUseBlock, tool_result: toolResultBlock, thinking: thinkingBlock, redacted_thinking: redactedThinkingBlock
+};
 export const contentBlockSchema = z.union([textBlock, imageBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock, otherKind(knownBlocks)], {
     error: "a content block must be text, image, tool_use (id, name, input), tool_result (tool_use_id), thinking or redacted_thinking, with its required fields"
 });

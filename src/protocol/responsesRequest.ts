@@ -1,5 +1,6 @@
 import {z} from "zod";
 import {keepAliveField} from "./keepAlive.js";
+import {otherKind} from "./otherKind.js";
 
 /**
  * OpenAI's `POST /v1/responses` request body (the Responses API), in the order of OpenAI's API
@@ -52,12 +53,8 @@ const reasoning = z.object({
     id: z.string().nullish()
 });
 
-/** A kind of its own; one of the kinds above with a field missing or wrong fails the union instead. */
-const otherKind = (known: readonly string[]) =>
-    z.object({type: z.string()}).loose().refine((item) => !known.includes(item.type), {message: "a required field is missing or has the wrong type"});
-
 /** Other item kinds (hosted tools' calls, item references…): decided on in translation. */
-const otherItem = otherKind(["message", "function_call", "function_call_output", "reasoning"]);
+const otherItem = otherKind({message, function_call: functionCall, function_call_output: functionCallOutput, reasoning});
 
 export const inputItemSchema = z.union([message, functionCall, functionCallOutput, reasoning, otherItem], {
     error: "an input item must be a message (role, content), function_call (call_id, name, arguments), function_call_output (call_id, output) or reasoning item"
@@ -75,11 +72,11 @@ const namespaceTool = z.object({
     type: z.literal("namespace"),
     name: z.string().min(1),
     description: z.string().nullish(),
-    tools: z.array(z.union([functionTool, otherKind(["function"])], {error: "a namespace's function needs a name and valid parameters"}))
+    tools: z.array(z.union([functionTool, otherKind({function: functionTool})], {error: "a namespace's function needs a name and valid parameters"}))
 });
 
 /** Hosted tools (web_search, file_search, mcp, custom…): left out of the prompt (see toChatRequest.ts). */
-const otherTool = otherKind(["function", "namespace"]);
+const otherTool = otherKind({function: functionTool, namespace: namespaceTool});
 
 const toolChoice = z.union([
     z.enum(["none", "auto", "required"]),

@@ -91,7 +91,7 @@ describe("POST /v1/responses", () => {
         const unknown = await request(t.app).post("/v1/responses").send({model: "nope", input: "hi"});
         expect(unknown.status).toBe(404);
         const item = await request(t.app).post("/v1/responses").send({model: MODEL, input: [{type: "function_call", name: "x"}]});
-        expect(errorOf(item.body).param).toBe("input[0]");
+        expect(errorOf(item.body)).toMatchObject({param: "input[0].call_id", message: "Invalid 'input[0].call_id': missing: a function_call needs it."});
     });
 });
 
