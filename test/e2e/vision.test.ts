@@ -111,6 +111,28 @@ describe("image input", () => {
         expect(two.usage!.prompt_tokens - first.usage!.prompt_tokens).toBeGreaterThanOrEqual(TINY_LLAVA_IMAGE_TOKENS);
     });
 
+    visionIt("copies a running sequence's images to a request that shares them", async () => {
+        // Four images (64 tokens) and text: a prefix long enough to be copied rather than evaluated again.
+        const parts = [text("Four views:"), ...[11, 12, 13, 14].map((seed) => image(png(32, 32, seed))), text("Which differs?")];
+        const first = await client.chat.completions.create({
+            model: "llava", temperature: 0, max_tokens: 400, stream: true, messages: [{role: "user", content: parts}]
+        });
+        let firstText = "";
+        let copied: OpenAI.ChatCompletion | undefined;
+        for await (const chunk of first) {
+            firstText += chunk.choices[0]?.delta.content ?? "";
+            // Once the first generates, its sequence is busy: the second takes the other one and copies
+            // the first's cells (images included) before evaluating the rest.
+            if (firstText !== "") {
+                copied = await ask("llava", parts, {max_tokens: 4});
+                break;
+            }
+        }
+        expect(copied!.usage!.prompt_tokens_details?.cached_tokens).toBeGreaterThanOrEqual(4 * TINY_LLAVA_IMAGE_TOKENS);
+        const again = await ask("llava", parts, {max_tokens: 4});
+        expect(copied!.choices[0]!.message.content).toBe(again.choices[0]!.message.content);
+    });
+
     visionIt("decodes JPEG as well as PNG", async () => {
         const jpeg = dataUri(encodeJpeg(24, 24, gradient(24, 24, 3)), "image/jpeg");
         const reply = await ask("llava", [image(jpeg), text("What is it?")]);
