@@ -149,11 +149,9 @@ function bodyLimit(value: string): string {
 
 /** `33554432` or `8192x4096`. */
 function pixelCount(value: string): number {
-    const match = /^\s*(\d+)\s*[x×*]\s*(\d+)\s*$/i.exec(value);
-    if (match == null)
-        return integer(1)(value);
-    const pixels = Number(match[1]) * Number(match[2]);
-    if (pixels < 1 || !Number.isSafeInteger(pixels))
+    const match = /^\s*(\d+)\s*(?:[x×*]\s*(\d+)\s*)?$/i.exec(value);
+    const pixels = match == null ? Number.NaN : Number(match[1]) * Number(match[2] ?? 1);
+    if (!(pixels >= 1) || !Number.isSafeInteger(pixels))
         throw new InvalidArgumentError("expected a pixel count or WIDTHxHEIGHT, e.g. 8192x4096.");
     return pixels;
 }
