@@ -50,6 +50,8 @@ export class CompletionService {
 
     public async start(request: CompletionRequest, signal: AbortSignal): Promise<CompletionRun> {
         rejectUnsupportedCompletionFields(request);
+        // Before the model is loaded or a sequence taken: a 1,000-prompt list would hold one for minutes.
+        choiceCount(request.n, promptsOf(request.prompt).length);
         const held = await this.models.acquire(request.model, "completion", {keepAlive: request.keep_alive, signal});
         try {
             const run = await this.runOn(held.model, request, signal, held.sampling);
@@ -72,7 +74,6 @@ export class CompletionService {
 
         const prompts = promptsOf(request.prompt);
         const perPrompt = request.n ?? 1;
-        choiceCount(perPrompt, prompts.length);
         if (fim && prompts.some((prompt) => typeof prompt !== "string"))
             throw new BadRequestError("'suffix' needs a text prompt: token ids cannot be framed for fill-in-the-middle.", {param: "suffix", code: "invalid_value"});
         // A fill-in-the-middle prompt is cut to leave the completion its room (see prepareInfillPrompt),

@@ -66,3 +66,22 @@ describe("JSON that is not valid UTF-8", () => {
         expect(res.status).toBe(200);
     });
 });
+
+describe("a legacy completions prompt list", () => {
+    it("of more than 128 prompts is a 400 naming prompt, before a model is loaded or a sequence taken", async () => {
+        const t = createTestApp();
+        for (const count of [129, 1000]) {
+            const res = await request(t.app).post("/v1/completions").send({model: MODEL, prompt: Array.from({length: count}, (_, index) => `prompt ${index}`)});
+            expect(res.status).toBe(400);
+            expect(errorOf(res.body)).toMatchObject({param: "prompt", code: "invalid_value"});
+            expect(errorOf(res.body).message).toContain(`${count} prompts`);
+        }
+        expect(t.loads()).toBe(0);
+    });
+
+    it("of 128 prompts is served, one choice each", async () => {
+        const res = await request(app).post("/v1/completions").send({model: MODEL, prompt: Array.from({length: 128}, (_, index) => `prompt ${index}`), max_tokens: 2});
+        expect(res.status).toBe(200);
+        expect(res.body.choices).toHaveLength(128);
+    });
+});
