@@ -6,8 +6,9 @@ import {HeaderBytes, ImageHeaderError, TruncatedHeaderError} from "./headerBytes
  * progressive Huffman frames (SOF0-2) of 8-bit samples with 1, 3 or 4 components.
  *
  * The scans are counted too: a progressive JPEG can repeat near-empty scans over the whole image
- * (a few bytes each), and a decoder then walks every block once per scan; a file of 10 MB could
- * keep a CPU busy for hours. libjpeg-turbo guards this with a scan limit; so does this.
+ * (a few bytes each), and a decoder walks every block once per scan, so a small file can cost
+ * far more decoding time than its size suggests (libjpeg-turbo offers a scan limit for this).
+ * Ordinary progressive JPEGs have about ten scans.
  */
 const maxScans = 256;
 

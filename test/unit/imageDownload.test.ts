@@ -85,14 +85,13 @@ describe("loadImage over http", () => {
         expect(await refusal(`${server.origin}/login`)).toMatchObject({code: "invalid_image", message: expect.stringContaining("an HTML page, not an image")});
     });
 
-    it("says why a download failed: status, closed port, unknown host, compressed body", async () => {
+    it("says why a download failed: status, closed port, compressed body", async () => {
         expect(await refusal(`${server.origin}/missing.png?token=secret`)).toMatchObject({
             code: "image_download_failed",
             message: `Invalid '${param}': could not download the image from ${server.origin}/missing.png: the server answered HTTP 404 Not Found.`
         });
         expect((await refusal(`${server.origin}/gone`)).message).toContain("HTTP 410 Gone");
         expect((await refusal(`http://127.0.0.1:${await closedPort()}/cat.png`)).message).toContain("the connection was refused");
-        expect((await refusal("http://no-such-host.invalid/cat.png")).message).toContain("its host name does not resolve");
         expect((await refusal(`${server.origin}/gzipped`)).message).toContain("compressed (Content-Encoding: gzip)");
         expect((await refusal(`${server.origin}/cut-short`)).code).toMatch(/image_download_failed|invalid_image/);
     });

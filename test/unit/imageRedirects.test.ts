@@ -21,7 +21,8 @@ vi.mock("node:dns", async (importOriginal) => {
         "rebind.test": [{address: "127.0.0.1", family: 4}, {address: "10.0.0.7", family: 4}]
     };
     const lookup = (host: string, options: object, callback: (...args: unknown[]) => void) =>
-        names[host] == null ? real.lookup(host, options as never, callback as never) : callback(null, names[host]);
+        host === "missing.test" ? callback(Object.assign(new Error("getaddrinfo ENOTFOUND missing.test"), {code: "ENOTFOUND"}))
+            : names[host] == null ? real.lookup(host, options as never, callback as never) : callback(null, names[host]);
     return {...real, default: {...(real as unknown as {default: object}).default, lookup}, lookup};
 });
 
@@ -73,5 +74,11 @@ describe("image URL redirects and names", () => {
         const before = server.requested.filter((path) => path === "/cat.png").length;
         expect((await refusal(`${server.origin}/to-rebind`)).message).toContain("'rebind.test' resolves to a private address");
         expect(server.requested.filter((path) => path === "/cat.png").length).toBe(before);
+    });
+
+    it("says when a name does not resolve", async () => {
+        expect(await refusal("http://missing.test/cat.png")).toMatchObject({
+            code: "image_download_failed", message: expect.stringContaining("could not download the image from http://missing.test/cat.png: its host name does not resolve")
+        });
     });
 });
