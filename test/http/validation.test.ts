@@ -64,7 +64,8 @@ describe("chat request validation", () => {
     it("image input → 400 image_input_not_supported", async () => {
         const res = await post(chatRequest({messages: [{role: "user", content: [{type: "image_url", image_url: {url: "data:,"}}]}]}));
         expect(res.status).toBe(400);
-        expect(errorOf(res.body)).toMatchObject({param: "messages[0].content[0]", code: "image_input_not_supported"});
+        expect(errorOf(res.body)).toMatchObject({param: "messages[0].content[0].image_url.url", code: "image_input_not_supported"});
+        expect(errorOf(res.body).message).toMatch(/does not take image input \(no vision projector/);
     });
 
     it("unknown model → 404 model_not_found", async () => {

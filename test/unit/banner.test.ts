@@ -8,11 +8,11 @@ import type {ModelObject} from "../../src/protocol/models.js";
 import type {RunningServer} from "../../src/server.js";
 
 /** What the banner says for these settings and the models the registry lists. */
-function bannerFor(settings: ConfigInput, models: Array<Partial<ModelObject>> = []): string {
+function bannerFor(settings: ConfigInput, models: Array<Partial<ModelObject>> = [], vision: RunningServer["vision"] = {available: true}): string {
     let printed = "";
     vi.spyOn(process.stdout, "write").mockImplementation((text) => (printed += String(text), true));
     const server = {
-        url: "http://127.0.0.1:8080/v1", backend: "CPU", openmp: true, threads: 2, decodeThreads: 2, freeMemoryBytes: 20 * 1024 ** 3,
+        url: "http://127.0.0.1:8080/v1", backend: "CPU", openmp: true, threads: 2, decodeThreads: 2, vision, freeMemoryBytes: 20 * 1024 ** 3,
         memoryBudget: {bytes: 18 * 1024 ** 3, models: Number.POSITIVE_INFINITY, source: "the memory free at start, less a tenth"},
         registry: {list: () => models}
     };
@@ -47,6 +47,14 @@ describe("printBanner", () => {
             "memory: 20 GiB free at start; a model's KV cache takes at most half of what its weights leave (by its default context and parallel sequences)");
         expect(bannerFor({ctxSize: 4096}, [qwen])).toContain("(by its default parallel sequences)");
         expect(bannerFor({ctxSize: 4096, parallel: 4}, [qwen])).not.toContain("memory:");
+    });
+
+    it("says which models take images, or why this build takes none", () => {
+        const gemma: Partial<ModelObject> = {...qwen, id: "gemma-3-4b", capabilities: ["chat", "completion", "vision"]};
+        expect(bannerFor({}, [qwen, gemma])).toContain("image input: gemma-3-4b (each with its projector, mmproj)\n");
+        expect(bannerFor({}, [qwen])).not.toContain("image input");
+        expect(bannerFor({}, [qwen], {available: false, reason: "no image support in this build"}))
+            .toContain("image input: not available (no image support in this build)\n");
     });
 
     it("says what the loaded models may take together, and how long an idle one stays", () => {
