@@ -46,8 +46,8 @@ export type AppDependencies = {
 
 /**
  * The HTTP application, in the order a request meets it: request id and access log → metrics →
- * CORS (preflights end here) → health (no key) → /metrics (/v1's key) → API key → JSON body →
- * routes → 404 → errors.
+ * Host check (DNS rebinding) → CORS (preflights end here) → health (no key) → /metrics (/v1's
+ * key) → API key → JSON body → routes → 405 or 404 → errors.
  * It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
 export function createApp({config, logger, registry, chat, responses, messages, completions, embeddings, stopping, backend, metrics}: AppDependencies): express.Express {
