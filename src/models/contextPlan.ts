@@ -36,7 +36,9 @@ export type ContextPlan = {
      */
     chatTemplate?: string,
     /** The vision projector loaded with it: chatserve.json's `mmproj`, else the one paired in its folder. Load-time too. */
-    projector?: string
+    projector?: string,
+    /** The projector file's size: what its weights add to the model's memory. */
+    projectorBytes?: number
 };
 
 /** A 20k-token agent prompt and its reply fit; beyond this, a context's KV cache is rarely worth its memory by default. */

@@ -1,3 +1,4 @@
+import {statSync} from "node:fs";
 import {planContext, type ContextPlan, type ContextSettings} from "./contextPlan.js";
 import type {MemoryFootprint} from "./memoryEstimate.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
@@ -50,7 +51,7 @@ export class ModelSizing {
                 plan = {...plan, chatTemplate: own.chatTemplateText};
             const projector = own.mmproj ?? descriptor.projector;
             if (this.flags.vision === true && projector != null)
-                plan = {...plan, projector};
+                plan = {...plan, projector, projectorBytes: fileSize(projector)};
             this.plans.set(descriptor, plan);
         }
         return plan;
@@ -63,11 +64,11 @@ export class ModelSizing {
     public estimateFor(descriptor: ModelDescriptor): MemoryFootprint {
         const measured = this.measured.get(descriptor);
         if (measured != null)
-            return measured;
+            return withProjector(measured, this.planFor(descriptor));
         let estimate = this.estimates.get(descriptor);
         if (estimate == null) {
             const plan = this.planFor(descriptor);
-            estimate = descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0};
+            estimate = withProjector(descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0}, plan);
             this.estimates.set(descriptor, estimate);
         }
         return estimate;
@@ -80,5 +81,21 @@ export class ModelSizing {
 
     public isMeasured(descriptor: ModelDescriptor): boolean {
         return this.measured.has(descriptor);
+    }
+}
+
+/**
+ * A vision projector's weights, which llama.cpp's account of the model does not include (mtmd
+ * allocates its own buffers): counted at their file's size, in RAM (an estimate, on a GPU too).
+ */
+function withProjector(footprint: MemoryFootprint, plan: ContextPlan): MemoryFootprint {
+    return plan.projectorBytes == null ? footprint : {...footprint, ram: footprint.ram + plan.projectorBytes};
+}
+
+function fileSize(file: string): number {
+    try {
+        return statSync(file).size;
+    } catch {
+        return 0;
     }
 }
