@@ -4,6 +4,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import type {ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming} from "openai/resources/chat/completions";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
@@ -131,6 +132,28 @@ describe("image input", () => {
         expect(copied!.usage!.prompt_tokens_details?.cached_tokens).toBeGreaterThanOrEqual(4 * TINY_LLAVA_IMAGE_TOKENS);
         const again = await ask("llava", parts, {max_tokens: 4});
         expect(copied!.choices[0]!.message.content).toBe(again.choices[0]!.message.content);
+    });
+
+    visionIt("takes the same image through the Responses API's input_image and the Messages API's image block", async () => {
+        const picture = png(40, 30, 21);
+        const chat = await ask("llava", [text("What is this?"), image(picture)], {max_tokens: 6});
+        const response = await client.responses.create({
+            model: "llava", temperature: 0, max_output_tokens: 6,
+            input: [{role: "user", content: [{type: "input_text", text: "What is this?"}, {type: "input_image", image_url: picture, detail: "auto"}]}]
+        });
+        expect(response.usage!.input_tokens).toBe(chat.usage!.prompt_tokens);
+        expect(response.output_text).toBe(chat.choices[0]!.message.content);
+
+        const anthropic = new Anthropic({baseURL: server.url.replace(/\/v1$/, ""), apiKey: "none", maxRetries: 0});
+        const message = await anthropic.messages.create({
+            model: "llava", temperature: 0, max_tokens: 6,
+            messages: [{role: "user", content: [
+                {type: "text", text: "What is this?"},
+                {type: "image", source: {type: "base64", media_type: "image/png", data: picture.slice("data:image/png;base64,".length)}}
+            ]}]
+        });
+        expect(message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0)).toBe(chat.usage!.prompt_tokens);
+        expect(message.content[0]).toMatchObject({type: "text", text: chat.choices[0]!.message.content});
     });
 
     visionIt("decodes JPEG as well as PNG", async () => {
