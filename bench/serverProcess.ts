@@ -26,15 +26,20 @@ const startTimeoutMs = 60_000;
  * JavaScript never shares the server's event loop. The models folder is a temporary directory
  * with a link to the one model; `--port 0` picks a free port, read back from the banner.
  * --parallel and --max-queue stay at chatserve's defaults unless `extraArgs` sets them.
+ * `companions`: more files linked beside the model under their own names (a vision model's
+ * projector, `mmproj-<model>.gguf`, which pairs with the model by that name).
  */
 export async function startServerProcess(
     options: Pick<BenchOptions, "modelPath" | "threads" | "decodeThreads" | "flashAttention" | "gpu">,
-    extraArgs: readonly string[] = []
+    extraArgs: readonly string[] = [],
+    companions: readonly string[] = []
 ): Promise<ServerProcess> {
     await fs.access(options.modelPath);
     const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-bench-"));
     const fileName = path.basename(options.modelPath);
     await fs.symlink(options.modelPath, path.join(modelsDir, fileName));
+    for (const companion of companions)
+        await fs.symlink(path.resolve(companion), path.join(modelsDir, path.basename(companion)));
 
     const args = ["bin/chatserve.cjs", "--models", modelsDir, "--port", "0", "--gpu", options.gpu, "--log-level", "warn"];
     if (options.threads != null)
