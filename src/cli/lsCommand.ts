@@ -42,10 +42,15 @@ export function lsTable(models: readonly ModelDescriptor[], modelsDir: string): 
         model.architecture ?? "-",
         model.quantization ?? "-",
         model.trainedContextLength != null ? String(model.trainedContextLength) : "-",
-        model.error != null ? `unavailable: ${model.error}` : model.capabilities.join(", ")
+        model.error != null ? `unavailable: ${model.error}` : capabilities(model).join(", ")
     ]);
     const table = textTable(["NAME", "SIZE", "ARCHITECTURE", "QUANTIZATION", "CONTEXT", "CAPABILITIES"], rows);
     return rows.length > 0
         ? table
         : `${table}(no models in ${path.resolve(modelsDir)}: chatserve pull hf:user/repo:Q4_K_M downloads one, or copy a .gguf file there)\n`;
+}
+
+/** A chat model with a projector paired in its folder takes images (where the llama.cpp build has vision: the banner says). */
+function capabilities(model: ModelDescriptor): string[] {
+    return model.projector != null && model.capabilities.includes("chat") ? [...model.capabilities, `vision (${path.basename(model.projector)})`] : model.capabilities;
 }

@@ -88,6 +88,11 @@ describe("chatserve ls's table", () => {
         ]);
     });
 
+    it("lists vision, with its projector, for a chat model paired with one", () => {
+        const table = lsTable([descriptor("gemma", {projector: "/m/gemma/mmproj-F16.gguf"})], "/m");
+        expect(rows(table)[1]!.at(-1)).toBe("chat, completion, tools, vision (mmproj-F16.gguf)");
+    });
+
     it("says how to get a model when the folder has none", () => {
         expect(lsTable([], "/m")).toMatch(/^NAME +SIZE .*\n\(no models in \/m: chatserve pull hf:user\/repo:Q4_K_M downloads one, or copy a \.gguf file there\)\n$/);
     });
