@@ -1,4 +1,5 @@
 import {describe, expect, it} from "vitest";
+import type {Token} from "node-llama-cpp";
 import {ContentLogprobs} from "../../src/chat/contentLogprobs.js";
 import {CompletionLogprobsBuilder} from "../../src/completions/completionLogprobs.js";
 import type {TokenLogprob} from "../../src/engine/types.js";
@@ -14,7 +15,8 @@ describe("logprob shapes", () => {
     it("computes the log-softmax from the top logits and the total weight", () => {
         const logits = [3, 1, 0];
         const weight = logits.reduce((sum, logit) => sum + Math.exp(logit - 3), 0);
-        const {chosen, top} = logSoftmax({top: [[5, 3], [6, 1]], chosen: [7, 0], weight});
+        const token = (id: number) => id as Token;
+        const {chosen, top} = logSoftmax({top: [[token(5), 3], [token(6), 1]], chosen: [token(7), 0], weight});
         const normalizer = Math.log(logits.reduce((sum, logit) => sum + Math.exp(logit), 0));
         expect(top).toEqual([3 - normalizer, 1 - normalizer].map((value) => expect.closeTo(value, 10)));
         expect(chosen).toBeCloseTo(0 - normalizer, 10);
