@@ -50,6 +50,7 @@ if (!fs.existsSync(mmproj)) {
         throw new Error("bench/visionProjector.ts failed");
 }
 const build = ensureBuilt(options.build);
+const commit = commitOf();
 const extraLlamaFlags = llamaFlags?.split(/\s+/).filter((flag) => flag !== "") ?? [];
 const extraChatserveFlags = chatserveFlags?.split(/\s+/).filter((flag) => flag !== "") ?? [];
 
@@ -84,7 +85,7 @@ const table = await comparePaired(
 const written = JSON.parse(fs.readFileSync(options.outFile, "utf8")) as object;
 fs.writeFileSync(options.outFile, JSON.stringify({
     ...written,
-    chatserve: {commit: commitOf(), build, backend: chatserveBackend, flags: [`--threads ${threads}`, ...extraChatserveFlags].join(" ")},
+    chatserve: {commit, build, backend: chatserveBackend, flags: [`--threads ${threads}`, ...extraChatserveFlags].join(" ")},
     llamaServer: {binary: llamaServerBinary, flags: ["-t", threads, "-tb", threads, ...extraLlamaFlags].join(" ")},
     projector: mmproj,
     streamTokens
