@@ -3,13 +3,14 @@
 // sequences at that sequence's position, so that chatserve's own decode loop carries on after it.
 //
 // JavaScript: `new ChatserveVision(addonModel, projectorPath, {threads, useGpu, marker})`, then
-// `load()`, `tokenize(bytes)`, `encode(chunks, index)`, `decode(addonContext, chunks, index,
-// sequenceId, position)`, `abortEncode()`, `dispose()` (src/vision/nativeVision.ts wraps them).
+// `load()`, `tokenize(bytes)`, `encode(handle, index, encodeId)`, `abortEncode(encodeId)`,
+// `decode(addonContext, handle, index, sequenceId, position, from, count)`, `discard(addonContext,
+// sequenceId, position)`, `dispose()` (src/vision/nativeVision.ts wraps them).
 //
 // Loading, decoding an image file and encoding it run on a thread of their own, not on libuv's
 // pool: bin/chatserve.cjs gives that pool one thread, which every other stream's decode steps need,
-// and a CPU encode takes seconds. Only `decode` (the image's embeddings into the KV cache, as long
-// as a text prompt of that many tokens) runs on the pool, under the context lock like any batch.
+// and a CPU encode takes seconds. Only `decode` (a slice of the image's embeddings into the KV
+// cache) runs on the pool, under the context lock like any batch.
 //
 // Every llama.cpp precondition that would abort the process is checked first and answered with an
 // error: a non-causal image (Gemma 3) larger than the micro-batch. scripts/addonSource.mjs adds
@@ -90,6 +91,7 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
                 InstanceMethod("tokenize", &ChatserveVision::Tokenize),
                 InstanceMethod("encode", &ChatserveVision::Encode),
                 InstanceMethod("decode", &ChatserveVision::Decode),
+                InstanceMethod("discard", &ChatserveVision::Discard),
                 InstanceMethod("abortEncode", &ChatserveVision::AbortEncode),
                 InstanceMethod("dispose", &ChatserveVision::Dispose)
             });
@@ -279,6 +281,9 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
                 std::lock_guard<std::mutex> lock(encoding);
                 if (abortedEncode.load() == encodeId)
                     return "aborted";
+                // Encoded already (the same image in another request, or an earlier turn's): its embeddings stay as they are.
+                if (!image->embeddings[index].empty())
+                    return "";
                 currentEncode = encodeId;
                 nodesSinceCheck = 0;
                 const mtmd_input_chunk* chunk = mtmd_input_chunks_get(image->chunks, index);
@@ -306,6 +311,7 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
         }
 
         Napi::Value Decode(const Napi::CallbackInfo& info);
+        Napi::Value Discard(const Napi::CallbackInfo& info);
 
         Napi::Value Dispose(const Napi::CallbackInfo& info) {
             if (running.load() > 0)
@@ -320,13 +326,21 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
         friend class DecodeImageWorker;
 };
 
-/** An encoded image's embeddings into the KV cache of one sequence, as llama-server's process_mtmd_chunk does. */
+/**
+ * Part of an encoded image's embeddings into the KV cache of one sequence: embeddings `from` to
+ * `from + count` of the image whose first position is `position`. A causal image goes in slices,
+ * the context lock released between them, so that other streams' steps go on in between (one
+ * `mtmd_helper_decode_image_chunk` call held them for a whole image: 439 ms for LLaVA 1.5's 576
+ * embeddings on 2 cores); a non-causal one (Gemma 3) must go whole. The positions are mtmd's own:
+ * consecutive, or for M-RoPE models every embedding at `position` in time and at its place in the
+ * picture. A failed slice removes the whole image from the sequence.
+ */
 class DecodeImageWorker : public Napi::AsyncWorker {
     public:
         DecodeImageWorker(Napi::Env env, ChatserveVision* vision, AddonContext* context, std::shared_ptr<ImageChunks> image,
-                          size_t index, llama_seq_id sequence, llama_pos position)
+                          size_t index, llama_seq_id sequence, llama_pos position, int32_t from, int32_t count)
             : Napi::AsyncWorker(env, "ChatserveDecodeImageWorker"), vision(vision), context(context), image(std::move(image)),
-              index(index), sequence(sequence), position(position), deferred(Napi::Promise::Deferred::New(env)) {
+              index(index), sequence(sequence), position(position), from(from), count(count), deferred(Napi::Promise::Deferred::New(env)) {
             context->Ref();
             vision->Begin();
         }
@@ -341,25 +355,57 @@ class DecodeImageWorker : public Napi::AsyncWorker {
     protected:
         void Execute() override {
             const mtmd_input_chunk* chunk = mtmd_input_chunks_get(image->chunks, index);
-            std::vector<float>& embeddings = image->embeddings[index];
+            const std::vector<float>& embeddings = image->embeddings[index];
             if (embeddings.empty())
                 return SetError("the image was not encoded");
-            const size_t tokens = mtmd_input_chunk_get_n_tokens(chunk);
+            const auto tokens = static_cast<int32_t>(mtmd_input_chunk_get_n_tokens(chunk));
+            const bool nonCausal = mtmd_decode_use_non_causal(vision->context, chunk);
+            if (from < 0 || count <= 0 || from + count > tokens || count > static_cast<int32_t>(llama_n_batch(context->ctx)))
+                return SetError("no such slice of the image's embeddings");
+            if (nonCausal && (from != 0 || count != tokens))
+                return SetError("a non-causal image is decoded whole");
             // llama.cpp asserts (aborts the process) on a non-causal batch split across micro-batches.
-            if (mtmd_decode_use_non_causal(vision->context, chunk) && tokens > llama_n_ubatch(context->ctx))
+            if (nonCausal && count > static_cast<int32_t>(llama_n_ubatch(context->ctx)))
                 return SetError("the image takes " + std::to_string(tokens) + " tokens, more than the batch size (" +
-                    std::to_string(llama_n_ubatch(context->ctx)) + ") this model decodes an image in; raise the batch size");
-            const int32_t failed = mtmd_helper_decode_image_chunk(vision->context, context->ctx, chunk, embeddings.data(), position,
-                sequence, static_cast<int32_t>(llama_n_batch(context->ctx)), &nextPosition, nullptr, nullptr);
+                    std::to_string(llama_n_ubatch(context->ctx)) + ") this model decodes an image in");
+
+            const bool mrope = mtmd_decode_use_mrope(vision->context);
+            std::vector<llama_pos> positions(static_cast<size_t>(count) * (mrope ? 4 : 1));
+            const mtmd_image_tokens* imageTokens = mtmd_input_chunk_get_tokens_image(chunk);
+            for (int32_t i = 0; i < count; i++) {
+                if (!mrope) {
+                    positions[i] = position + from + i;
+                    continue;
+                }
+                // llama.cpp reads M-RoPE positions as four sections of `count`: time, height, width, unused.
+                const mtmd_decoder_pos at = mtmd_image_tokens_get_decoder_pos(imageTokens, position, static_cast<size_t>(from + i));
+                positions[i] = at.t;
+                positions[i + count] = at.y;
+                positions[i + count * 2] = at.x;
+                positions[i + count * 3] = at.z;
+            }
+            llama_seq_id sequenceId = sequence;
+            std::vector<int32_t> sequenceCounts(count, 1);
+            std::vector<llama_seq_id*> sequenceIds(count, &sequenceId);
+            std::vector<int8_t> outputs(count, 0);
+            const size_t width = static_cast<size_t>(llama_model_n_embd_inp(llama_get_model(context->ctx)));
+            llama_batch batch{count, nullptr, const_cast<float*>(embeddings.data()) + static_cast<size_t>(from) * width,
+                positions.data(), sequenceCounts.data(), sequenceIds.data(), outputs.data()};
+
+            if (nonCausal)
+                llama_set_causal_attn(context->ctx, false);
+            const int32_t failed = llama_decode(context->ctx, batch);
+            if (nonCausal)
+                llama_set_causal_attn(context->ctx, true);
             if (failed != 0) {
-                // No half image stays in the sequence.
+                // No part of the image stays in the sequence.
                 llama_memory_seq_rm(llama_get_memory(context->ctx), sequence, position, -1);
                 return SetError("decoding the image into the context failed (is the context full?)");
             }
             llama_synchronize(context->ctx);
         }
 
-        void OnOK() override { deferred.Resolve(Napi::Number::New(Env(), nextPosition)); }
+        void OnOK() override { deferred.Resolve(Env().Undefined()); }
         void OnError(const Napi::Error& error) override { deferred.Reject(error.Value()); }
 
     private:
@@ -369,25 +415,36 @@ class DecodeImageWorker : public Napi::AsyncWorker {
         size_t index;
         llama_seq_id sequence;
         llama_pos position;
-        llama_pos nextPosition = 0;
+        int32_t from;
+        int32_t count;
         Napi::Promise::Deferred deferred;
 };
 
-/** `decode(addonContext, handle, index, sequenceId, position)`: resolves to the position after the image. */
+/** `decode(addonContext, handle, index, sequenceId, position, from, count)`: that slice of the image's embeddings. */
 Napi::Value ChatserveVision::Decode(const Napi::CallbackInfo& info) {
     const Napi::Env env = info.Env();
     CheckLoaded(env);
-    if (info.Length() < 5 || !info[0].IsObject())
-        throw Napi::TypeError::New(env, "decode(addonContext, handle, index, sequenceId, position)");
+    if (info.Length() < 7 || !info[0].IsObject())
+        throw Napi::TypeError::New(env, "decode(addonContext, handle, index, sequenceId, position, from, count)");
     AddonContext* addonContext = Napi::ObjectWrap<AddonContext>::Unwrap(info[0].As<Napi::Object>());
     if (addonContext->disposed || !addonContext->contextLoaded)
         throw Napi::Error::New(env, "the context is not loaded");
     const size_t index = info[2].As<Napi::Number>().Uint32Value();
     auto image = Chunks(info[1], index, env);
-    auto* worker = new DecodeImageWorker(env, this, addonContext, image, index,
-        info[3].As<Napi::Number>().Int32Value(), info[4].As<Napi::Number>().Int32Value());
+    auto* worker = new DecodeImageWorker(env, this, addonContext, image, index, info[3].As<Napi::Number>().Int32Value(),
+        info[4].As<Napi::Number>().Int32Value(), info[5].As<Napi::Number>().Int32Value(), info[6].As<Napi::Number>().Int32Value());
     worker->Queue();
     return worker->Promise();
+}
+
+/** `discard(addonContext, sequenceId, position)`: removes what the sequence holds from `position` on (a slice of an image a request left). */
+Napi::Value ChatserveVision::Discard(const Napi::CallbackInfo& info) {
+    if (info.Length() < 3 || !info[0].IsObject())
+        throw Napi::TypeError::New(info.Env(), "discard(addonContext, sequenceId, position)");
+    AddonContext* addonContext = Napi::ObjectWrap<AddonContext>::Unwrap(info[0].As<Napi::Object>());
+    if (!addonContext->disposed && addonContext->contextLoaded)
+        llama_memory_seq_rm(llama_get_memory(addonContext->ctx), info[1].As<Napi::Number>().Int32Value(), info[2].As<Napi::Number>().Int32Value(), -1);
+    return info.Env().Undefined();
 }
 
 }  // namespace

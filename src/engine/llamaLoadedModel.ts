@@ -258,7 +258,7 @@ export class LlamaLoadedModel implements LoadedModel {
         const tokenized: TokenizedImage[] = [];
         // One at a time: each decodes a file on a thread of its own, and a request may carry many.
         for (const image of images)
-            tokenized.push(await projector.tokenize(image.bytes).catch((error: Error) => {
+            tokenized.push(await projector.tokenize(image.bytes, image.id).catch((error: Error) => {
                 throw new BadRequestError(`Invalid '${image.param}': ${error.message}.`, {param: image.param, code: "invalid_image"});
             }));
         const batchSize = this.generating().context.batchSize;
