@@ -97,7 +97,7 @@ export class ChatCompletionService {
         rejectUnsupportedChatFields(request);
         const plan = toReplyPlan(request);
         const imageParts = imagePartsOf(request.messages);
-        const history = toChatHistory(request.messages, {images: imageParts.length > 0});
+        let history = toChatHistory(request.messages, {images: imageParts.length > 0});
         const held = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat", {keepAlive: request.keep_alive, signal});
         try {
             const {model} = held;
@@ -106,7 +106,11 @@ export class ChatCompletionService {
             // A reasoning model thinks unless told not to (Qwen3's variable, or DeepSeek V3.1's), or unless its reply is constrained from the start.
             const kwargs = request.chat_template_kwargs;
             const thinking = beginsFreely(format) && (kwargs?.enable_thinking ?? kwargs?.thinking ?? true);
-            const images = await this.loadImages(model, imageParts, signal);
+            // A model that cannot see reads a tool result's picture as `[image]`; a user's is a 400 (loadImages).
+            const seen = model.imageInputRefusal == null ? imageParts : imageParts.filter((part) => !part.toolResult);
+            if (seen.length < imageParts.length)
+                history = toChatHistory(request.messages, {images: false});
+            const images = await this.loadImages(model, seen, signal);
             const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking, images});
             return {held, prompt, format};
         } catch (error) {

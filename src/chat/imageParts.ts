@@ -1,8 +1,8 @@
 import {BadRequestError} from "../errors.js";
 import type {ChatMessage, ContentPart} from "../protocol/chatCompletionRequest.js";
 
-/** An image part of a request, by where it sits (`param`, for errors) and the URL it gives. */
-export type ImagePartRef = {url: string, param: string};
+/** An image part of a request, by where it sits (`param`, for errors) and the URL it gives; `toolResult`: in a tool's result. */
+export type ImagePartRef = {url: string, param: string, toolResult: boolean};
 
 /** Whether a content part is an image: chat's `image_url` (Responses' and Messages' images arrive as one too). */
 export function isImagePart(part: ContentPart): boolean {
@@ -10,9 +10,9 @@ export function isImagePart(part: ContentPart): boolean {
 }
 
 /**
- * The image parts of the user messages, in the order the template renders them (the order of the
- * messages and of their parts). An image elsewhere (a system or assistant message) is a 400, as
- * OpenAI's API answers it.
+ * The image parts of the user messages and of tool results (an Anthropic client's screenshot read by
+ * a tool), in the order the template renders them (the order of the messages and of their parts).
+ * An image elsewhere (a system or assistant message) is a 400, as OpenAI's API answers it.
  */
 export function imagePartsOf(messages: readonly ChatMessage[]): ImagePartRef[] {
     const found: ImagePartRef[] = [];
@@ -23,9 +23,9 @@ export function imagePartsOf(messages: readonly ChatMessage[]): ImagePartRef[] {
             if (!isImagePart(part))
                 return;
             const param = `messages[${messageIndex}].content[${partIndex}]`;
-            if (message.role !== "user")
+            if (message.role !== "user" && message.role !== "tool")
                 throw new BadRequestError(`Invalid '${param}': images go in user messages, not in ${message.role} messages.`, {param, code: "invalid_value"});
-            found.push({url: imageUrlOf(part, param), param: `${param}.image_url.url`});
+            found.push({url: imageUrlOf(part, param), param: `${param}.image_url.url`, toolResult: message.role === "tool"});
         });
     });
     return found;

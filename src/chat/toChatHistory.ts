@@ -12,8 +12,10 @@ import {isImagePart} from "./imageParts.js";
  * templates render a call followed by its result. An assistant message right after tool results
  * continues that same model turn (the template's result markup already reopens the assistant's
  * turn), as the model saw it when it wrote it: a new turn there would add an empty one.
- * A user message's image parts become the media marker, where the image's tokens go once the
- * template has rendered (vision/imagePrompt.ts); with `images` false they are refused.
+ * Image parts (a user message's, a tool result's) become the media marker, where the image's tokens
+ * go once the template has rendered (vision/imagePrompt.ts). With `images` false a user message's
+ * are refused, and a tool result's read `[image]`: an agent's tool that returned a picture to a
+ * model that cannot see it goes on with the text.
  */
 export function toChatHistory(messages: readonly ChatMessage[], {images = false}: {images?: boolean} = {}): ChatHistoryItem[] {
     const history: ChatHistoryItem[] = [];
@@ -30,7 +32,7 @@ export function toChatHistory(messages: readonly ChatMessage[], {images = false}
                 history.push({type: "system", text: contentText(message.content, index)});
                 return;
             case "user":
-                history.push({type: "user", text: contentText(message.content, index, images)});
+                history.push({type: "user", text: contentText(message.content, index, images ? "marker" : "refused")});
                 return;
             case "assistant": {
                 const previous = history.at(-1);
@@ -68,7 +70,7 @@ export function toChatHistory(messages: readonly ChatMessage[], {images = false}
                     throw new BadRequestError(
                         `messages[${index}]: a tool message must answer a tool call of an earlier assistant message; no call has id '${message.tool_call_id}'.`,
                         {param: `messages[${index}].tool_call_id`, code: "invalid_value"});
-                call.result = jsonOrText(contentText(message.content, index));
+                call.result = jsonOrText(contentText(message.content, index, images ? "marker" : "placeholder text"));
                 afterToolResult = true;
                 return;
             }
@@ -78,7 +80,10 @@ export function toChatHistory(messages: readonly ChatMessage[], {images = false}
     return history;
 }
 
-function contentText(content: string | ContentPart[], messageIndex: number, images = false): string {
+/** What an image part becomes: the media marker, `[image]`, or a 400 (the default: where no image belongs). */
+type ImagePolicy = "marker" | "placeholder text" | "refused";
+
+function contentText(content: string | ContentPart[], messageIndex: number, images: ImagePolicy = "refused"): string {
     if (typeof content === "string")
         return content;
 
@@ -88,8 +93,10 @@ function contentText(content: string | ContentPart[], messageIndex: number, imag
             return part.text;
         if (part.type === "text")
             throw new BadRequestError(`Invalid '${param}': a text part needs a string 'text'.`, {param, code: "invalid_value"});
-        if (isImagePart(part) && images)
+        if (isImagePart(part) && images === "marker")
             return mediaMarker;
+        if (isImagePart(part) && images === "placeholder text")
+            return "[image]";
         if (isImagePart(part))
             throw new BadRequestError(`Invalid '${param}': this model does not take image input; send text parts only.`, {param, code: "image_input_not_supported"});
         throw new BadRequestError(`Invalid '${param}': content parts of type '${part.type}' are not supported; send text parts only.`, {param, code: "invalid_value"});

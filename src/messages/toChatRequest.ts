@@ -50,7 +50,7 @@ export function toChatRequest(request: MessagesRequest): ChatTranslation {
         content.forEach((block, blockIndex) => {
             const blockParam = `${param}.content[${blockIndex}]`;
             if (block.type === "tool_result")
-                return push(toolMessage(block as ToolResult), blockParam);
+                return push(toolMessage(block as ToolResult, blockParam), blockParam);
             if (block.type === "image")
                 imageSources.push([parts.length, {block: blockParam, source: `${blockParam}.source.${(block as {source: ImageSource}).source.type === "url" ? "url" : "data"}`}]);
             parts.push(...userPart(block, blockParam));
@@ -121,11 +121,24 @@ function assistantMessage(blocks: ContentBlock[], param: string): AssistantMessa
     return message;
 }
 
-function toolMessage(block: ToolResult): ChatMessage {
-    const content = typeof block.content === "string" ? block.content
-        : (block.content ?? []).map((part) => part.type === "text" ? (part as {text: string}).text : `[${part.type}]`).join("\n");
+/**
+ * A tool's result: its text, and its images as image parts (Claude Code's Read tool returns a
+ * screenshot that way), which a vision model sees and another reads as `[image]`.
+ */
+function toolMessage(block: ToolResult, param: string): ChatMessage {
     // The model is told a result is an error the way Anthropic's API tells Claude: in the result itself.
-    return {role: "tool", tool_call_id: block.tool_use_id, content: block.is_error === true ? `Error: ${content}` : content};
+    const error = block.is_error === true ? "Error: " : "";
+    if (typeof block.content === "string" || !(block.content ?? []).some((part) => part.type === "image"))
+        return {role: "tool", tool_call_id: block.tool_use_id, content: error + resultText(block.content)};
+    const parts: ChatPart[] = (block.content ?? []).map((part, index) => part.type === "image"
+        ? {type: "image_url", image_url: {url: imageUrl((part as {source: ImageSource}).source, `${param}.content[${index}].source`)}}
+        : {type: "text", text: part.type === "text" ? (part as {text: string}).text : `[${part.type}]`});
+    return {role: "tool", tool_call_id: block.tool_use_id, content: error === "" ? parts : [{type: "text", text: error}, ...parts]};
+}
+
+function resultText(content: ToolResult["content"]): string {
+    return typeof content === "string" ? content
+        : (content ?? []).map((part) => part.type === "text" ? (part as {text: string}).text : `[${part.type}]`).join("\n");
 }
 
 function userPart(block: ContentBlock, param: string): ChatPart[] {

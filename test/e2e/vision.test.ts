@@ -145,15 +145,40 @@ describe("image input", () => {
         expect(response.output_text).toBe(chat.choices[0]!.message.content);
 
         const anthropic = new Anthropic({baseURL: server.url.replace(/\/v1$/, ""), apiKey: "none", maxRetries: 0});
-        const message = await anthropic.messages.create({
+        // As a const object, the way the Messages tests pass temperature (this SDK's params type lacks it).
+        const request = {
             model: "llava", temperature: 0, max_tokens: 6,
-            messages: [{role: "user", content: [
-                {type: "text", text: "What is this?"},
-                {type: "image", source: {type: "base64", media_type: "image/png", data: picture.slice("data:image/png;base64,".length)}}
+            messages: [{role: "user" as const, content: [
+                {type: "text" as const, text: "What is this?"},
+                {type: "image" as const, source: {type: "base64" as const, media_type: "image/png" as const, data: picture.slice("data:image/png;base64,".length)}}
             ]}]
-        });
+        };
+        const message = await anthropic.messages.create(request);
         expect(message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0)).toBe(chat.usage!.prompt_tokens);
         expect(message.content[0]).toMatchObject({type: "text", text: chat.choices[0]!.message.content});
+    });
+
+    visionIt("shows a tool result's image to a vision model, and reads it as [image] to one without", async () => {
+        const anthropic = new Anthropic({baseURL: server.url.replace(/\/v1$/, ""), apiKey: "none", maxRetries: 0});
+        const screenshot = png(32, 32, 31).slice("data:image/png;base64,".length);
+        const conversation = (model: string, withImage: boolean) => ({
+            model, temperature: 0, max_tokens: 4,
+            tools: [{name: "read", description: "Reads a file", input_schema: {type: "object" as const, properties: {path: {type: "string"}}}}],
+            messages: [
+                {role: "user" as const, content: "Look at shot.png"},
+                {role: "assistant" as const, content: [{type: "tool_use" as const, id: "toolu_1", name: "read", input: {path: "shot.png"}}]},
+                {role: "user" as const, content: [{type: "tool_result" as const, tool_use_id: "toolu_1", content: withImage
+                    ? [{type: "text" as const, text: "shot.png:"}, {type: "image" as const, source: {type: "base64" as const, media_type: "image/png" as const, data: screenshot}}]
+                    : [{type: "text" as const, text: "shot.png:"}]}]}
+            ]
+        });
+        const seen = await anthropic.messages.create(conversation("llava", true));
+        const textOnly = await anthropic.messages.create(conversation("llava", false));
+        const total = (usage: Anthropic.Usage) => usage.input_tokens + (usage.cache_read_input_tokens ?? 0);
+        expect(total(seen.usage) - total(textOnly.usage)).toBeGreaterThanOrEqual(TINY_LLAVA_IMAGE_TOKENS);
+
+        const blind = await anthropic.messages.create(conversation("text", true));
+        expect(blind.type).toBe("message");
     });
 
     visionIt("decodes JPEG as well as PNG", async () => {
@@ -177,6 +202,9 @@ describe("image input", () => {
         ];
         const cached = await client.chat.completions.create({model: "qwen", temperature: 0, max_tokens: 6, messages: turn});
         expect(cached.usage!.prompt_tokens_details?.cached_tokens).toBeGreaterThan(0);
+        // 200×100 → 78 embeddings at one time position: decoded in slices, each at that position.
+        const wide = await ask("qwen", [text("Look:"), image(png(200, 100))]);
+        expect(wide.usage!.prompt_tokens - qwenText.usage!.prompt_tokens).toBeGreaterThanOrEqual(78 + 2);
         await fetch(`${server.url}/models/qwen/unload`, {method: "POST"});
         const fresh = await client.chat.completions.create({model: "qwen", temperature: 0, max_tokens: 6, messages: turn});
         expect(fresh.choices[0]!.message.content).toBe(cached.choices[0]!.message.content);

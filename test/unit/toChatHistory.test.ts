@@ -2,6 +2,7 @@ import {describe, expect, it} from "vitest";
 import {toChatHistory} from "../../src/chat/toChatHistory.js";
 import {BadRequestError} from "../../src/errors.js";
 import {chatMessageSchema, type ChatMessage} from "../../src/protocol/chatCompletionRequest.js";
+import {mediaMarker} from "../../src/vision/mediaMarker.js";
 import {thrownError} from "./support/thrownError.js";
 
 const messages = (...raw: unknown[]): ChatMessage[] => raw.map((message) => chatMessageSchema.parse(message));
@@ -21,6 +22,21 @@ describe("toChatHistory", () => {
             {type: "user", text: "Hi"},
             {type: "model", response: ["Hello!"]}
         ]);
+    });
+
+    it("puts the media marker where a user's or a tool result's image is; without vision a tool's image reads [image]", () => {
+        const picture = {type: "image_url", image_url: {url: "data:image/png;base64,AAAA"}};
+        const raw = [
+            {role: "user", content: [{type: "text", text: "Look"}, picture]},
+            {role: "assistant", content: null, tool_calls: [{id: "c1", type: "function", function: {name: "read", arguments: "{}"}}]},
+            {role: "tool", tool_call_id: "c1", content: [{type: "text", text: "shot.png:"}, picture]}
+        ];
+        const seen = toChatHistory(messages(...raw), {images: true});
+        expect(seen[0]).toEqual({type: "user", text: `Look\n${mediaMarker}`});
+        expect(seen[1]).toMatchObject({type: "model", response: [{type: "functionCall", result: `shot.png:\n${mediaMarker}`}]});
+        const blind = toChatHistory(messages(raw[1], raw[2]), {images: false});
+        expect(blind[0]).toMatchObject({type: "model", response: [{type: "functionCall", result: "shot.png:\n[image]"}]});
+        expect(thrownError(BadRequestError, () => toChatHistory(messages(raw[0]), {images: false})).code).toBe("image_input_not_supported");
     });
 
     it("joins text parts with newlines", () => {
