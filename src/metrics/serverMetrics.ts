@@ -71,7 +71,9 @@ export class ServerMetrics {
     public constructor(occupancy: () => ModelOccupancy[], {processMetrics = false}: {processMetrics?: boolean} = {}) {
         registerModelGauges(this.registry, prefix, occupancy);
         if (processMetrics)
-            collectDefaultMetrics({register: this.registry});
+            // Its event-loop delay monitor wakes the main thread at this interval: prom-client's 10 ms is 100
+            // wakeups a second beside llama.cpp's threads on the same cores; a lag finer than 100 ms tells nothing here.
+            collectDefaultMetrics({register: this.registry, eventLoopMonitoringPrecision: 100});
         this.lifecycle = {
             loaded: (model, seconds) => this.loads.observe({model}, seconds),
             loadFailed: (model) => this.loadFailures.inc({model}),
