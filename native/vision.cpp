@@ -2,7 +2,7 @@
 // loaded against a model node-llama-cpp loaded, and an image evaluated into one of its context's
 // sequences at that sequence's position, so that chatserve's own decode loop carries on after it.
 //
-// JavaScript: `new ChatserveVision(addonModel, projectorPath, {threads, useGpu, marker})`, then
+// JavaScript: `new ChatserveVision(addonModel, projectorPath, {threads, useGpu, flashAttention, marker})`, then
 // `load()`, `tokenize(bytes)`, `encode(handle, index, encodeId)`, `abortEncode(encodeId)`,
 // `decode(addonContext, handle, index, sequenceId, position, from, count)`, `discard(addonContext,
 // sequenceId, position)`, `dispose()` (src/vision/nativeVision.ts wraps them).
@@ -107,6 +107,7 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
             const auto options = info[2].As<Napi::Object>();
             threads = options.Has("threads") ? options.Get("threads").As<Napi::Number>().Int32Value() : 1;
             useGpu = options.Has("useGpu") && options.Get("useGpu").As<Napi::Boolean>().Value();
+            flashAttention = options.Has("flashAttention") && options.Get("flashAttention").As<Napi::Boolean>().Value();
             marker = options.Has("marker") ? options.Get("marker").As<Napi::String>().Utf8Value() : std::string(mtmd_default_marker());
         }
 
@@ -121,6 +122,7 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
         std::string projectorPath;
         int threads = 1;
         bool useGpu = false;
+        bool flashAttention = false;
         std::string marker;
         mtmd_context* context = nullptr;
         /** Native calls still running (a thread or a worker); dispose refuses while there are any. */
@@ -172,8 +174,8 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
                 params.n_threads = threads;
                 params.media_marker = marker.c_str();
                 params.print_timings = false;
-                // The CPU flash-attention kernel was ~3x slower for a 4,096-patch SigLIP tower.
-                params.flash_attn_type = useGpu ? LLAMA_FLASH_ATTN_TYPE_AUTO : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+                // On the CPU, flash attention only where JavaScript says it pays (src/vision/nativeVision.ts).
+                params.flash_attn_type = useGpu || flashAttention ? LLAMA_FLASH_ATTN_TYPE_AUTO : LLAMA_FLASH_ATTN_TYPE_DISABLED;
                 params.cb_eval = EvalCallback;
                 params.cb_eval_user_data = this;
                 context = mtmd_init_from_file(projectorPath.c_str(), model->model, params);

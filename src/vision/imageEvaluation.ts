@@ -5,10 +5,12 @@ import type {NativeProjector} from "./nativeVision.js";
 
 /**
  * Embeddings a causal image puts into the KV cache per hold of the context lock. Between two slices
- * the other streams take their next step: 576 embeddings in one go held them 439 ms (LLaVA 1.5's
- * shapes, 2 cores, a 7 ms step); a slice of 32 takes about as long as three steps.
+ * the other streams take their next step: 576 embeddings in one go held them 440 ms (LLaVA 1.5's
+ * shapes, 2 cores, a 7-8 ms step), a slice of 64 about 57 ms, and the whole image then took 510 ms
+ * instead of 440. Not fewer than 64: llama.cpp's CPU flash-attention kernel takes a smaller batch
+ * row by row, and slices of 32 took 3.3 s in all (docs/vision.md).
  */
-const imageSlice = 32;
+const imageSlice = 64;
 
 /**
  * Puts a prompt's image into a sequence at its current position: the vision tower runs first,

@@ -1,4 +1,4 @@
-import type {Llama, LlamaModel} from "node-llama-cpp";
+import {readGgufFileInfo, type Llama, type LlamaModel} from "node-llama-cpp";
 
 /**
  * chatserve's native vision calls (native/vision.cpp), compiled into node-llama-cpp's addon by
@@ -36,7 +36,9 @@ type NativeVisionObject = {
     dispose(): void
 };
 
-type NativeVisionClass = new (nativeModel: unknown, projectorPath: string, options: {threads: number, useGpu: boolean, marker: string}) => NativeVisionObject;
+type NativeVisionClass = new (
+    nativeModel: unknown, projectorPath: string, options: {threads: number, useGpu: boolean, flashAttention: boolean, marker: string}
+) => NativeVisionObject;
 
 function visionClass(llama: Llama): NativeVisionClass | undefined {
     const binding = (llama as unknown as {_bindings?: {ChatserveVision?: unknown}})._bindings?.ChatserveVision;
@@ -74,7 +76,8 @@ export class NativeProjector {
         if (Vision == null)
             throw new Error("this llama.cpp build has no image support");
         const nativeModel = (model as unknown as {_model?: unknown})._model;
-        const native = new Vision(nativeModel, projectorPath, {threads: options.threads, useGpu: llama.gpu !== false, marker: options.marker});
+        const flashAttention = await flashAttentionPays(projectorPath);
+        const native = new Vision(nativeModel, projectorPath, {threads: options.threads, useGpu: llama.gpu !== false, flashAttention, marker: options.marker});
         const {mrope} = await native.load();
         return new NativeProjector(native, mrope);
     }
@@ -139,3 +142,21 @@ export class NativeProjector {
         this.native.dispose();
     }
 }
+
+/**
+ * Whether the vision tower should use flash attention on the CPU (a GPU always may): measured
+ * faster for LLaVA 1.5's 577 patches (an image in 2.85 s instead of 3.2 on 2 cores), and 3× slower
+ * for Gemma 3's 4,096 (440 s instead of 142): on for towers of at most 1,024 patches per image
+ * (their image side over patch side, squared), off above, and off when the header does not say.
+ */
+async function flashAttentionPays(projectorPath: string): Promise<boolean> {
+    const {metadata} = await readGgufFileInfo(projectorPath, {readTensorInfo: false});
+    const vision = (metadata as unknown as {clip?: {vision?: {image_size?: unknown, patch_size?: unknown}}}).clip?.vision;
+    const imageSize = Number(vision?.image_size);
+    const patchSize = Number(vision?.patch_size);
+    if (!(imageSize > 0 && patchSize > 0))
+        return false;
+    return (imageSize / patchSize) ** 2 <= maxFlashAttentionPatches;
+}
+
+const maxFlashAttentionPatches = 1024;
