@@ -103,7 +103,8 @@ describe("chatserve pull", () => {
         const listed = await start(["ls", "--models", modelsDir]).done;
         expect(listed.status).toBe(0);
         expect(listed.stdout).toMatch(/^split-Q8_0 +\d+ KiB +llama +Q8_0 +4096 +chat, completion$/m);
-        expect(listed.stdout).toMatch(/^tiny-Q4_K_M +\d+ KiB +llama +Q4_K_M +4096 +chat, completion$/m);
+        // The repository's projector came too, and pairs with the model in its folder.
+        expect(listed.stdout).toMatch(/^tiny-Q4_K_M +\d+ KiB +llama +Q4_K_M +4096 +chat, completion, vision \(mmproj-tiny-F16\.gguf\)$/m);
     });
 
     it("pulls a plain URL's file into the models folder itself", async () => {

@@ -66,7 +66,8 @@ describe("chatCompletionRequestSchema", () => {
     it("strips unknown fields, at the top level and in messages", () => {
         const result = parse({user: "me", store: true, metadata: {a: 1}, messages: [{role: "user", content: "hi", extra: 1}]});
         expect(result.success).toBe(true);
-        expect(result.data).toEqual({model: "m", messages: [{role: "user", content: "hi"}]});
+        // `user` is known (a string, checked), the rest is not.
+        expect(result.data).toEqual({model: "m", user: "me", messages: [{role: "user", content: "hi"}]});
     });
 
     it("accepts null for optional fields (clients send null for 'not set')", () => {

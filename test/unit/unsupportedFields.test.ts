@@ -19,10 +19,6 @@ function rejection(extra: Record<string, unknown>): BadRequestError | null {
 
 describe("rejectUnsupportedChatFields", () => {
     it.each([
-        [{n: 2}, "n"],
-        [{logprobs: true}, "logprobs"],
-        [{top_logprobs: 3}, "top_logprobs"],
-        [{logit_bias: {"50256": -100}}, "logit_bias"],
         [{functions: [{name: "f"}]}, "functions"],
         [{function_call: {name: "f"}}, "function_call"],
         [{modalities: ["text", "audio"]}, "modalities"],
@@ -39,12 +35,18 @@ describe("rejectUnsupportedChatFields", () => {
         expect(rejection({stream: true, stream_options: {include_usage: true}})).toBeNull();
     });
 
+    it("asks for logprobs before top_logprobs, as OpenAI does", () => {
+        expect(rejection({top_logprobs: 3})).toMatchObject({status: 400, param: "top_logprobs", code: "invalid_value"});
+        expect(rejection({logprobs: true, top_logprobs: 3})).toBeNull();
+    });
+
     it.each([
+        {n: 2}, {logprobs: true}, {logit_bias: {"50256": -100}},
         {n: 1}, {n: null}, {logprobs: false}, {top_logprobs: 0}, {logit_bias: {}}, {response_format: {type: "text"}},
         {chat_template_kwargs: {enable_thinking: false}}, {chat_template_kwargs: {}},
         {tools: []}, {tool_choice: "none"}, {tool_choice: "auto"}, {functions: []}, {function_call: "auto"},
         {modalities: ["text"]}, {}
-    ])("accepts values that ask for the default behaviour: %j", (extra) => {
+    ])("accepts what it serves, and values that ask for the default behaviour: %j", (extra) => {
         expect(rejection(extra)).toBeNull();
     });
 });
@@ -59,12 +61,11 @@ describe("rejectUnsupportedCompletionFields", () => {
         }
     };
 
-    // OpenAI answers logprobs: 0 with the sampled tokens' log probabilities; a null in their place would break a harness.
-    it.each([[{logprobs: 0}, "logprobs"], [{logprobs: 5}, "logprobs"], [{n: 2}, "n"], [{best_of: 3}, "best_of"]])("rejects %j with a 400 naming %s", (extra, param) => {
+    it.each([[{best_of: 3}, "best_of"]])("rejects %j with a 400 naming %s", (extra, param) => {
         expect(rejectionOf(extra)).toMatchObject({status: 400, param, code: "unsupported_parameter"});
     });
 
-    it.each([{logprobs: null}, {n: 1}, {best_of: 1}, {echo: true}, {}])("accepts %j", (extra) => {
+    it.each([{logprobs: 0}, {logprobs: 5}, {n: 2}, {logprobs: null}, {n: 1}, {best_of: 1}, {echo: true}, {}])("accepts %j", (extra) => {
         expect(rejectionOf(extra)).toBeNull();
     });
 });
