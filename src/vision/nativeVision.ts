@@ -76,7 +76,12 @@ export class NativeProjector {
         if (Vision == null)
             throw new Error("this llama.cpp build has no image support");
         const nativeModel = (model as unknown as {_model?: unknown})._model;
-        const flashAttention = await flashAttentionPays(projectorPath);
+        const header = await readProjectorHeader(projectorPath);
+        // mtmd pads its image to a block counted from the text before it in the same tokenize call;
+        // chatserve tokenizes an image apart from its text (as mtmd's other projectors allow).
+        if (header.projectorType === "deepseek4v")
+            throw new Error("DeepSeek-V4's projector lines an image up with the text before it, which chatserve does not give it: not supported");
+        const flashAttention = header.patches != null && header.patches <= maxFlashAttentionPatches;
         const native = new Vision(nativeModel, projectorPath, {threads: options.threads, useGpu: llama.gpu !== false, flashAttention, marker: options.marker});
         const {mrope} = await native.load();
         return new NativeProjector(native, mrope);
@@ -144,19 +149,22 @@ export class NativeProjector {
 }
 
 /**
- * Whether the vision tower should use flash attention on the CPU (a GPU always may): measured
- * faster for LLaVA 1.5's 577 patches (an image in 2.85 s instead of 3.2 on 2 cores), and 3× slower
- * for Gemma 3's 4,096 (440 s instead of 142): on for towers of at most 1,024 patches per image
- * (their image side over patch side, squared), off above, and off when the header does not say.
+ * What the projector's header says: its type, and how many patches its tower sees. Flash attention
+ * on the CPU (a GPU always may) was measured faster for LLaVA 1.5's 577 patches (an image in 2.75 s
+ * instead of 3.2 on 2 cores) and 3× slower for Gemma 3's 4,096 (440 s instead of 142): on for
+ * towers of at most 1,024 patches per image (image side over patch side, squared), off above, and
+ * off when the header does not say.
  */
-async function flashAttentionPays(projectorPath: string): Promise<boolean> {
+async function readProjectorHeader(projectorPath: string): Promise<{projectorType?: string, patches?: number}> {
     const {metadata} = await readGgufFileInfo(projectorPath, {readTensorInfo: false});
-    const vision = (metadata as unknown as {clip?: {vision?: {image_size?: unknown, patch_size?: unknown}}}).clip?.vision;
-    const imageSize = Number(vision?.image_size);
-    const patchSize = Number(vision?.patch_size);
-    if (!(imageSize > 0 && patchSize > 0))
-        return false;
-    return (imageSize / patchSize) ** 2 <= maxFlashAttentionPatches;
+    const clip = (metadata as unknown as {clip?: {projector_type?: unknown, vision?: {image_size?: unknown, patch_size?: unknown, projector_type?: unknown}}}).clip;
+    const projectorType = clip?.vision?.projector_type ?? clip?.projector_type;
+    const imageSize = Number(clip?.vision?.image_size);
+    const patchSize = Number(clip?.vision?.patch_size);
+    return {
+        ...(typeof projectorType === "string" ? {projectorType} : {}),
+        ...(imageSize > 0 && patchSize > 0 ? {patches: (imageSize / patchSize) ** 2} : {})
+    };
 }
 
 const maxFlashAttentionPatches = 1024;
