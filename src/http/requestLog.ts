@@ -50,4 +50,11 @@ export function recordError(res: Response, {error}: ErrorBody): void {
 /** Routes call this so the request's log line (and its metrics) carry its token counts. */
 export function recordUsage(res: Response, result: GenerationResult): void {
     res.locals.usage = result;
+    // The metrics of a request whose client left wait for this (http/requestMetrics.ts).
+    (res.locals.onUsage as ((usage: GenerationResult) => void) | undefined)?.(result);
+}
+
+/** A reply that never reached its client (it left, or the server stopped): its tokens count, as an abort. */
+export function abandoned(result: GenerationResult): GenerationResult {
+    return {...result, finishReason: "abort"};
 }

@@ -16,22 +16,40 @@ export function requestMetrics(metrics: ServerMetrics, models: Pick<ModelRegistr
         // Read now: a router mounted on a path rewrites req.path while it runs.
         const endpoint = endpointOf(req.method, req.path);
         res.on("close", () => {
-            const named = res.locals.model as string | undefined;
-            metrics.requestFinished({
-                endpoint,
-                method: knownMethods.has(req.method) ? req.method : "other",
-                status: res.headersSent ? res.statusCode : clientClosedRequest,
-                model: named == null ? undefined : models.idOf(named),
-                usage: res.locals.usage as GenerationResult | undefined,
-                errorCode: res.locals.errorCode as string | undefined,
-                clientLeft: !res.writableFinished,
-                arrivedAt,
-                endedAt: performance.now()
-            });
+            const clientLeft = !res.writableFinished;
+            const finish = (usage: GenerationResult | undefined) => {
+                const named = res.locals.model as string | undefined;
+                metrics.requestFinished({
+                    endpoint,
+                    method: knownMethods.has(req.method) ? req.method : "other",
+                    status: res.headersSent ? res.statusCode : clientClosedRequest,
+                    model: named == null ? undefined : models.idOf(named),
+                    usage,
+                    errorCode: res.locals.errorCode as string | undefined,
+                    clientLeft,
+                    arrivedAt,
+                    endedAt: performance.now()
+                });
+            };
+            const usage = res.locals.usage as GenerationResult | undefined;
+            if (usage != null || !clientLeft)
+                return finish(usage);
+            // A client that leaves mid-reply closes the response before its generation has stopped:
+            // the route records what it generated a moment later (a token step, a prompt batch, an
+            // encode's next check). A request that never got as far as generating records nothing.
+            const waiting = setTimeout(() => finish(undefined), usageWaitMs);
+            waiting.unref();
+            res.locals.onUsage = (late: GenerationResult) => {
+                clearTimeout(waiting);
+                finish(late);
+            };
         });
         next();
     };
 }
+
+/** How long a closed request waits for its generation to report what it generated. */
+const usageWaitMs = 10_000;
 
 const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 

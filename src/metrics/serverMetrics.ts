@@ -97,7 +97,7 @@ export class ServerMetrics {
         if (request.usage != null)
             this.generationFinished(model, request.usage, request);
         else if (request.clientLeft && generatingEndpoints.has(request.endpoint))
-            // Routes record no usage for a reply whose client left: its tokens go uncounted, the request not.
+            // A client that left before its generation began (while its prompt was read or queued): no tokens to count.
             this.successes.inc({model, finished_reason: "abort"});
     }
 

@@ -129,6 +129,8 @@ describe("GET /metrics", () => {
         await ended;
         const left = await scrapeWhen(t, (m) => m.value("chatserve:num_requests_running", {model: MODEL}) === 0);
         expect(left.value("chatserve:request_success_total", {model: MODEL, finished_reason: "abort"})).toBe(1);
+        // The piece it generated before its client left counts.
+        expect(left.value("chatserve:generation_tokens_total", {model: MODEL})).toBe(1);
     });
 
     it("counts loads and unloads with their durations; an unloaded model's gauges go", async () => {

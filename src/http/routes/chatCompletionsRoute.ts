@@ -11,7 +11,7 @@ import {toFinishReason} from "../../protocol/replyFields.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
 import {SseWriter} from "../sseWriter.js";
-import {recordUsage} from "../requestLog.js";
+import {abandoned, recordUsage} from "../requestLog.js";
 
 /** `POST /v1/chat/completions`: the body's shape is checked here, the rest of validation and the model's work happen in the service; this file writes the reply. */
 export function chatCompletionsRoute(service: ChatCompletionService, logger: Logger, options: {logPrompts: boolean, stopping?: AbortSignal}): Router {
@@ -78,8 +78,9 @@ async function sendReply(res: Response, generation: ChatGeneration): Promise<voi
             logprobs: (token) => logprobs.add(token)
         });
         // Aborted: its client left, or the server's stop answered it already (as it may have just as the reply ended).
+        // The tokens it generated still count, in its log line and /metrics.
         if (result.finishReason === "abort" || res.headersSent)
-            return;
+            return recordUsage(res, abandoned(usageOf([...choices.map((choice) => choice.result), result])));
         const reply = {content, reasoning, toolCalls, opensWithCall: generation.opensWithCall, ...(generation.logprobs ? {logprobs: logprobs.forReply()} : {})};
         choices.push({reply, result});
     }
@@ -99,7 +100,7 @@ async function streamReply(res: Response, generation: ChatGeneration, includeUsa
             const result = await streamChoice(sse, generation, events(), index, includeUsage);
             // Aborted: its client left, or the server's stop ended the stream with its error event.
             if (result.finishReason === "abort" || sse.closed)
-                return;
+                return recordUsage(res, abandoned(usageOf([...results, result])));
             results.push(result);
         }
         const usage = usageOf(results);

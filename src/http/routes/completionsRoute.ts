@@ -10,7 +10,7 @@ import {parseBody} from "../../protocol/parseBody.js";
 import {toFinishReason} from "../../protocol/replyFields.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
-import {recordUsage} from "../requestLog.js";
+import {abandoned, recordUsage} from "../requestLog.js";
 import {SseWriter} from "../sseWriter.js";
 
 /** `POST /v1/completions` (legacy text completions and fill-in-the-middle). Prompts of an array run one after another. */
@@ -66,9 +66,9 @@ async function sendCompletions(res: Response, run: CompletionRun, signal: AbortS
                 logprobs?.addPrompt(first, rest);
             }
         });
-        // Aborted: its client left, or the server's stop answered it already.
+        // Aborted: its client left, or the server's stop answered it already. Its tokens still count.
         if (result.finishReason === "abort" || res.headersSent)
-            return;
+            return recordUsage(res, abandoned(sumResults([...choices.map((choice) => choice.result), countedResult(job, result)])));
         choices.push({text, result: countedResult(job, result), ...(logprobs == null ? {} : {logprobs: logprobs.forChoice()})});
     }
     recordUsage(res, sumResults(choices.map((choice) => choice.result)));
@@ -101,7 +101,7 @@ async function streamCompletions(res: Response, run: CompletionRun, includeUsage
                 });
             // Aborted: its client left, or the server's stop ended the stream with its error event.
             if (result.finishReason === "abort" || sse.closed)
-                return;
+                return recordUsage(res, abandoned(sumResults([...results, countedResult(job, result)])));
             sse.send(textCompletionChunk(run.identity, job.index, "", toFinishReason(result.finishReason), includeUsage));
             results.push(countedResult(job, result));
         }

@@ -7,7 +7,7 @@ import {countTokensRequestSchema, messagesRequestSchema} from "../../protocol/me
 import {parseBody} from "../../protocol/parseBody.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
-import {recordUsage} from "../requestLog.js";
+import {abandoned, recordUsage} from "../requestLog.js";
 import {SseWriter} from "../sseWriter.js";
 
 /**
@@ -46,7 +46,7 @@ async function sendMessage(res: Response, model: string, generation: ChatGenerat
     const builder = new MessageBuilder(model, () => undefined);
     const result = await consumeGeneration(generation.events, handlersOf(builder));
     if (result.finishReason === "abort" || res.headersSent)
-        return;
+        return recordUsage(res, abandoned(result));
     recordUsage(res, result);
     res.json(builder.finish(result, result.stopSequence ?? null));
 }
@@ -66,7 +66,7 @@ async function streamMessage(res: Response, model: string, generation: ChatGener
     try {
         const result = await consumeGeneration(generation.events, {...handlersOf(builder), keepAlive: () => emit("ping", {})});
         if (result.finishReason === "abort" || sse.closed)
-            return;
+            return recordUsage(res, abandoned(result));
         recordUsage(res, result);
         builder.finish(result, result.stopSequence ?? null);
         sse.close();

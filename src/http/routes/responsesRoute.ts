@@ -7,7 +7,7 @@ import {ResponseBuilder, type ResponseEventSink} from "../../responses/responseB
 import type {ResponseRun, ResponsesService} from "../../responses/responsesService.js";
 import {abortWhenClientLeaves} from "../clientAbort.js";
 import {consumeGeneration} from "../consumeGeneration.js";
-import {recordError, recordUsage} from "../requestLog.js";
+import {abandoned, recordError, recordUsage} from "../requestLog.js";
 import {SseWriter} from "../sseWriter.js";
 
 /**
@@ -60,7 +60,7 @@ async function sendResponse(res: Response, run: ResponseRun, keep: Keep): Promis
     const builder = new ResponseBuilder(run.snapshot, run.tools, () => undefined);
     const result = await consumeGeneration(run.generation.events, handlersOf(builder));
     if (result.finishReason === "abort" || res.headersSent)
-        return;
+        return recordUsage(res, abandoned(result));
     recordUsage(res, result);
     const response = builder.finish(result);
     keep(response);
@@ -84,7 +84,7 @@ async function streamResponse(res: Response, run: ResponseRun, logger: Logger, k
             keepAlive: (comment) => sse.comment(comment)
         });
         if (result.finishReason === "abort" || sse.closed)
-            return;
+            return recordUsage(res, abandoned(result));
         recordUsage(res, result);
         const response = builder.finish(result);
         keep(response);
