@@ -1,7 +1,7 @@
 import type {ChatHistoryItem, ChatModelFunctionCall, ChatModelResponse} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
 import type {ChatMessage, ContentPart} from "../protocol/chatCompletionRequest.js";
-import {mediaMarker} from "../vision/mediaMarker.js";
+import {mediaMarkerFor} from "../vision/mediaMarker.js";
 import {parseExactJson} from "./exactJson.js";
 import {isImagePart} from "./imageParts.js";
 
@@ -17,11 +17,14 @@ import {isImagePart} from "./imageParts.js";
  * are refused, and a tool result's read `[image]`: an agent's tool that returned a picture to a
  * model that cannot see it goes on with the text.
  */
-export function toChatHistory(messages: readonly ChatMessage[], {images = false}: {images?: boolean} = {}): ChatHistoryItem[] {
+export function toChatHistory(messages: readonly ChatMessage[], {images: withImages = false}: {images?: boolean} = {}): ChatHistoryItem[] {
     const history: ChatHistoryItem[] = [];
     // Per id, in order: histories from servers that number calls per reply reuse ids (two `call_0`s).
     const callsById = new Map<string, ChatModelFunctionCall[]>();
     let afterToolResult = false;
+    // Each image's marker carries its number in message order, as chat/imageParts.ts lists them.
+    let images = 0;
+    const imagesAs = (other: ImagePolicy): ImagePolicy => withImages ? {marker: () => mediaMarkerFor(images++)} : other;
 
     messages.forEach((message, index) => {
         if (message.role !== "tool" && message.role !== "assistant")
@@ -32,7 +35,7 @@ export function toChatHistory(messages: readonly ChatMessage[], {images = false}
                 history.push({type: "system", text: contentText(message.content, index)});
                 return;
             case "user":
-                history.push({type: "user", text: contentText(message.content, index, images ? "marker" : "refused")});
+                history.push({type: "user", text: contentText(message.content, index, imagesAs("refused"))});
                 return;
             case "assistant": {
                 const previous = history.at(-1);
@@ -70,7 +73,7 @@ export function toChatHistory(messages: readonly ChatMessage[], {images = false}
                     throw new BadRequestError(
                         `messages[${index}]: a tool message must answer a tool call of an earlier assistant message; no call has id '${message.tool_call_id}'.`,
                         {param: `messages[${index}].tool_call_id`, code: "invalid_value"});
-                call.result = jsonOrText(contentText(message.content, index, images ? "marker" : "placeholder text"));
+                call.result = jsonOrText(contentText(message.content, index, imagesAs("placeholder text")));
                 afterToolResult = true;
                 return;
             }
@@ -80,8 +83,8 @@ export function toChatHistory(messages: readonly ChatMessage[], {images = false}
     return history;
 }
 
-/** What an image part becomes: the media marker, `[image]`, or a 400 (the default: where no image belongs). */
-type ImagePolicy = "marker" | "placeholder text" | "refused";
+/** What an image part becomes: its numbered media marker, `[image]`, or a 400 (the default: where no image belongs). */
+type ImagePolicy = {marker: () => string} | "placeholder text" | "refused";
 
 function contentText(content: string | ContentPart[], messageIndex: number, images: ImagePolicy = "refused"): string {
     if (typeof content === "string")
@@ -93,8 +96,8 @@ function contentText(content: string | ContentPart[], messageIndex: number, imag
             return part.text;
         if (part.type === "text")
             throw new BadRequestError(`Invalid '${param}': a text part needs a string 'text'.`, {param, code: "invalid_value"});
-        if (isImagePart(part) && images === "marker")
-            return mediaMarker;
+        if (isImagePart(part) && typeof images === "object")
+            return images.marker();
         if (isImagePart(part) && images === "placeholder text")
             return "[image]";
         if (isImagePart(part))

@@ -2,27 +2,28 @@ import {createHash} from "node:crypto";
 import {LlamaText, type LlamaModel, type Token} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
 import type {PreparedPrompt, PromptImage} from "../engine/types.js";
-import {mediaMarker} from "./mediaMarker.js";
+import {numberedMarker} from "./mediaMarker.js";
 import type {TokenizedImage} from "./nativeVision.js";
 
 /**
- * A rendered chat prompt with images: the template saw each image as the media marker; the text
- * between markers is tokenized piece by piece (as llama-server's mtmd_tokenize does), and each
- * marker gives way to its image's parts: the projector's own wrapper tokens (`<start_of_image>`) and
+ * A rendered chat prompt with images: the template saw each image as its numbered media marker;
+ * the text between markers is tokenized piece by piece (as llama-server's mtmd_tokenize does), and
+ * each marker gives way to the parts of the image it names: the projector's own wrapper tokens (`<start_of_image>`) and
  * one placeholder per position the image takes.
  */
 export function tokenizeWithImages(model: LlamaModel, rendered: LlamaText, images: readonly TokenizedImage[]): {tokens: Token[], images: PromptImage[]} {
-    const segments = splitAtMarkers(rendered);
-    if (segments.length !== images.length + 1)
+    const {segments, order} = splitAtMarkers(rendered);
+    // Each image once: a template that dropped or repeated a message would misplace them.
+    if (order.length !== images.length || new Set(order).size !== images.length || order.some((index) => index >= images.length))
         throw new BadRequestError(
-            `The model's chat template dropped or repeated an image (${images.length} sent, ${segments.length - 1} rendered); send the images in user messages.`,
+            `The model's chat template dropped or repeated an image (${images.length} sent, ${order.length} rendered); send the images in user messages.`,
             {param: "messages", code: "image_input_not_supported"});
     const tokens: Token[] = [];
     const placed: PromptImage[] = [];
-    segments.forEach((segment, index) => {
+    segments.forEach((segment, at) => {
         // A piece after an image continues the text: no leading space of its own (SentencePiece adds one).
-        tokens.push(...segment.tokenize(model.tokenizer, index === 0 ? undefined : "trimLeadingSpace"));
-        const image = images[index];
+        tokens.push(...segment.tokenize(model.tokenizer, at === 0 ? undefined : "trimLeadingSpace"));
+        const image = at < order.length ? images[order[at]!] : undefined;
         for (const part of image?.parts ?? []) {
             if (part.type === "text") {
                 tokens.push(...Array.from(part.tokens, (token) => token as Token));
@@ -40,26 +41,33 @@ export function tokenizeWithImages(model: LlamaModel, rendered: LlamaText, image
     return {tokens, images: placed};
 }
 
-/** The pieces of the rendered text around its markers: one more than the markers. */
-function splitAtMarkers(rendered: LlamaText): LlamaText[] {
+/**
+ * The pieces of the rendered text around its markers (one more than the markers), and which image
+ * each marker names, in the order the template rendered them.
+ */
+function splitAtMarkers(rendered: LlamaText): {segments: LlamaText[], order: number[]} {
     const segments: LlamaText[] = [];
+    const order: number[] = [];
     let current: Array<LlamaText["values"][number]> = [];
     for (const value of rendered.values) {
         if (typeof value !== "string") {
             current.push(value);
             continue;
         }
-        value.split(mediaMarker).forEach((piece, index) => {
-            if (index > 0) {
-                segments.push(LlamaText(current));
-                current = [];
-            }
-            if (piece !== "")
-                current.push(piece);
-        });
+        let from = 0;
+        for (const match of value.matchAll(numberedMarker)) {
+            if (match.index > from)
+                current.push(value.slice(from, match.index));
+            segments.push(LlamaText(current));
+            current = [];
+            order.push(Number(match[1]));
+            from = match.index + match[0].length;
+        }
+        if (from < value.length)
+            current.push(value.slice(from));
     }
     segments.push(LlamaText(current));
-    return segments;
+    return {segments, order};
 }
 
 /**

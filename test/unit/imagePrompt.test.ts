@@ -1,7 +1,7 @@
 import {LlamaText, SpecialToken, type LlamaModel, type Token} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
 import {promptCells, tokenizeWithImages} from "../../src/vision/imagePrompt.js";
-import {mediaMarker} from "../../src/vision/mediaMarker.js";
+import {mediaMarkerFor} from "../../src/vision/mediaMarker.js";
 import type {TokenizedImage} from "../../src/vision/nativeVision.js";
 
 /** One token per character (code point), and 1 for BOS: enough to see where each piece went. */
@@ -20,7 +20,7 @@ const image = (id: string, parts: Array<[string, number, number] | number[]>): T
 
 describe("a rendered prompt with images", () => {
     it("puts each image's parts where its marker was, one placeholder per position", () => {
-        const rendered = LlamaText([new SpecialToken("BOS"), `ab${mediaMarker}c`, `d${mediaMarker}`, "e"]);
+        const rendered = LlamaText([new SpecialToken("BOS"), `ab${mediaMarkerFor(0)}c`, `d${mediaMarkerFor(1)}`, "e"]);
         const first = image("aaa", [[900], ["aaa", 3, 3], [901]]);
         const second = image("bbb", [["bbb", 6, 2]]);
         const {tokens, images} = tokenizeWithImages(model, rendered, [first, second]);
@@ -39,11 +39,21 @@ describe("a rendered prompt with images", () => {
     });
 
     it("gives the same image the same placeholders, and refuses a template that lost an image", () => {
-        const rendered = LlamaText([`x${mediaMarker}`]);
+        const rendered = LlamaText([`x${mediaMarkerFor(0)}`]);
         const once = tokenizeWithImages(model, rendered, [image("same", [["same", 2, 2]])]);
         const again = tokenizeWithImages(model, rendered, [image("same", [["same", 2, 2]])]);
         expect(again.tokens).toEqual(once.tokens);
         expect(() => tokenizeWithImages(model, LlamaText(["no marker"]), [image("lost", [["lost", 2, 2]])]))
             .toThrow(/dropped or repeated an image/);
+        expect(() => tokenizeWithImages(model, LlamaText([`${mediaMarkerFor(0)}${mediaMarkerFor(0)}`]), [image("a", [["a", 2, 2]]), image("b", [["b", 2, 2]])]))
+            .toThrow(/dropped or repeated an image/);
+    });
+
+    it("puts each image where the template rendered its marker, whatever the order", () => {
+        // Tool results render by their calls: the second image's marker can come first.
+        const rendered = LlamaText([`${mediaMarkerFor(1)}|${mediaMarkerFor(0)}`]);
+        const {tokens, images} = tokenizeWithImages(model, rendered, [image("first", [["first", 1, 1]]), image("second", [["second", 1, 1]])]);
+        expect(images.map((placed) => placed.chunk.handle)).toEqual([{id: "second"}, {id: "first"}]);
+        expect(tokens[1]).toBe(124);
     });
 });

@@ -2,7 +2,7 @@ import {describe, expect, it} from "vitest";
 import {toChatHistory} from "../../src/chat/toChatHistory.js";
 import {BadRequestError} from "../../src/errors.js";
 import {chatMessageSchema, type ChatMessage} from "../../src/protocol/chatCompletionRequest.js";
-import {mediaMarker} from "../../src/vision/mediaMarker.js";
+import {mediaMarkerFor} from "../../src/vision/mediaMarker.js";
 import {thrownError} from "./support/thrownError.js";
 
 const messages = (...raw: unknown[]): ChatMessage[] => raw.map((message) => chatMessageSchema.parse(message));
@@ -32,11 +32,28 @@ describe("toChatHistory", () => {
             {role: "tool", tool_call_id: "c1", content: [{type: "text", text: "shot.png:"}, picture]}
         ];
         const seen = toChatHistory(messages(...raw), {images: true});
-        expect(seen[0]).toEqual({type: "user", text: `Look\n${mediaMarker}`});
-        expect(seen[1]).toMatchObject({type: "model", response: [{type: "functionCall", result: `shot.png:\n${mediaMarker}`}]});
+        expect(seen[0]).toEqual({type: "user", text: `Look\n${mediaMarkerFor(0)}`});
+        expect(seen[1]).toMatchObject({type: "model", response: [{type: "functionCall", result: `shot.png:\n${mediaMarkerFor(1)}`}]});
         const blind = toChatHistory(messages(raw[1], raw[2]), {images: false});
         expect(blind[0]).toMatchObject({type: "model", response: [{type: "functionCall", result: "shot.png:\n[image]"}]});
         expect(thrownError(BadRequestError, () => toChatHistory(messages(raw[0]), {images: false})).code).toBe("image_input_not_supported");
+    });
+
+    it("numbers images in message order, so results sent out of their calls' order keep their own image", () => {
+        const picture = {type: "image_url", image_url: {url: "data:image/png;base64,AAAA"}};
+        const history = toChatHistory(messages(
+            {role: "user", content: "Both"},
+            {role: "assistant", content: null, tool_calls: [
+                {id: "a", type: "function", function: {name: "read", arguments: "{}"}},
+                {id: "b", type: "function", function: {name: "read", arguments: "{}"}}
+            ]},
+            {role: "tool", tool_call_id: "b", content: [picture]},
+            {role: "tool", tool_call_id: "a", content: [picture]}
+        ), {images: true});
+        // The template renders a's result first: it holds the second image sent (number 1).
+        expect(history[1]).toMatchObject({type: "model", response: [
+            {type: "functionCall", result: mediaMarkerFor(1)}, {type: "functionCall", result: mediaMarkerFor(0)}
+        ]});
     });
 
     it("joins text parts with newlines", () => {
