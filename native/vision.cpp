@@ -25,6 +25,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "llama.h"
@@ -73,10 +74,16 @@ Napi::Promise onOwnThread(Napi::Env env, const char* name, Work work, Done done,
         settle.BlockingCall([task, done = std::move(done), after = std::move(after)](Napi::Env env, Napi::Function) {
             std::unique_ptr<Task> owned(task);
             after();
-            if (task->error.empty())
+            if (!task->error.empty())
+                return task->deferred.Reject(Napi::Error::New(env, task->error).Value());
+            // Nothing may throw out of a thread-safe call (no JavaScript frame would catch it).
+            try {
                 task->deferred.Resolve(done(env));
-            else
-                task->deferred.Reject(Napi::Error::New(env, task->error).Value());
+            } catch (const Napi::Error& error) {
+                task->deferred.Reject(error.Value());
+            } catch (const std::exception& error) {
+                task->deferred.Reject(Napi::Error::New(env, error.what()).Value());
+            }
         });
         settle.Release();
     }).detach();
@@ -129,10 +136,24 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
         std::atomic<int> running{0};
         /** One encode at a time: mtmd keeps the output of the last in the context. */
         std::mutex encoding;
-        /** The encode running now and the last one aborted, by the ids JavaScript gives them. */
+        /** The encode running now, by the id JavaScript gives it, and whether it was asked to stop. */
         std::atomic<double> currentEncode{0};
-        std::atomic<double> abortedEncode{-1};
+        std::atomic<bool> currentAborted{false};
+        /** Encodes asked to stop (the running one, or ones waiting for `encoding`) that have not ended yet. */
+        std::mutex abortsGuard;
+        std::unordered_set<double> aborted;
         size_t nodesSinceCheck = 0;
+
+        bool WasAborted(double encodeId) {
+            std::lock_guard<std::mutex> lock(abortsGuard);
+            return aborted.count(encodeId) > 0;
+        }
+
+        /** Forgets an encode's abort once it has ended: ids are not used again. */
+        void Ended(double encodeId) {
+            std::lock_guard<std::mutex> lock(abortsGuard);
+            aborted.erase(encodeId);
+        }
 
         /** Held alive (and counted as running) from a call's start until its promise settles. */
         void Begin() {
@@ -156,7 +177,7 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
             auto* vision = static_cast<ChatserveVision*>(self);
             if (ask)
                 return ++vision->nodesSinceCheck % 64 == 0;
-            return vision->currentEncode.load() != vision->abortedEncode.load();
+            return !vision->currentAborted.load();
         }
 
         void CheckLoaded(Napi::Env env) {
@@ -281,24 +302,31 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
             Begin();
             return onOwnThread(info.Env(), "chatserveVisionEncode", [this, image, index, encodeId]() -> std::string {
                 std::lock_guard<std::mutex> lock(encoding);
-                if (abortedEncode.load() == encodeId)
+                struct Forget { ChatserveVision* vision; double id; ~Forget() { vision->Ended(id); } } forget{this, encodeId};
+                if (WasAborted(encodeId))
                     return "aborted";
                 // Encoded already (the same image in another request, or an earlier turn's): its embeddings stay as they are.
                 if (!image->embeddings[index].empty())
                     return "";
                 currentEncode = encodeId;
+                currentAborted = false;
+                // An abort that came between the check above and now.
+                if (WasAborted(encodeId))
+                    currentAborted = true;
                 nodesSinceCheck = 0;
                 const mtmd_input_chunk* chunk = mtmd_input_chunks_get(image->chunks, index);
                 const int32_t failed = mtmd_encode_chunk(context, chunk);
+                const bool stopped = currentAborted.exchange(false);
                 currentEncode = 0;
-                if (abortedEncode.load() == encodeId)
+                if (stopped)
                     return "aborted";
                 if (failed != 0)
                     return "the projector could not encode the image";
+                // Whole, even if its request has gone since: the next request with this image uses it.
                 const size_t count = mtmd_input_chunk_get_n_tokens(chunk) * llama_model_n_embd_inp(model->model);
                 const float* output = mtmd_get_output_embd(context);
                 image->embeddings[index].assign(output, output + count);
-                return "";
+                return WasAborted(encodeId) ? "aborted" : "";
             }, [](Napi::Env env) -> Napi::Value {
                 return env.Undefined();
             }, End());
@@ -308,7 +336,13 @@ class ChatserveVision : public Napi::ObjectWrap<ChatserveVision> {
         Napi::Value AbortEncode(const Napi::CallbackInfo& info) {
             if (info.Length() < 1 || !info[0].IsNumber())
                 throw Napi::TypeError::New(info.Env(), "abortEncode(encodeId)");
-            abortedEncode = info[0].As<Napi::Number>().DoubleValue();
+            const double encodeId = info[0].As<Napi::Number>().DoubleValue();
+            {
+                std::lock_guard<std::mutex> lock(abortsGuard);
+                aborted.insert(encodeId);
+            }
+            if (currentEncode.load() == encodeId)
+                currentAborted = true;
             return info.Env().Undefined();
         }
 
