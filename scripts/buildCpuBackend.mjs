@@ -31,7 +31,7 @@ import {fileURLToPath} from "node:url";
 import {addChatserveSource, chatserveSourceState} from "./addonSource.mjs";
 import {amxBuildFlags, amxKernelsFile, compilerEnv, patchTileConfig} from "./amxBuild.mjs";
 import {runCheckModel} from "./checkModel.mjs";
-import {addVisionBuild, removeVisionBuild, visionBuildState} from "./visionBuild.mjs";
+import {addVisionBuild, rememberVisionFailure, removeVisionBuild, visionFailedBefore} from "./visionBuild.mjs";
 
 const log = (message) => console.log(`chatserve: ${message}`);
 
@@ -129,9 +129,10 @@ function install() {
         return log(`${current.gpu} found: keeping its prebuilt binaries`);
     // A build made before chatserve's call changed (or before it existed) is made again.
     const source = chatserveSourceState();
-    // A build without vision that could have it is made again (not one whose vision build failed before: the patch is then gone).
-    const visionMissing = wantsVision() && !current.vision && visionBuildState() === "absent";
-    if (current.buildType === "localBuild" && !visionMissing && (source === "unsupported" || (source === "current" && current.chatserveDecode))) {
+    // A build without vision that could have it is made again (not where a vision build failed before:
+    // buildWithOrWithoutVision remembers that), and one with vision that CHATSERVE_VISION=off turns down.
+    const visionChanges = wantsVision() ? !current.vision && !visionFailedBefore() : current.vision;
+    if (current.buildType === "localBuild" && !visionChanges && (source === "unsupported" || (source === "current" && current.chatserveDecode))) {
         const {problem} = checkLocalBuild();
         if (problem == null)
             return log("a local CPU build of llama.cpp is already installed");
@@ -171,7 +172,9 @@ function buildWithOrWithoutVision(env) {
     } catch (error) {
         if (vision !== "added" && vision !== "present")
             throw error;
-        log(`the build with image input failed (${error?.message?.split("\n")[0] ?? error}): building without it`);
+        const reason = error?.message?.split("\n")[0] ?? String(error);
+        log(`the build with image input failed (${reason}): building without it`);
+        rememberVisionFailure(reason);
         removeVisionBuild();
         runStep("build", {env});
     }

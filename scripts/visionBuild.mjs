@@ -9,7 +9,8 @@
 // server must not run a program on what a client sends.
 //
 // Idempotent, and reversible: buildCpuBackend.mjs removes the patch to retry a build that failed
-// with it, or when CHATSERVE_VISION=off.
+// with it, or when CHATSERVE_VISION=off. A failure is remembered beside the CMakeLists (until
+// node-llama-cpp is installed again), so that later installs do not try it again every time.
 import fs from "node:fs";
 import path from "node:path";
 import {fileURLToPath} from "node:url";
@@ -50,4 +51,19 @@ export function removeVisionBuild(file = llamaCmakeFile()) {
         return;
     const cmake = fs.readFileSync(file, "utf8");
     fs.writeFileSync(file, cmake.replace(buildSwitches, "").replace(link, ""));
+}
+
+/** Where a failed vision build is remembered: in node-llama-cpp's llama/ folder, which a reinstall replaces. */
+function failureFile(file) {
+    return path.join(path.dirname(file), ".chatserve-vision-failed");
+}
+
+/** Notes that the build with vision failed here, and why. */
+export function rememberVisionFailure(reason, file = llamaCmakeFile()) {
+    fs.writeFileSync(failureFile(file), `${reason}\n`);
+}
+
+/** Whether a build with vision failed here before (this node-llama-cpp install). */
+export function visionFailedBefore(file = llamaCmakeFile()) {
+    return fs.existsSync(failureFile(file));
 }

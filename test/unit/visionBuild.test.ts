@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import {afterEach, describe, expect, it} from "vitest";
 // @ts-expect-error an install script in plain JavaScript, without type declarations
-import {addVisionBuild, removeVisionBuild, visionBuildState} from "../../scripts/visionBuild.mjs";
+import {addVisionBuild, rememberVisionFailure, removeVisionBuild, visionBuildState, visionFailedBefore} from "../../scripts/visionBuild.mjs";
 
 /** The lines of node-llama-cpp 3.22's llama/CMakeLists.txt that the script hooks onto. */
 const cmakeLists = [
@@ -52,5 +52,12 @@ describe("building llama.cpp's multimodal library into the addon", () => {
         const file = cmakeFile(changed);
         expect(addVisionBuild(file)).toBe("unsupported");
         expect(fs.readFileSync(file, "utf8")).toBe(changed);
+    });
+
+    it("remembers a failed build beside the file, so later installs do not try again", () => {
+        const file = cmakeFile();
+        expect(visionFailedBefore(file)).toBe(false);
+        rememberVisionFailure("mtmd did not compile", file);
+        expect(visionFailedBefore(file)).toBe(true);
     });
 });
