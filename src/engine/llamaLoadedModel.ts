@@ -2,11 +2,9 @@ import {setImmediate as nextTurn} from "node:timers/promises";
 import {
     JinjaTemplateChatWrapper, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token
 } from "node-llama-cpp";
-import {BadRequestError, ServiceShuttingDownError, type ApiError} from "../errors.js";
-import {ImageEvaluator} from "../vision/imageEvaluation.js";
+import {ServiceShuttingDownError, type ApiError} from "../errors.js";
 import {isImagePlaceholder} from "../vision/imagePrompt.js";
-import {mediaMarker} from "../vision/mediaMarker.js";
-import {NativeProjector, type TokenizedImage} from "../vision/nativeVision.js";
+import {ModelVision} from "../vision/modelVision.js";
 import {renderChatPrompt} from "./chatPrompt.js";
 import {DecodeSteps} from "./decodeSteps.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
@@ -39,8 +37,6 @@ export type ModelLoadOptions = {
     projector?: {path: string, threads: number}
 };
 
-/** The model's projector once loaded, or why a model paired with one cannot take images. */
-type Vision = {projector: NativeProjector, images: ImageEvaluator} | {unavailable: string};
 
 type Generation = {
     context: LlamaContext, steps: DecodeSteps, sequences: LlamaContextSequence[], pool: SequencePool<LlamaContextSequence>,
@@ -65,7 +61,7 @@ export class LlamaLoadedModel implements LoadedModel {
         public readonly supportsTools: boolean,
         /** What --ctx-size asked for (capped at the trained context). */
         private readonly requestedContextSize: number,
-        private readonly vision: Vision
+        private readonly vision: ModelVision
     ) {}
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions): Promise<LlamaLoadedModel> {
@@ -99,7 +95,7 @@ export class LlamaLoadedModel implements LoadedModel {
             const embedder = options.embeds
                 ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
                 : null;
-            const vision = await loadVision(runtime, model, generation, options.projector);
+            const vision = await ModelVision.load(runtime.llama, model, generation?.context ?? null, options.projector);
             return new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools, contextSize, vision);
         } catch (error) {
             await model.dispose();
@@ -141,7 +137,7 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public get imageInputRefusal(): string | null {
-        return "unavailable" in this.vision ? this.vision.unavailable : null;
+        return this.vision.refusal;
     }
 
     public prepareChat(
@@ -149,7 +145,7 @@ export class LlamaLoadedModel implements LoadedModel {
     ): Promise<PreparedPrompt> {
         return this.outsideSequence(async () => {
             await refuseHistoryBeyondContext(this.model, history, this.contextLength);
-            const tokenized = await this.tokenizeImages(images);
+            const tokenized = await this.vision.tokenize(images, this.generating().context.batchSize);
             return renderChatPrompt(this.model, this.generating().chatWrapper, history, {...options, images: tokenized});
         });
     }
@@ -212,7 +208,7 @@ export class LlamaLoadedModel implements LoadedModel {
         // An image's placeholders are no vocabulary's tokens: they read as nothing.
         const detokenize = (tokens: readonly Token[], lastTokens: readonly Token[]) =>
             this.model.detokenize(tokens.filter((token) => !isImagePlaceholder(token)), false, lastTokens.filter((token) => !isImagePlaceholder(token)));
-        const images = "images" in this.vision ? this.vision.images : undefined;
+        const {images} = this.vision;
         let released = false;
         return {
             generate: (leasedPrompt: PreparedPrompt, options: GenerationOptions, generationSignal: AbortSignal) =>
@@ -243,32 +239,8 @@ export class LlamaLoadedModel implements LoadedModel {
         }
         await this.embedder?.dispose();
         // The projector holds the model's vocabulary: it goes first.
-        if ("projector" in this.vision)
-            this.vision.projector.dispose();
+        this.vision.dispose();
         await this.model.dispose();
-    }
-
-    /** Each image decoded and split into the projector's parts; a model without one refuses images with the reason. */
-    private async tokenizeImages(images: readonly ImageBytes[]): Promise<TokenizedImage[]> {
-        if (images.length === 0)
-            return [];
-        if (!("projector" in this.vision))
-            throw new BadRequestError(`This model does not take image input: ${this.vision.unavailable}.`, {param: "messages", code: "image_input_not_supported"});
-        const {projector} = this.vision;
-        const tokenized: TokenizedImage[] = [];
-        // One at a time: each decodes a file on a thread of its own, and a request may carry many.
-        for (const image of images)
-            tokenized.push(await projector.tokenize(image.bytes, image.id).catch((error: Error) => {
-                throw new BadRequestError(`Invalid '${image.param}': ${error.message}.`, {param: image.param, code: "invalid_image"});
-            }));
-        const batchSize = this.generating().context.batchSize;
-        for (const [index, image] of tokenized.entries())
-            for (const part of image.parts)
-                if (part.type === "image" && part.nonCausal && part.tokens > batchSize)
-                    throw new BadRequestError(
-                        `Invalid '${images[index]!.param}': the image takes ${part.tokens} tokens, and this model decodes an image in one batch of at most ${batchSize}.`,
-                        {param: images[index]!.param, code: "image_too_large"});
-        return tokenized;
     }
 
     private outsideSequence<T>(work: () => Promise<T>): Promise<T> {
@@ -285,19 +257,5 @@ export class LlamaLoadedModel implements LoadedModel {
         if (this.generation == null)
             throw new Error("this model was loaded for embeddings only");
         return this.generation;
-    }
-}
-
-/** Loads the model's projector; a projector that fails to load leaves the model serving text, and says why to image requests. */
-async function loadVision(runtime: LlamaRuntime, model: LlamaModel, generation: Generation | null, projector: ModelLoadOptions["projector"]): Promise<Vision> {
-    if (projector == null)
-        return {unavailable: "no vision projector (mmproj) is paired with it (README, \"Image input\")"};
-    if (generation == null)
-        return {unavailable: "it was loaded for embeddings only"};
-    try {
-        const loaded = await NativeProjector.load(runtime.llama, model, projector.path, {threads: projector.threads, marker: mediaMarker});
-        return {projector: loaded, images: new ImageEvaluator(loaded, generation.context)};
-    } catch (error) {
-        return {unavailable: `its projector ${projector.path} could not be loaded (${(error as Error).message})`};
     }
 }
