@@ -41,6 +41,12 @@ export type ContextPlan = {
     projectorBytes?: number
 };
 
+/** Whether a loaded model serves `next` as it is: nothing a load decides (context, sequences, template, projector) differs. */
+export function sameLoadSettings(plan: ContextPlan, next: ContextPlan): boolean {
+    return plan.contextLength === next.contextLength && plan.parallel === next.parallel &&
+        plan.chatTemplate === next.chatTemplate && plan.projector === next.projector;
+}
+
 /** A 20k-token agent prompt and its reply fit; beyond this, a context's KV cache is rarely worth its memory by default. */
 export const defaultContextCap = 32768;
 /** The old fixed default: a default context never shrinks below this (or the trained context, if smaller) to fit memory. */

@@ -15,6 +15,7 @@ import type {Catalogue} from "./modelCatalogue.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
 import {aliasObject, danglingAliasObject, modelObject} from "./modelListing.js";
 import {ModelSizing} from "./modelSizing.js";
+import {sameLoadSettings} from "./contextPlan.js";
 import {occupancyOf, type ModelOccupancy} from "./modelOccupancy.js";
 import {Residency} from "./residency.js";
 import {Residents} from "./residents.js";
@@ -153,7 +154,7 @@ export class ModelRegistry {
         for (const residency of this.residents.all()) {
             const next = this.sizing.planFor(residency.descriptor);
             const {plan} = residency;
-            if (plan.contextLength === next.contextLength && plan.parallel === next.parallel && plan.chatTemplate === next.chatTemplate && plan.projector === next.projector)
+            if (sameLoadSettings(plan, next))
                 continue;
             if (residency.state === "failed")
                 // A template that failed to load may be fixed now: the next request tries again.
@@ -298,20 +299,17 @@ export class ModelRegistry {
     private start(residency: Residency): void {
         const {descriptor, plan} = residency;
         const started = Date.now();
-        const seconds = () => (Date.now() - started) / 1000;
         this.logger.info({event: "model_loading", model: descriptor.id, estimatedBytes: totalBytes(residency.estimate)}, `loading ${descriptor.id}`);
         this.residents.start(residency, () => this.load(descriptor, plan));
         residency.ready.then((model) => {
             if (residency.measured)
                 this.sizing.remember(descriptor, residency.memory);
-            this.settings.lifecycle?.loaded(descriptor.id, seconds());
             this.logger.info({
                 event: "model_loaded", model: descriptor.id, contextLength: model.contextLength, parallel: plan.parallel,
                 kvCacheBytes: plan.kvCacheBytes, contextMemoryBytes: model.contextMemoryBytes,
                 estimatedBytes: totalBytes(residency.estimate), memoryBytes: totalBytes(residency.memory), ms: Date.now() - started
             }, `loaded ${descriptor.id} (${model.contextLength} tokens per request, ${plan.parallel} at once, ${formatBytes(totalBytes(residency.memory))}) in ${Date.now() - started} ms`);
         }, (error: unknown) => {
-            this.settings.lifecycle?.loadFailed(descriptor.id, seconds());
             this.logger.error({event: "model_load_failed", model: descriptor.id, err: error}, `failed to load ${descriptor.id}`);
         });
     }

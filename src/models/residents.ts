@@ -66,14 +66,18 @@ export class Residents {
     public start(residency: Residency, load: () => Promise<LoadedModel>): void {
         this.queue.splice(this.queue.indexOf(residency), 1);
         this.claims.add(residency);
+        const started = performance.now();
+        const seconds = () => (performance.now() - started) / 1000;
         residency.start(load);
         this.stopMakingRoomFor(residency);
         residency.ready.then((model) => {
+            this.lifecycle?.loaded(residency.id, seconds());
             residency.markLoaded(model);
             if (residency.idle)
                 this.becameIdle(residency);
             this.notify();
         }, (error: unknown) => {
+            this.lifecycle?.loadFailed(residency.id, seconds());
             residency.error = error instanceof Error ? error.message : String(error);
             residency.state = "failed";
             this.claims.delete(residency);
