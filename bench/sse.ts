@@ -98,9 +98,16 @@ export async function streamChat(baseUrl: string, model: string, messages: ChatM
             result.usage = chunk.usage;
     };
 
+    await readEvents(response.body, onData);
+    result.endedAt = performance.now();
+    return result;
+}
+
+/** Reads a server-sent event stream to its end, handing each event's data to `onData`. */
+export async function readEvents(body: AsyncIterable<Uint8Array>, onData: (data: string) => void): Promise<void> {
     const decoder = new TextDecoder();
     let buffer = "";
-    for await (const bytes of response.body) {
+    for await (const bytes of body) {
         buffer += decoder.decode(bytes, {stream: true});
         let end: number;
         while ((end = buffer.indexOf("\n\n")) >= 0) {
@@ -109,8 +116,6 @@ export async function streamChat(baseUrl: string, model: string, messages: ChatM
         }
     }
     parseEvent(buffer + decoder.decode(), onData);
-    result.endedAt = performance.now();
-    return result;
 }
 
 /** One SSE event: `data:` lines are joined; comment lines (`: processing prompt …`) are skipped. */

@@ -1,6 +1,7 @@
 import {randomBytes} from "node:crypto";
 import {performance} from "node:perf_hooks";
 import {encodePng, gradient} from "../test/fixtures/images.js";
+import {readEvents} from "./sse.js";
 
 /** Chat messages with image parts, as OpenAI's chat completions take them. */
 export type ContentPart = {type: "text", text: string} | {type: "image_url", image_url: {url: string}};
@@ -80,16 +81,7 @@ export async function streamTimed(
         });
         if (!response.ok || response.body == null)
             throw new Error(`HTTP ${response.status} from /chat/completions: ${await response.text()}`);
-        const decoder = new TextDecoder();
-        let buffer = "";
-        for await (const bytes of response.body) {
-            buffer += decoder.decode(bytes, {stream: true});
-            let end: number;
-            while ((end = buffer.indexOf("\n\n")) >= 0) {
-                dataOf(buffer.slice(0, end), onData);
-                buffer = buffer.slice(end + 2);
-            }
-        }
+        await readEvents(response.body, onData);
     } catch (error) {
         if (signal?.aborted !== true)
             throw error;
@@ -97,13 +89,6 @@ export async function streamTimed(
     }
     result.endedAt = performance.now();
     return result;
-}
-
-/** One SSE event's `data:` lines, joined; comments (`: keep-alive`) are skipped. */
-function dataOf(event: string, onData: (data: string) => void): void {
-    const lines = event.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => line.slice(line.startsWith("data: ") ? 6 : 5));
-    if (lines.length > 0)
-        onData(lines.join("\n"));
 }
 
 /** Time to first token: the first content chunk. */
