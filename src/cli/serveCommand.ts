@@ -134,13 +134,19 @@ function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
     };
 }
 
-function byteSize(value: string): number {
-    try {
-        return parseByteSize(value);
-    } catch (error) {
-        throw new InvalidArgumentError(`${(error as Error).message}.`);
-    }
+/** A parser whose error becomes commander's "invalid argument" line for the flag. */
+function asArgument<T>(parse: (value: string) => T): (value: string) => T {
+    return (value) => {
+        try {
+            return parse(value);
+        } catch (error) {
+            throw new InvalidArgumentError(`${(error as Error).message}.`);
+        }
+    };
 }
+
+const byteSize = asArgument(parseByteSize);
+const keepAlive = asArgument(parseKeepAlive);
 
 /** Bytes, as the body parser reads them (its own "mb" is 1024², --memory-limit's MB 1000²). */
 function bodyLimit(value: string): string {
@@ -154,14 +160,6 @@ function pixelCount(value: string): number {
     if (!(pixels >= 1) || !Number.isSafeInteger(pixels))
         throw new InvalidArgumentError("expected a pixel count or WIDTHxHEIGHT, e.g. 8192x4096.");
     return pixels;
-}
-
-function keepAlive(value: string): KeepAlive {
-    try {
-        return parseKeepAlive(value);
-    } catch (error) {
-        throw new InvalidArgumentError(`${(error as Error).message}.`);
-    }
 }
 
 function collect(value: string, previous: string[]): string[] {
