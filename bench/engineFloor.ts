@@ -1,13 +1,13 @@
 import fs from "node:fs/promises";
 import {performance} from "node:perf_hooks";
 import {pino} from "pino";
-import {ChatCompletionService} from "../src/chat/chatCompletionService.js";
+import {ChatCompletionService} from "../src/conversation/conversationService.js";
 import {resolveConfig} from "../src/config.js";
 import {LlamaLoadedModel} from "../src/engine/llamaLoadedModel.js";
 import {startLlamaRuntime} from "../src/engine/llamaRuntime.js";
 import {planContext} from "../src/models/contextPlan.js";
 import {inspectGguf} from "../src/models/ggufInspection.js";
-import {chatCompletionRequestSchema} from "../src/protocol/chatCompletionRequest.js";
+import {chatCompletionRequestSchema} from "../src/api/openai-chat/chatCompletionRequest.js";
 import type {Floor, FloorOptions} from "./inProcessFloor.js";
 import {measurePhase} from "./machineLoad.js";
 import {phasePrompts, shortPrompt, warmUpPrompt, warmUpStreams} from "./prompts.js";

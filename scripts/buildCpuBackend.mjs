@@ -64,7 +64,7 @@ const steps = {
     }
 };
 
-/** The same test as src/vision/nativeVision.ts: the addon was linked with libmtmd. */
+/** The same test as src/engine/vision/nativeVision.ts: the addon was linked with libmtmd. */
 function hasVision(llama) {
     return typeof llama._bindings?.ChatserveVision === "function";
 }

@@ -1,5 +1,5 @@
 // Builds llama.cpp's multimodal library (tools/mtmd) with node-llama-cpp's addon and links it in,
-// so that native/vision.cpp gets its calls (image input, src/vision/). node-llama-cpp's own
+// so that native/vision.cpp gets its calls (image input, src/engine/vision/ and src/images/). node-llama-cpp's own
 // llama/CMakeLists.txt adds llama.cpp as a subproject, where tools/ is off; llama.cpp's
 // LLAMA_BUILD_MTMD switch builds the library alone. Done as a patch of that CMakeLists rather than
 // through node-llama-cpp's cmake options, which would rename the build folder that chatserve's

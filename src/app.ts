@@ -1,9 +1,9 @@
 import express from "express";
 import type {Logger} from "pino";
-import type {ChatCompletionService} from "./chat/chatCompletionService.js";
-import type {CompletionService} from "./completions/completionService.js";
+import type {ChatCompletionService} from "./conversation/conversationService.js";
+import type {CompletionService} from "./api/openai-completions/completionService.js";
 import type {Config} from "./config.js";
-import type {EmbeddingService} from "./embeddings/embeddingService.js";
+import type {EmbeddingService} from "./api/openai-embeddings/embeddingService.js";
 import {requireApiKey} from "./http/auth.js";
 import {cors} from "./http/cors.js";
 import {errorHandler, notFound} from "./http/errorHandler.js";
@@ -11,19 +11,19 @@ import {allowedHostsOnly} from "./http/hostCheck.js";
 import {jsonBody} from "./http/jsonBody.js";
 import {requestLog} from "./http/requestLog.js";
 import {requestMetrics} from "./http/requestMetrics.js";
-import {chatCompletionsRoute} from "./http/routes/chatCompletionsRoute.js";
-import {completionsRoute} from "./http/routes/completionsRoute.js";
-import {embeddingsRoute} from "./http/routes/embeddingsRoute.js";
-import {healthRoute} from "./http/routes/healthRoute.js";
+import {chatCompletionsRoute} from "./api/openai-chat/chatCompletionsRoute.js";
+import {completionsRoute} from "./api/openai-completions/completionsRoute.js";
+import {embeddingsRoute} from "./api/openai-embeddings/embeddingsRoute.js";
+import {healthRoute} from "./api/health/healthRoute.js";
 import {useAnthropicErrors} from "./http/errorDialect.js";
-import {messagesRoute} from "./http/routes/messagesRoute.js";
-import {metricsRoute} from "./http/routes/metricsRoute.js";
-import {modelsRoute} from "./http/routes/modelsRoute.js";
-import {responsesRoute} from "./http/routes/responsesRoute.js";
-import type {MessagesService} from "./messages/messagesService.js";
+import {messagesRoute} from "./api/anthropic-messages/messagesRoute.js";
+import {metricsRoute} from "./api/metrics/metricsRoute.js";
+import {modelsRoute} from "./api/models/modelsRoute.js";
+import {responsesRoute} from "./api/openai-responses/responsesRoute.js";
+import type {MessagesService} from "./api/anthropic-messages/messagesService.js";
 import type {ServerMetrics} from "./metrics/serverMetrics.js";
 import type {ModelRegistry} from "./models/modelRegistry.js";
-import type {ResponsesService} from "./responses/responsesService.js";
+import type {ResponsesService} from "./api/openai-responses/responsesService.js";
 
 export type AppDependencies = {
     config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts">,

@@ -48,7 +48,7 @@ export const configSchema = z.object({
     /** Models loaded at once, at most. Undefined: no count limit (memory decides). */
     maxLoadedModels: z.number().int().min(1).optional(),
     /**
-     * How long a model stays loaded once idle (protocol/keepAlive.ts): `{ms: 0}` unloads it after each
+     * How long a model stays loaded once idle (api/keepAlive.ts): `{ms: 0}` unloads it after each
      * request, "forever" never (not even to make room). Null: until its memory is needed for another model.
      */
     keepAlive: z.union([z.object({ms: z.number().int().min(0)}), z.literal("forever")]).nullable().default(null),
@@ -71,7 +71,7 @@ export const configSchema = z.object({
     })).default([]),
     /** Largest JSON body accepted. An image sent as a data: URI takes 4/3 of its bytes in it. */
     bodyLimit: z.string().default("8mb"),
-    /** Fetch image URLs from loopback, private and link-local addresses too (vision/addressRanges.ts); off, a LAN server is no way into its LAN. */
+    /** Fetch image URLs from loopback, private and link-local addresses too (images/addressRanges.ts); off, a LAN server is no way into its LAN. */
     allowPrivateImageUrls: z.boolean().default(false),
     /** Bytes per image, inline or downloaded: llama-server's download cap. */
     maxImageBytes: z.number().int().min(1).default(10_000_000),

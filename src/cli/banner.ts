@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type {Config} from "../config.js";
-import type {ModelObject} from "../protocol/models.js";
+import type {ModelObject} from "../api/models/models.js";
 import type {RunningServer} from "../server.js";
 import {formatBytes} from "../models/byteSize.js";
 import {isLoopbackHost} from "../http/hostCheck.js";

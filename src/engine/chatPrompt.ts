@@ -1,7 +1,7 @@
 import {LlamaText, type ChatHistoryItem, type ChatModelFunctions, type ChatWrapper, type LlamaModel, type Token} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
-import {isImagePlaceholder, tokenizeWithImages} from "../vision/imagePrompt.js";
-import type {TokenizedImage} from "../vision/nativeVision.js";
+import {isImagePlaceholder, tokenizeWithImages} from "./vision/imagePrompt.js";
+import type {TokenizedImage} from "./vision/nativeVision.js";
 import {endPromptForThought} from "./thoughtPrompt.js";
 import {thoughtSyntax} from "./thoughtSyntax.js";
 import type {PreparedPrompt, ToolCallSyntax, ToolDefinition} from "./types.js";
@@ -13,7 +13,7 @@ import type {PreparedPrompt, ToolCallSyntax, ToolDefinition} from "./types.js";
  * template documents them, and the prompt carries the template's syntax for a call. A reasoning
  * model's new reply begins inside its thought where the template opens one, or after an empty
  * thought when it must not think (`thinking` false). Images, which the history names by the media
- * marker, take the marker's place in the tokens (vision/imagePrompt.ts).
+ * marker, take the marker's place in the tokens (engine/vision/imagePrompt.ts).
  */
 export function renderChatPrompt(
     model: LlamaModel,

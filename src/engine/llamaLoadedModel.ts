@@ -3,8 +3,8 @@ import {
     JinjaTemplateChatWrapper, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token
 } from "node-llama-cpp";
 import {ServiceShuttingDownError, type ApiError} from "../errors.js";
-import {isImagePlaceholder} from "../vision/imagePrompt.js";
-import {ModelVision} from "../vision/modelVision.js";
+import {isImagePlaceholder} from "./vision/imagePrompt.js";
+import {ModelVision} from "./vision/modelVision.js";
 import {renderChatPrompt} from "./chatPrompt.js";
 import {DecodeSteps} from "./decodeSteps.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";

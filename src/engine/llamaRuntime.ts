@@ -5,7 +5,7 @@ import type {Config} from "../config.js";
 import {LlamaErrorLog} from "./llamaErrorLog.js";
 import {usesOpenMP} from "./openmp.js";
 import {libuvPoolSize, resolveDecodeThreads, resolveThreadCount} from "./threads.js";
-import {visionSupport} from "../vision/nativeVision.js";
+import {visionSupport} from "./vision/nativeVision.js";
 
 export type Backend = "CPU" | "CUDA" | "Metal" | "Vulkan";
 

@@ -1,6 +1,6 @@
 import type {LlamaContextSequence, LlamaModel, Token, TokenBias} from "node-llama-cpp";
-import {imageAround, type ImageEvaluator} from "../vision/imageEvaluation.js";
-import {promptCells} from "../vision/imagePrompt.js";
+import {imageAround, type ImageEvaluator} from "./vision/imageEvaluation.js";
+import {promptCells} from "./vision/imagePrompt.js";
 import {tokenBiasOf} from "./llamaInternals.js";
 import {alignPromptWithCache} from "./cacheAlignment.js";
 import type {DecodeSteps, StepSamplingOptions} from "./decodeSteps.js";

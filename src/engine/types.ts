@@ -23,7 +23,7 @@ export type SamplingOptions = {
     logitBias?: ReadonlyMap<number, number>
 };
 
-/** A JSON Schema in the subset constrained decoding enforces (see chat/constrainedSchema.ts). */
+/** A JSON Schema in the subset constrained decoding enforces (see json-schema/constrainedSchema.ts). */
 export type JsonSchema = GbnfJsonSchema;
 
 export type ToolDefinition = {name: string, description?: string, parameters: JsonSchema};
@@ -77,7 +77,7 @@ export type PreparedPrompt = {
     images?: PromptImage[]
 };
 
-/** An image file as a request sent it (vision/imageInput.ts checks it first); `param` names it in errors. */
+/** An image file as a request sent it (images/imageInput.ts checks it first); `param` names it in errors. */
 export type ImageBytes = {bytes: Uint8Array, id: string, param: string};
 
 /**
@@ -91,7 +91,7 @@ export type PromptImage = {
     /** KV cells (embeddings) it takes: more than `positions` for M-RoPE models. What usage counts. */
     cells: number,
     placeholder: Token,
-    /** The projector's native chunk: what encodes and decodes it (vision/nativeVision.ts). */
+    /** The projector's native chunk: what encodes and decodes it (engine/vision/nativeVision.ts). */
     chunk: {handle: unknown, index: number, nonCausal: boolean}
 };
 

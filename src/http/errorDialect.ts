@@ -1,6 +1,6 @@
 import type {NextFunction, Request, Response} from "express";
 import type {ApiError} from "../errors.js";
-import {toAnthropicError} from "../messages/anthropicErrors.js";
+import {toAnthropicError} from "../api/anthropic-messages/anthropicErrors.js";
 
 /**
  * Which API's error envelope a request is answered in. OpenAI's everywhere, but for Anthropic's

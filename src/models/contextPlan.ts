@@ -19,7 +19,7 @@ export type ContextSettings = {
      * unknown, and the defaults are not sized to memory (tests).
      */
     freeMemoryBytes?: number,
-    /** The llama.cpp build can serve images (vision/nativeVision.ts): a model's projector is planned only then. */
+    /** The llama.cpp build can serve images (engine/vision/nativeVision.ts): a model's projector is planned only then. */
     vision?: boolean
 };
 

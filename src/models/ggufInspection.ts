@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import {GgufFileType, readGgufFileInfo, type Llama} from "node-llama-cpp";
-import type {ModelCapability} from "../protocol/models.js";
+import type {ModelCapability} from "../api/models/models.js";
 import type {KvCacheEstimate} from "./contextPlan.js";
 import {checkGgufBounds} from "./ggufBounds.js";
 import {kvCacheEstimate} from "./kvCacheEstimate.js";

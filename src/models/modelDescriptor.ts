@@ -1,4 +1,4 @@
-import type {ModelCapability} from "../protocol/models.js";
+import type {ModelCapability} from "../api/models/models.js";
 import type {KvCacheEstimate} from "./contextPlan.js";
 import type {MemoryEstimate} from "./memoryEstimate.js";
 

@@ -1,5 +1,5 @@
-import {keepAliveSeconds, type KeepAlive} from "../protocol/keepAlive.js";
-import type {ModelCapability, ModelObject} from "../protocol/models.js";
+import {keepAliveSeconds, type KeepAlive} from "../api/keepAlive.js";
+import type {ModelCapability, ModelObject} from "../api/models/models.js";
 import type {ContextPlan} from "./contextPlan.js";
 import {totalBytes, type MemoryFootprint} from "./memoryEstimate.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";

@@ -4,7 +4,7 @@ import type {LoadedModel} from "../engine/types.js";
 import {
     BadRequestError, type ApiError, ModelNotFoundError, ModelUnavailableError, ModelUnloadedError, ServerBusyError, ServiceShuttingDownError
 } from "../errors.js";
-import type {ModelCapability, ModelObject} from "../protocol/models.js";
+import type {ModelCapability, ModelObject} from "../api/models/models.js";
 import {boundedWait, type WaitLimits} from "./boundedWait.js";
 import {formatBytes} from "./byteSize.js";
 import {totalBytes} from "./memoryEstimate.js";

@@ -1,5 +1,5 @@
 import {z} from "zod";
-import {keepAliveField, type KeepAlive} from "../protocol/keepAlive.js";
+import {keepAliveField, type KeepAlive} from "../api/keepAlive.js";
 
 /**
  * The settings file, `chatserve.json` in the models folder: per model (by its id, or by a pattern

@@ -1,5 +1,5 @@
 import type {LoadedModel} from "../engine/types.js";
-import type {KeepAlive} from "../protocol/keepAlive.js";
+import type {KeepAlive} from "../api/keepAlive.js";
 import type {ContextPlan} from "./contextPlan.js";
 import {totalBytes, type MemoryFootprint} from "./memoryEstimate.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";

@@ -1,7 +1,7 @@
 import type {Logger} from "pino";
 import type {LoadedModel} from "../engine/types.js";
 import {ModelUnloadedError, ServiceShuttingDownError, type ApiError} from "../errors.js";
-import {keepAliveSeconds} from "../protocol/keepAlive.js";
+import {keepAliveSeconds} from "../api/keepAlive.js";
 import {formatBytes} from "./byteSize.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
 import type {ModelLifecycleObserver} from "./registrySettings.js";

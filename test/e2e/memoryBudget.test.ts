@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import type OpenAI from "openai";
-import type {ModelObject} from "../../src/protocol/models.js";
+import type {ModelObject} from "../../src/api/models/models.js";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
 

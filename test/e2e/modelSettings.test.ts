@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import type {ModelObject} from "../../src/protocol/models.js";
+import type {ModelObject} from "../../src/api/models/models.js";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
 

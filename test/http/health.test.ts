@@ -1,7 +1,7 @@
 import express from "express";
 import request from "supertest";
 import {describe, expect, it} from "vitest";
-import {healthRoute} from "../../src/http/routes/healthRoute.js";
+import {healthRoute} from "../../src/api/health/healthRoute.js";
 import {createTestApp} from "./support/testApp.js";
 
 describe("GET /health", () => {

@@ -2,10 +2,10 @@
 // cannot enforce goes, the request is answered), with it the 400 names the keyword.
 import request from "supertest";
 import {describe, expect, it} from "vitest";
-import {ChatCompletionService} from "../../src/chat/chatCompletionService.js";
+import {ChatCompletionService} from "../../src/conversation/conversationService.js";
 import type {GenerationEvent} from "../../src/engine/types.js";
 import {createLogger} from "../../src/logger.js";
-import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
+import {chatCompletionRequestSchema} from "../../src/api/openai-chat/chatCompletionRequest.js";
 import {claudeCodeTools, fetchParameters, mcpFetchParameters, mcpIssueParameters} from "../fixtures/agentToolSchemas.js";
 import {FakeModel} from "./support/fakeEngine.js";
 import {chatRequest, createTestApp, errorOf} from "./support/testApp.js";

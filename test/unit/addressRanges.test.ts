@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {nonPublicRange} from "../../src/vision/addressRanges.js";
+import {nonPublicRange} from "../../src/images/addressRanges.js";
 
 /** The host an image URL names, as the URL parser hands it to the fetcher. */
 const hostOf = (url: string) => new URL(url).hostname;

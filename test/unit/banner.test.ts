@@ -4,7 +4,7 @@ import {afterEach, describe, expect, it, vi} from "vitest";
 import {printBanner} from "../../src/cli/banner.js";
 import {formatBytes} from "../../src/models/byteSize.js";
 import {resolveConfig, type ConfigInput} from "../../src/config.js";
-import type {ModelObject} from "../../src/protocol/models.js";
+import type {ModelObject} from "../../src/api/models/models.js";
 import type {RunningServer} from "../../src/server.js";
 
 /** What the banner says for these settings and the models the registry lists. */

@@ -1,6 +1,6 @@
 import {describe, expect, it} from "vitest";
-import {chatCompletion, chatCompletionChunk, contentChunkJson, usageChunk} from "../../src/chat/chatCompletionFormat.js";
-import {newReplyIdentity, toFinishReason, toUsage} from "../../src/protocol/replyFields.js";
+import {chatCompletion, chatCompletionChunk, contentChunkJson, usageChunk} from "../../src/api/openai-chat/chatCompletionFormat.js";
+import {newReplyIdentity, toFinishReason, toUsage} from "../../src/api/openai-shared/replyFields.js";
 import type {GenerationResult} from "../../src/engine/types.js";
 
 const result: GenerationResult = {finishReason: "stop", promptTokens: 12, cachedTokens: 4, completionTokens: 30};

@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
+import {chatCompletionRequestSchema} from "../../src/api/openai-chat/chatCompletionRequest.js";
 
 const base = {model: "m", messages: [{role: "user", content: "hi"}]};
 const parse = (extra: Record<string, unknown>) => chatCompletionRequestSchema.safeParse({...base, ...extra});

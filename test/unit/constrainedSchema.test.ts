@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {toConstrainedSchema} from "../../src/chat/constrainedSchema.js";
+import {toConstrainedSchema} from "../../src/json-schema/constrainedSchema.js";
 import {BadRequestError} from "../../src/errors.js";
 import {thrownError} from "./support/thrownError.js";
 

@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {parseExactJson} from "../../src/chat/exactJson.js";
+import {parseExactJson} from "../../src/json-schema/exactJson.js";
 
 describe("parseExactJson", () => {
     it("keeps an integer JavaScript cannot hold exactly as the string of its digits", () => {

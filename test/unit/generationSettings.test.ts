@@ -1,7 +1,7 @@
 import {describe, expect, it} from "vitest";
-import {toGenerationOptions} from "../../src/chat/generationSettings.js";
+import {toGenerationOptions} from "../../src/conversation/generationSettings.js";
 import {BadRequestError, ContextLengthExceededError} from "../../src/errors.js";
-import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
+import {chatCompletionRequestSchema} from "../../src/api/openai-chat/chatCompletionRequest.js";
 import {thrownError} from "./support/thrownError.js";
 
 const request = (extra: Record<string, unknown> = {}) =>

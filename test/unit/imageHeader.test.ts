@@ -1,6 +1,6 @@
 import {describe, expect, it} from "vitest";
-import {ImageHeaderError} from "../../src/vision/headerBytes.js";
-import {readImageHeader} from "../../src/vision/imageHeader.js";
+import {ImageHeaderError} from "../../src/images/headerBytes.js";
+import {readImageHeader} from "../../src/images/imageHeader.js";
 import {encodeBmp, encodeGif, encodeJpeg, encodePng, gradient, pngHeader} from "../fixtures/images.js";
 import {thrownError} from "./support/thrownError.js";
 

@@ -2,8 +2,8 @@ import {createHash} from "node:crypto";
 import {describe, expect, it} from "vitest";
 import {resolveConfig} from "../../src/config.js";
 import {BadRequestError} from "../../src/errors.js";
-import {checkImageCount, loadImage, type ImageLimits} from "../../src/vision/imageInput.js";
-import {imageLimits} from "../../src/vision/imageLimits.js";
+import {checkImageCount, loadImage, type ImageLimits} from "../../src/images/imageInput.js";
+import {imageLimits} from "../../src/images/imageLimits.js";
 import {encodeBmp, encodeGif, encodeJpeg, encodePng, gradient, pngHeader} from "../fixtures/images.js";
 
 const param = "messages[1].content[2].image_url.url";

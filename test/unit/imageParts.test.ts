@@ -1,10 +1,10 @@
 import {describe, expect, it} from "vitest";
 import {BadRequestError} from "../../src/errors.js";
-import {toChatRequest as messagesToChat} from "../../src/messages/toChatRequest.js";
-import {messagesRequestSchema} from "../../src/protocol/messagesRequest.js";
-import {responsesRequestSchema} from "../../src/protocol/responsesRequest.js";
-import {errorParamInResponses} from "../../src/responses/errorParams.js";
-import {toChatRequest as responsesToChat} from "../../src/responses/toChatRequest.js";
+import {toChatRequest as messagesToChat} from "../../src/api/anthropic-messages/toConversation.js";
+import {messagesRequestSchema} from "../../src/api/anthropic-messages/messagesRequest.js";
+import {responsesRequestSchema} from "../../src/api/openai-responses/responsesRequest.js";
+import {errorParamInResponses} from "../../src/api/openai-responses/errorParams.js";
+import {toChatRequest as responsesToChat} from "../../src/api/openai-responses/toConversation.js";
 import {thrownError} from "./support/thrownError.js";
 
 const base64 = "iVBORw0KGgo=";

@@ -1,8 +1,8 @@
 import {LlamaText, SpecialToken, type LlamaModel, type Token} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
-import {promptCells, tokenizeWithImages} from "../../src/vision/imagePrompt.js";
-import {mediaMarkerFor} from "../../src/vision/mediaMarker.js";
-import type {TokenizedImage} from "../../src/vision/nativeVision.js";
+import {promptCells, tokenizeWithImages} from "../../src/engine/vision/imagePrompt.js";
+import {mediaMarkerFor} from "../../src/engine/vision/mediaMarker.js";
+import type {TokenizedImage} from "../../src/engine/vision/nativeVision.js";
 
 /** One token per character (code point), and 1 for BOS: enough to see where each piece went. */
 const model = {

@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it, vi} from "vitest";
 import {BadRequestError} from "../../src/errors.js";
-import {loadImage, type ImageLimits} from "../../src/vision/imageInput.js";
+import {loadImage, type ImageLimits} from "../../src/images/imageInput.js";
 import {encodePng, gradient} from "../fixtures/images.js";
 import {startImageServer, type ImageServer} from "./support/imageServer.js";
 
@@ -9,8 +9,8 @@ import {startImageServer, type ImageServer} from "./support/imageServer.js";
  * 127.0.0.1 (the test server) counts as public, every other address as the real rules say, and
  * two made-up names resolve to chosen addresses.
  */
-vi.mock("../../src/vision/addressRanges.js", async (importOriginal) => {
-    const real = await importOriginal<typeof import("../../src/vision/addressRanges.js")>();
+vi.mock("../../src/images/addressRanges.js", async (importOriginal) => {
+    const real = await importOriginal<typeof import("../../src/images/addressRanges.js")>();
     return {nonPublicRange: (address: string) => address === "127.0.0.1" ? null : real.nonPublicRange(address)};
 });
 vi.mock("node:dns", async (importOriginal) => {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {maxJsonNesting, nestsDeeperThan} from "../../src/protocol/jsonNesting.js";
+import {maxJsonNesting, nestsDeeperThan} from "../../src/json-schema/jsonNesting.js";
 
 const nested = (depth: number): unknown => JSON.parse("[".repeat(depth) + "]".repeat(depth));
 

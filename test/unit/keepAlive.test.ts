@@ -1,6 +1,6 @@
 import {describe, expect, it} from "vitest";
 import {z} from "zod";
-import {keepAliveField, keepAliveSeconds, parseKeepAlive} from "../../src/protocol/keepAlive.js";
+import {keepAliveField, keepAliveSeconds, parseKeepAlive} from "../../src/api/keepAlive.js";
 import {formatBytes, parseByteSize} from "../../src/models/byteSize.js";
 
 describe("keep-alive durations, as Ollama spells them", () => {

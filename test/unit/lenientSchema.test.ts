@@ -1,8 +1,8 @@
 // Schemas without strict: true (OpenAI's default) are hints: what the grammar cannot enforce is
 // enforced as far as it can and otherwise left out, never a 400. With strict: true, the 400 stays.
 import {describe, expect, it} from "vitest";
-import {anyJson, anyObject, toConstrainedSchema} from "../../src/chat/constrainedSchema.js";
-import {SchemaStrictness} from "../../src/chat/schemaStrictness.js";
+import {anyJson, anyObject, toConstrainedSchema} from "../../src/json-schema/constrainedSchema.js";
+import {SchemaStrictness} from "../../src/json-schema/schemaStrictness.js";
 import {BadRequestError} from "../../src/errors.js";
 import {claudeCodeTools, fetchParameters, mcpFetchParameters, mcpIssueParameters} from "../fixtures/agentToolSchemas.js";
 import {thrownError} from "./support/thrownError.js";

@@ -1,11 +1,11 @@
 import {describe, expect, it} from "vitest";
 import type {Token} from "node-llama-cpp";
-import {ContentLogprobs} from "../../src/chat/contentLogprobs.js";
-import {CompletionLogprobsBuilder} from "../../src/completions/completionLogprobs.js";
+import {ContentLogprobs} from "../../src/api/openai-chat/contentLogprobs.js";
+import {CompletionLogprobsBuilder} from "../../src/api/openai-completions/completionLogprobs.js";
 import type {TokenLogprob} from "../../src/engine/types.js";
 import {logSoftmax} from "../../src/engine/tokenLogprobs.js";
-import {choiceCount} from "../../src/protocol/choiceCount.js";
-import {toLogitBias} from "../../src/protocol/logitBias.js";
+import {choiceCount} from "../../src/api/openai-shared/choiceCount.js";
+import {toLogitBias} from "../../src/api/openai-shared/logitBias.js";
 
 const token = (text: string, logprob: number, top: Array<[string, number]> = [], special = false): TokenLogprob => ({
     token: text, bytes: [...Buffer.from(text)], logprob, special, top: top.map(([alternative, value]) => ({token: alternative, bytes: [...Buffer.from(alternative)], logprob: value}))

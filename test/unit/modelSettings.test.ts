@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import {pino} from "pino";
 import {describe, expect, it} from "vitest";
-import {toGenerationOptions} from "../../src/chat/generationSettings.js";
+import {toGenerationOptions} from "../../src/conversation/generationSettings.js";
 import {parseSettingsFile} from "../../src/models/modelSettings.js";
 import {SettingsFile, settingsForModel} from "../../src/models/settingsFile.js";
 

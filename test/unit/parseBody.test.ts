@@ -1,8 +1,8 @@
 import {describe, expect, it} from "vitest";
 import {z} from "zod";
 import {BadRequestError} from "../../src/errors.js";
-import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
-import {parseBody} from "../../src/protocol/parseBody.js";
+import {chatCompletionRequestSchema} from "../../src/api/openai-chat/chatCompletionRequest.js";
+import {parseBody} from "../../src/api/parseBody.js";
 import {thrownError} from "./support/thrownError.js";
 
 const failure = (schema: z.ZodType, body: unknown) => thrownError(BadRequestError, () => parseBody(schema, body));

@@ -1,7 +1,7 @@
 import {describe, expect, it} from "vitest";
-import {toReplyPlan} from "../../src/chat/replyFormat.js";
+import {toReplyPlan} from "../../src/conversation/replyFormat.js";
 import {BadRequestError} from "../../src/errors.js";
-import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
+import {chatCompletionRequestSchema} from "../../src/api/openai-chat/chatCompletionRequest.js";
 import {thrownError} from "./support/thrownError.js";
 
 const weather = {type: "function", function: {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}}};

@@ -1,7 +1,7 @@
 import {describe, expect, it} from "vitest";
-import {anyJson, anyObject} from "../../src/chat/constrainedSchema.js";
-import {compileGrammars} from "../../src/chat/replyGrammars.js";
-import type {SchemaOrigins} from "../../src/chat/schemaStrictness.js";
+import {anyJson, anyObject} from "../../src/json-schema/constrainedSchema.js";
+import {compileGrammars} from "../../src/conversation/replyGrammars.js";
+import type {SchemaOrigins} from "../../src/json-schema/schemaStrictness.js";
 import type {JsonSchema, LoadedModel, ReplyFormat} from "../../src/engine/types.js";
 import {BadRequestError, ServiceShuttingDownError} from "../../src/errors.js";
 import {thrownError} from "./support/thrownError.js";

@@ -1,8 +1,8 @@
 import {describe, expect, it} from "vitest";
-import {toChatHistory} from "../../src/chat/toChatHistory.js";
+import {toChatHistory} from "../../src/conversation/chatHistory.js";
 import {BadRequestError} from "../../src/errors.js";
-import {chatMessageSchema, type ChatMessage} from "../../src/protocol/chatCompletionRequest.js";
-import {mediaMarkerFor} from "../../src/vision/mediaMarker.js";
+import {chatMessageSchema, type ChatMessage} from "../../src/api/openai-chat/chatCompletionRequest.js";
+import {mediaMarkerFor} from "../../src/engine/vision/mediaMarker.js";
 import {thrownError} from "./support/thrownError.js";
 
 const messages = (...raw: unknown[]): ChatMessage[] => raw.map((message) => chatMessageSchema.parse(message));

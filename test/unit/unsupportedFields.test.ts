@@ -1,8 +1,8 @@
 import {describe, expect, it} from "vitest";
 import {BadRequestError} from "../../src/errors.js";
-import {chatCompletionRequestSchema} from "../../src/protocol/chatCompletionRequest.js";
-import {completionRequestSchema} from "../../src/protocol/completionRequest.js";
-import {rejectUnsupportedChatFields, rejectUnsupportedCompletionFields} from "../../src/protocol/unsupportedFields.js";
+import {chatCompletionRequestSchema} from "../../src/api/openai-chat/chatCompletionRequest.js";
+import {completionRequestSchema} from "../../src/api/openai-completions/completionRequest.js";
+import {rejectUnsupportedChatFields, rejectUnsupportedCompletionFields} from "../../src/api/openai-shared/unsupportedFields.js";
 
 const request = (extra: Record<string, unknown>) =>
     chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra});

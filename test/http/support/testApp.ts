@@ -1,12 +1,12 @@
 // Builds the real Express app over the engine double.
 import type express from "express";
 import {createApp} from "../../../src/app.js";
-import {CompletionService} from "../../../src/completions/completionService.js";
-import {EmbeddingService} from "../../../src/embeddings/embeddingService.js";
-import {ChatCompletionService} from "../../../src/chat/chatCompletionService.js";
-import {ResponseStore} from "../../../src/responses/responseStore.js";
-import {ResponsesService} from "../../../src/responses/responsesService.js";
-import {MessagesService} from "../../../src/messages/messagesService.js";
+import {CompletionService} from "../../../src/api/openai-completions/completionService.js";
+import {EmbeddingService} from "../../../src/api/openai-embeddings/embeddingService.js";
+import {ChatCompletionService} from "../../../src/conversation/conversationService.js";
+import {ResponseStore} from "../../../src/api/openai-responses/responseStore.js";
+import {ResponsesService} from "../../../src/api/openai-responses/responsesService.js";
+import {MessagesService} from "../../../src/api/anthropic-messages/messagesService.js";
 import {resolveConfig, type ConfigInput} from "../../../src/config.js";
 import {createLogger} from "../../../src/logger.js";
 import {ServerMetrics} from "../../../src/metrics/serverMetrics.js";

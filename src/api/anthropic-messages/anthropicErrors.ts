@@ -1,0 +1,41 @@
+import type {ApiError} from "../../errors.js";
+
+/** Anthropic's error envelope: `{"type": "error", "error": {"type", "message"}}`. */
+export type AnthropicErrorBody = {type: "error", error: {type: string, message: string}};
+
+/**
+ * An ApiError as Anthropic's API answers it: its error types by status, and a full queue (or a
+ * server shutting down) as 529 `overloaded_error`, which Anthropic's SDKs and Claude Code retry.
+ * chatserve's own code and param are kept in the message, where Anthropic's envelope has no field.
+ */
+export function toAnthropicError(error: ApiError): {status: number, body: AnthropicErrorBody} {
+    const status = error.status === 503 ? 529 : error.status;
+    const detail = error.param != null && !error.message.includes(error.param) ? ` (${error.param})` : "";
+    return {status, body: {type: "error", error: {type: anthropicType(status), message: error.message + detail}}};
+}
+
+function anthropicType(status: number): string {
+    switch (status) {
+        case 400:
+        case 405:
+        case 408:
+        case 415:
+        case 422:
+        case 431:
+            return "invalid_request_error";
+        case 401:
+            return "authentication_error";
+        case 403:
+            return "permission_error";
+        case 404:
+            return "not_found_error";
+        case 413:
+            return "request_too_large";
+        case 429:
+            return "rate_limit_error";
+        case 529:
+            return "overloaded_error";
+        default:
+            return status < 500 ? "invalid_request_error" : "api_error";
+    }
+}

@@ -1,0 +1,37 @@
+import {randomBytes} from "node:crypto";
+import type {GenerationResult} from "../../engine/types.js";
+import type {FinishReason, Usage} from "../openai-chat/chatCompletionResponse.js";
+
+/** The fields every reply has, a chat completion's or a text completion's: identity, fingerprint, usage, finish reason. */
+
+/** The identity shared by a reply and all its chunks (OpenAI stamps one `id` and one `created` on every chunk). */
+export type ReplyIdentity = {id: string, created: number, model: string};
+
+/** Identifies the build that produced a reply, as OpenAI's `system_fingerprint` does. */
+export const systemFingerprint = "chatserve";
+
+export function newReplyIdentity(model: string, prefix = "chatcmpl"): ReplyIdentity {
+    return {id: `${prefix}-${randomBytes(12).toString("hex")}`, created: Math.floor(Date.now() / 1000), model};
+}
+
+export function toUsage(result: GenerationResult): Usage {
+    return {
+        prompt_tokens: result.promptTokens,
+        completion_tokens: result.completionTokens,
+        total_tokens: result.promptTokens + result.completionTokens,
+        prompt_tokens_details: {cached_tokens: result.cachedTokens},
+        ...(result.reasoningTokens == null ? {} : {completion_tokens_details: {reasoning_tokens: result.reasoningTokens}})
+    };
+}
+
+/** The one place engine finish reasons become OpenAI's (an aborted reply has no one to receive it). */
+export function toFinishReason(reason: GenerationResult["finishReason"]): FinishReason {
+    switch (reason) {
+        case "length":
+            return "length";
+        case "toolCalls":
+            return "tool_calls";
+        default:
+            return "stop";
+    }
+}

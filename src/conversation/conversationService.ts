@@ -1,0 +1,145 @@
+import type {Logger} from "pino";
+import {beginsFreely} from "../engine/reply/createReplyShaper.js";
+import type {GenerationEvent, GenerationResult, LoadedModel, PreparedPrompt, ReplyFormat} from "../engine/types.js";
+import type {HeldModel, ModelSource} from "../models/modelRegistry.js";
+import type {ChatCompletionRequest} from "../api/openai-chat/chatCompletionRequest.js";
+import {newReplyIdentity, type ReplyIdentity} from "../api/openai-shared/replyFields.js";
+import {rejectUnsupportedChatFields} from "../api/openai-shared/unsupportedFields.js";
+import {choiceCount} from "../api/openai-shared/choiceCount.js";
+import {choiceOptions, toGenerationOptions} from "./generationSettings.js";
+import {toReplyPlan} from "./replyFormat.js";
+import {compileGrammars} from "./replyGrammars.js";
+import type {IgnoredKeyword} from "../json-schema/schemaStrictness.js";
+import {toChatHistory} from "./chatHistory.js";
+import {checkImageCount, loadImage, type ImageLimits} from "../images/imageInput.js";
+import {imagePartsOf} from "./imageParts.js";
+import {promptCells} from "../engine/vision/imagePrompt.js";
+import {BadRequestError} from "../errors.js";
+
+/**
+ * With tool_choice "auto" or "none", a model whose template cannot render tools simply answers:
+ * in text, or in the JSON that response_format asks for.
+ */
+function withoutTools(format: ReplyFormat, model: LoadedModel): ReplyFormat {
+    if (format.type !== "toolCalls" || model.supportsTools)
+        return format;
+    return format.answer != null ? {type: "json", schema: format.answer.schema} : {type: "text"};
+}
+
+/** A generation that holds a sequence: iterate `events`, then `release()` in a finally. */
+export type ChatGeneration = {
+    identity: ReplyIdentity,
+    /** `tool_choice` "required" or named: the reply is calls from its first token, so its content is null. */
+    opensWithCall: boolean,
+    /** The rendered prompt's tokens (Anthropic's message_start reports them before generating). */
+    promptTokens: number,
+    events: AsyncGenerator<GenerationEvent, GenerationResult>,
+    /**
+     * With `n` > 1, choices 1 on: each starts once the one before has ended, on the same sequence,
+     * whose cache then holds the prompt (only its last token is evaluated again).
+     */
+    moreChoices: Array<() => AsyncGenerator<GenerationEvent, GenerationResult>>,
+    /** Whether each choice reports its tokens' logprobs (`logprobs: true`). */
+    logprobs: boolean,
+    release(): void
+};
+
+/**
+ * Everything that can fail with a meaningful status happens here, before a byte is sent:
+ * validation beyond the schema (tools, schemas), the model lookup (and load), template rendering, the context
+ * check, and the wait for a free sequence (or 503 when the queue is full).
+ */
+export class ChatCompletionService {
+    /**
+     * `logger`: where a debug line says what a request's lenient schemas went without. `imageLimits`:
+     * what an image part may be (absent: images are refused, as by a model without vision).
+     */
+    public constructor(private readonly models: ModelSource, private readonly logger?: Logger, private readonly imageLimits?: ImageLimits) {}
+
+    public async start(request: ChatCompletionRequest, signal: AbortSignal): Promise<ChatGeneration> {
+        const {held, prompt, format} = await this.prepare(request, signal);
+        const {model} = held;
+        try {
+            const choices = choiceCount(request.n);
+            const options = {
+                ...toGenerationOptions(request, promptCells(prompt), model.contextLength, {modelDefaults: held.sampling, vocabularySize: model.vocabularySize}),
+                format,
+                ...(request.logprobs === true ? {logprobs: {top: request.top_logprobs ?? 0}} : {})
+            };
+            const lease = await model.acquireSequence(prompt, signal);
+            return {
+                identity: newReplyIdentity(request.model),
+                opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
+                promptTokens: promptCells(prompt),
+                events: lease.generate(prompt, options, signal),
+                moreChoices: Array.from({length: choices - 1}, (_, index) => () => lease.generate(prompt, choiceOptions(options, index + 1), signal)),
+                logprobs: request.logprobs === true,
+                release: () => {
+                    lease.release();
+                    held.release();
+                }
+            };
+        } catch (error) {
+            held.release();
+            throw error;
+        }
+    }
+
+    /** The prompt's length as the model would see it, tools and template included (the Responses API's input_tokens). */
+    public async countPromptTokens(request: ChatCompletionRequest): Promise<number> {
+        const {held, prompt} = await this.prepare(request);
+        held.release();
+        return promptCells(prompt);
+    }
+
+    /** The model held for this request (release it when done), the rendered prompt and the reply's format. */
+    private async prepare(request: ChatCompletionRequest, signal?: AbortSignal): Promise<{held: HeldModel, prompt: PreparedPrompt, format: ReplyFormat}> {
+        rejectUnsupportedChatFields(request);
+        const plan = toReplyPlan(request);
+        const imageParts = imagePartsOf(request.messages);
+        let history = toChatHistory(request.messages, {images: imageParts.length > 0});
+        const held = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat", {keepAlive: request.keep_alive, signal});
+        try {
+            const {model} = held;
+            const format = compileGrammars(model, withoutTools(plan.format, model), plan.schemas);
+            logIgnored(this.logger, request.model, plan.schemas.ignored);
+            // A reasoning model thinks unless told not to (Qwen3's variable, or DeepSeek V3.1's), or unless its reply is constrained from the start.
+            const kwargs = request.chat_template_kwargs;
+            const thinking = beginsFreely(format) && (kwargs?.enable_thinking ?? kwargs?.thinking ?? true);
+            // A model that cannot see reads a tool result's picture as `[image]`; a user's is a 400 (loadImages).
+            const seen = model.imageInputRefusal == null ? imageParts : imageParts.filter((part) => !part.toolResult);
+            if (seen.length < imageParts.length)
+                history = toChatHistory(request.messages, {images: false});
+            const images = await this.loadImages(model, seen, signal);
+            const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking, images});
+            return {held, prompt, format};
+        } catch (error) {
+            held.release();
+            throw error;
+        }
+    }
+
+    /**
+     * The request's images, checked and read (downloaded where they are URLs) before anything waits
+     * for a sequence; one at a time, each within the limits. A model without vision refuses them
+     * first, and says why, before any is fetched.
+     */
+    private async loadImages(model: LoadedModel, parts: ReturnType<typeof imagePartsOf>, signal: AbortSignal | undefined) {
+        if (parts.length === 0)
+            return [];
+        if (model.imageInputRefusal != null || this.imageLimits == null)
+            throw new BadRequestError(`Invalid '${parts[0]!.param}': this model does not take image input (${model.imageInputRefusal ?? "image input is off"}); send text parts only.`,
+                {param: parts[0]!.param, code: "image_input_not_supported"});
+        checkImageCount(parts.length, this.imageLimits, "messages");
+        const images = [];
+        for (const part of parts)
+            images.push({...await loadImage(part.url, part.param, this.imageLimits, signal ?? new AbortController().signal), param: part.param});
+        return images;
+    }
+}
+
+/** One debug line per request, and only when a schema without `strict` asked for what the grammar cannot enforce. */
+function logIgnored(logger: Logger | undefined, model: string, ignored: readonly IgnoredKeyword[]): void {
+    if (ignored.length > 0)
+        logger?.debug({event: "schema_keywords_ignored", model, count: ignored.length, ignored: ignored.slice(0, 10)});
+}

@@ -1,0 +1,84 @@
+import {randomInt} from "node:crypto";
+import type {GenerationOptions} from "../engine/types.js";
+import {BadRequestError, ContextLengthExceededError} from "../errors.js";
+import type {SamplingDefaults} from "../models/modelSettings.js";
+import type {ChatCompletionRequest} from "../api/openai-chat/chatCompletionRequest.js";
+import {toLogitBias} from "../api/openai-shared/logitBias.js";
+
+/** The sampling and length fields chat and legacy completions share. */
+export type SamplingFields = Pick<ChatCompletionRequest,
+    "max_tokens" | "stop" | "temperature" | "top_p" | "seed" | "presence_penalty" | "frequency_penalty" | "logit_bias"> & {max_completion_tokens?: number | null};
+
+/** The completion's length the client asked for, if any. */
+export function requestedMaxTokens(request: Pick<SamplingFields, "max_tokens" | "max_completion_tokens">): number | null {
+    // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
+    return request.max_completion_tokens ?? request.max_tokens ?? null;
+}
+
+/**
+ * OpenAI request fields → generation options, with the defaults filled in here and only here: the
+ * request's own field, else the model's default from chatserve.json (`modelDefaults`), else
+ * OpenAI's (node-llama-cpp's own temperature default is 0; OpenAI's is 1).
+ *
+ * The reply gets the room the prompt leaves: a `max_tokens` larger than that room is cut to it, and
+ * the reply then ends with finish_reason "length", as llama-server and Ollama do. Coding agents
+ * send a fixed 8,000 to 32,000 whatever the prompt, and refusing prompt + max_tokens > context
+ * refused almost every one of their requests. Only a prompt that does not fit by itself is a 400.
+ *
+ * Without a `seed`, each request gets a random one, as at OpenAI: node-llama-cpp's own default is
+ * the current second, so requests sent within one second sampled the same reply.
+ */
+export function toGenerationOptions(
+    request: SamplingFields,
+    promptTokens: number,
+    contextLength: number,
+    {defaultMaxTokens, promptParam = "messages", modelDefaults = {}, vocabularySize}:
+        {defaultMaxTokens?: number, promptParam?: "messages" | "prompt", modelDefaults?: SamplingDefaults, vocabularySize?: number} = {}
+): GenerationOptions {
+    if (promptTokens === 0)
+        throw new BadRequestError(`The ${promptParam} is empty: this model adds no beginning-of-text token, so there is nothing to generate after.`,
+            {param: promptParam, code: "invalid_value"});
+    const requested = requestedMaxTokens(request);
+    const room = contextLength - promptTokens;
+    if (room < 1)
+        throw ContextLengthExceededError.forPrompt(contextLength, promptTokens, promptParam);
+    const logitBias = toLogitBias(request.logit_bias, vocabularySize);
+
+    return {
+        maxTokens: Math.min(requested ?? defaultMaxTokens ?? room, room),
+        stop: typeof request.stop === "string" ? [request.stop] : request.stop ?? [],
+        sampling: {
+            temperature: request.temperature ?? modelDefaults.temperature ?? 1,
+            topP: request.top_p ?? modelDefaults.topP ?? 1,
+            seed: samplerSeed(request.seed),
+            presencePenalty: request.presence_penalty ?? 0,
+            frequencyPenalty: request.frequency_penalty ?? 0,
+            // No request field names these: they come from the model's settings alone.
+            ...(modelDefaults.topK == null ? {} : {topK: modelDefaults.topK}),
+            ...(modelDefaults.minP == null ? {} : {minP: modelDefaults.minP}),
+            ...(modelDefaults.repeatPenalty == null ? {} : {repeatPenalty: modelDefaults.repeatPenalty}),
+            ...(logitBias == null ? {} : {logitBias})
+        },
+        format: {type: "text"}
+    };
+}
+
+/**
+ * llama.cpp's seed has 32 bits, and there 0xFFFFFFFF means "draw one at random"; OpenAI's is any
+ * integer. A request's seed is folded into [0, 2^32 − 2], so every seed, negative ones included,
+ * gives a reproducible reply of its own (seeds 2^32 − 1 apart share one). Passed as they came,
+ * 2^32 − 1 sampled differently on every request and all negative seeds sampled as 0.
+ */
+const seedRange = 2 ** 32 - 1;
+
+function samplerSeed(seed: number | null | undefined): number {
+    return seed == null ? randomInt(seedRange) : ((seed % seedRange) + seedRange) % seedRange;
+}
+
+/**
+ * The options of choice `index` of several (`n`): its own seed, the next after the request's, so
+ * choices differ when sampling is random and the whole request still reproduces with its seed.
+ */
+export function choiceOptions<T extends GenerationOptions>(options: T, index: number): T {
+    return index === 0 ? options : {...options, sampling: {...options.sampling, seed: (options.sampling.seed + index) % seedRange}};
+}
