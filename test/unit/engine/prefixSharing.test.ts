@@ -1,0 +1,61 @@
+import type {LlamaContextSequence, Token} from "node-llama-cpp";
+import {describe, expect, it} from "vitest";
+import {minimumSharedGain, takeLongerPrefix} from "../../../src/engine/prefixSharing.js";
+
+/** A sequence double: its cached tokens, and node-llama-cpp's copy as its decision context calls it. */
+class FakeSequence {
+    public copies: Array<{from: FakeSequence, length: number}> = [];
+    public cleared = 0;
+    public constructor(public contextTokens: Token[], public needsCheckpoints = false, private readonly copyWorks = true) {}
+
+    public async _copyStateFromOtherSequence(other: FakeSequence, length: number): Promise<boolean> {
+        this.copies.push({from: other, length});
+        this.contextTokens = other.contextTokens.slice(0, length);
+        return this.copyWorks;
+    }
+
+    public async clearHistory(): Promise<void> {
+        this.cleared++;
+        this.contextTokens = [];
+    }
+}
+
+const tokens = (count: number, from = 1) => Array.from({length: count}, (_, index) => (from + index) as Token);
+const take = (target: FakeSequence, all: FakeSequence[], prompt: Token[]) =>
+    takeLongerPrefix(target as unknown as LlamaContextSequence, all as unknown as LlamaContextSequence[], prompt);
+
+describe("takeLongerPrefix", () => {
+    const prompt = tokens(300);
+
+    it("copies the longest prefix another sequence holds, when it is at least the minimum gain longer", async () => {
+        const target = new FakeSequence(tokens(10));
+        const short = new FakeSequence(tokens(120));
+        const long = new FakeSequence([...tokens(250), 9999 as Token]);
+        expect(await take(target, [target, short, long], prompt)).toBe(250);
+        expect(target.copies).toEqual([{from: long, length: 250}]);
+        expect(target.contextTokens).toEqual(tokens(250));
+    });
+
+    it("leaves the sequence as it is when no other holds enough more of the prompt", async () => {
+        const target = new FakeSequence(tokens(100));
+        const close = new FakeSequence(tokens(100 + minimumSharedGain - 1));
+        expect(await take(target, [target, close], prompt)).toBe(0);
+        expect(target.copies).toEqual([]);
+        // Exactly the minimum gain is worth a copy.
+        const enough = new FakeSequence(tokens(100 + minimumSharedGain));
+        expect(await take(target, [target, close, enough], prompt)).toBe(100 + minimumSharedGain);
+    });
+
+    it("never copies into a model that keeps state snapshots", async () => {
+        const target = new FakeSequence([], true);
+        expect(await take(target, [target, new FakeSequence(tokens(300))], prompt)).toBe(0);
+        expect(target.copies).toEqual([]);
+    });
+
+    it("empties the sequence when the copy did not come out whole", async () => {
+        const target = new FakeSequence([], false, false);
+        expect(await take(target, [target, new FakeSequence(tokens(300))], prompt)).toBe(0);
+        expect(target.cleared).toBe(1);
+        expect(target.contextTokens).toEqual([]);
+    });
+});

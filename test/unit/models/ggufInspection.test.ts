@@ -1,0 +1,81 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import {describe, expect, it} from "vitest";
+import {inspectGguf, quantizationName} from "../../../src/models/ggufInspection.js";
+import {encodeGguf, str, u32, type GgufMetadata} from "../../fixtures/gguf/ggufWriter.js";
+
+async function modelHeader(metadata: GgufMetadata): Promise<string> {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-gguf-"));
+    const file = path.join(dir, "model.gguf");
+    await fs.writeFile(file, encodeGguf({metadata: {"general.architecture": str("llama"), ...metadata}, tensors: []}));
+    return file;
+}
+
+const u64 = (value: bigint) => {
+    const bytes = Buffer.alloc(8);
+    bytes.writeBigUInt64LE(value);
+    return bytes;
+};
+const u32le = (value: number) => {
+    const bytes = Buffer.alloc(4);
+    bytes.writeUInt32LE(value);
+    return bytes;
+};
+
+/** A GGUF v3 header with the given counts, then `padding` zero bytes (a truncated file), or `body`. */
+async function headerFile(tensors: bigint, entries: bigint, padding: number, body = Buffer.alloc(padding)): Promise<string> {
+    const header = Buffer.concat([Buffer.alloc(24), body]);
+    header.write("GGUF", 0, "latin1");
+    header.writeUInt32LE(3, 4);
+    header.writeBigUInt64LE(tensors, 8);
+    header.writeBigUInt64LE(entries, 16);
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-gguf-"));
+    const file = path.join(dir, "broken.gguf");
+    await fs.writeFile(file, header);
+    return file;
+}
+
+describe("inspectGguf", () => {
+    it("refuses at once a header that claims more entries than the file can hold, instead of parsing zeros for ever", async () => {
+        const file = await headerFile(26n, 1n << 40n, 5000);
+        await expect(inspectGguf(file)).rejects.toThrow("claims 1099511627776 metadata entries and 26 tensors, more than a file of 5024 bytes can hold");
+    });
+
+    // node-llama-cpp read such an array element by element until its 10 s timeout, growing memory by ~700 MB.
+    it.each([
+        ["an array of 2^40 bytes", [u64(0n), u32le(9), u32le(0), u64(1n << 40n)], "array claims 1099511627776 items"],
+        ["an array of 2^30 arrays", [u64(0n), u32le(9), u32le(9), u64(1n << 30n)], "array claims 1073741824 items"],
+        ["a string of 2^40 bytes", [u64(0n), u32le(8), u64(1n << 40n)], "claims 1099511627776 bytes"],
+        ["a key of 2^40 bytes", [u64(1n << 40n)], "key claims 1099511627776 bytes"],
+        ["an unknown type", [u64(0n), u32le(99)], "unknown type (99)"]
+    ])("refuses at once a metadata entry with %s, more than the file can hold", async (_case, entry, message) => {
+        // One real entry (general.architecture = "llama"), then the bad one; a key of length 0 keeps it short.
+        const architecture = [u64(20n), Buffer.from("general.architecture"), u32le(8), u64(5n), Buffer.from("llama")];
+        const file = await headerFile(0n, 2n, 0, Buffer.concat([...architecture, ...entry, Buffer.alloc(200)]));
+        await expect(inspectGguf(file)).rejects.toThrow(message);
+    });
+
+    it("refuses a file that is not a GGUF", async () => {
+        const file = await headerFile(0n, 0n, 0);
+        await fs.writeFile(file, "hello, not a model");
+        await expect(inspectGguf(file)).rejects.toThrow(/GGUF/);
+    });
+
+    it("lists fill-in-the-middle only when the header names all three tokens, as llama.cpp's infill needs", async () => {
+        const ids = {pre: u32(1), suf: u32(2), mid: u32(3)};
+        const all = await modelHeader({"tokenizer.ggml.fim_pre_token_id": ids.pre, "tokenizer.ggml.fim_suf_token_id": ids.suf, "tokenizer.ggml.fim_mid_token_id": ids.mid});
+        const older = await modelHeader({"tokenizer.ggml.prefix_token_id": ids.pre, "tokenizer.ggml.suffix_token_id": ids.suf, "tokenizer.ggml.middle_token_id": ids.mid});
+        const prefixOnly = await modelHeader({"tokenizer.ggml.prefix_token_id": ids.pre});
+        expect((await inspectGguf(all)).capabilities).toContain("fim");
+        expect((await inspectGguf(older)).capabilities).toContain("fim");
+        expect((await inspectGguf(prefixOnly)).capabilities).not.toContain("fim");
+    });
+
+    it("names the quantization from general.file_type, as file names write it", async () => {
+        expect((await inspectGguf(await modelHeader({"general.file_type": u32(15)}))).quantization).toBe("Q4_K_M");
+        expect((await inspectGguf(await modelHeader({}))).quantization).toBeUndefined();
+        expect([0, 1, 7, 30, 32].map(quantizationName)).toEqual(["F32", "F16", "Q8_0", "IQ4_XS", "BF16"]);
+        expect(quantizationName(999)).toBe("file type 999");
+    });
+});
