@@ -1,7 +1,8 @@
 import fs from "node:fs/promises";
 import {performance} from "node:perf_hooks";
 import {pino} from "pino";
-import {ChatCompletionService} from "../src/conversation/conversationService.js";
+import {ConversationService} from "../src/conversation/conversationService.js";
+import {toConversation} from "../src/api/openai-chat/toConversation.js";
 import {resolveConfig} from "../src/config.js";
 import {LlamaLoadedModel} from "../src/engine/llamaLoadedModel.js";
 import {startLlamaRuntime} from "../src/engine/llamaRuntime.js";
@@ -23,11 +24,11 @@ import {perSecond} from "./stats.js";
  */
 
 /** One streamed request to the service: when its first and last text arrived (TTFT as the HTTP phases take it), and its usage. */
-async function complete(service: ChatCompletionService, text: string, maxTokens: number, start: number) {
+async function complete(service: ConversationService, text: string, maxTokens: number, start: number) {
     const request = chatCompletionRequestSchema.parse({
         model: "bench", messages: [{role: "user", content: text}], max_tokens: maxTokens, temperature: 0, stream: true
     });
-    const generation = await service.start(request, new AbortController().signal);
+    const generation = await service.start(toConversation(request), new AbortController().signal);
     let firstAt = Number.NaN;
     let lastAt = Number.NaN;
     try {
@@ -64,7 +65,7 @@ export async function openEngineFloor(options: FloorOptions): Promise<Floor> {
         path: options.modelPath, contextSize: plan.contextLength, parallel: plan.parallel, maxQueue: defaults.maxQueue,
         generates: true, tools: false, embeds: false
     });
-    const service = new ChatCompletionService({acquire: async () => ({model, release: () => {}})});
+    const service = new ConversationService({acquire: async () => ({model, release: () => {}})});
     await complete(service, shortPrompt("warm-up"), 8, performance.now());
     for (let index = 0; index < warmUpStreams.count; index++)
         await complete(service, warmUpPrompt(index), warmUpStreams.maxTokens, performance.now());

@@ -1,6 +1,6 @@
 import express from "express";
 import type {Logger} from "pino";
-import type {ChatCompletionService} from "./conversation/conversationService.js";
+import type {ConversationService} from "./conversation/conversationService.js";
 import type {CompletionService} from "./api/openai-completions/completionService.js";
 import type {Config} from "./config.js";
 import type {EmbeddingService} from "./api/openai-embeddings/embeddingService.js";
@@ -29,7 +29,7 @@ export type AppDependencies = {
     config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts">,
     logger: Logger,
     registry: ModelRegistry,
-    chat: ChatCompletionService,
+    chat: ConversationService,
     /** OpenAI's Responses API, over the chat service. */
     responses: ResponsesService,
     /** Anthropic's Messages API, over the chat service. */

@@ -3,7 +3,7 @@ import http from "node:http";
 import type {AddressInfo} from "node:net";
 import type {Logger} from "pino";
 import {createApp} from "./app.js";
-import {ChatCompletionService} from "./conversation/conversationService.js";
+import {ConversationService} from "./conversation/conversationService.js";
 import {ResponseStore} from "./api/openai-responses/responseStore.js";
 import {ResponsesService} from "./api/openai-responses/responsesService.js";
 import {MessagesService} from "./api/anthropic-messages/messagesService.js";
@@ -89,7 +89,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const stopping = new AbortController();
     // Every running request listens for the end of the grace period.
     setMaxListeners(0, stopping.signal);
-    const chat = new ChatCompletionService(registry, logger, imageLimits(config));
+    const chat = new ConversationService(registry, logger, imageLimits(config));
     const app = createApp({
         config, logger, registry, stopping: stopping.signal, backend: runtime.backend, metrics,
         chat,

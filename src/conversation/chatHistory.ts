@@ -1,108 +1,111 @@
 import type {ChatHistoryItem, ChatModelFunctionCall, ChatModelResponse} from "node-llama-cpp";
-import {BadRequestError} from "../errors.js";
-import type {ChatMessage, ContentPart} from "../api/openai-chat/chatCompletionRequest.js";
 import {mediaMarkerFor} from "../engine/vision/mediaMarker.js";
+import {BadRequestError} from "../errors.js";
 import {parseExactJson} from "../json-schema/exactJson.js";
-import {isImagePart} from "./imageParts.js";
+import type {ImagePart, Message, Part, TextPart, ToolResultPart} from "./conversation.js";
 
 /**
- * OpenAI messages → the chat history node-llama-cpp's templates render.
- * `developer` is OpenAI's newer name for `system`. An assistant's tool calls and the `tool`
- * messages answering them become function-call items of that model turn, which is how the
- * templates render a call followed by its result. An assistant message right after tool results
- * continues that same model turn (the template's result markup already reopens the assistant's
- * turn), as the model saw it when it wrote it: a new turn there would add an empty one.
- * Image parts (a user message's, a tool result's) become the media marker, where the image's tokens
- * go once the template has rendered (engine/vision/imagePrompt.ts). With `images` false a user message's
- * are refused, and a tool result's read `[image]`: an agent's tool that returned a picture to a
- * model that cannot see it goes on with the text.
+ * A conversation's messages → the chat history node-llama-cpp's templates render.
+ * An assistant's tool calls and the results answering them become function-call items of that
+ * model turn, which is how the templates render a call followed by its result. An assistant message
+ * right after tool results continues that same model turn (the template's result markup already
+ * reopens the assistant's turn), as the model saw it when it wrote it: a new turn there would add an
+ * empty one. Image parts (a user's, a tool result's) become the media marker, where the image's
+ * tokens go once the template has rendered (engine/vision/imagePrompt.ts). With `images` false a
+ * user's image is refused, and a tool result's reads `[image]`: an agent's tool that returned a
+ * picture to a model that cannot see it goes on with the text.
  */
-export function toChatHistory(messages: readonly ChatMessage[], {images: withImages = false}: {images?: boolean} = {}): ChatHistoryItem[] {
+export function toChatHistory(messages: readonly Message[], {images: withImages = false}: {images?: boolean} = {}): ChatHistoryItem[] {
     const history: ChatHistoryItem[] = [];
     // Per id, in order: histories from servers that number calls per reply reuse ids (two `call_0`s).
     const callsById = new Map<string, ChatModelFunctionCall[]>();
     let afterToolResult = false;
-    // Each image's marker carries its number in message order, as conversation/imageParts.ts lists them.
+    // Each image's marker carries its number in part order, as imageParts.ts lists them.
     let images = 0;
     const imagesAs = (other: ImagePolicy): ImagePolicy => withImages ? {marker: () => mediaMarkerFor(images++)} : other;
 
-    messages.forEach((message, index) => {
-        if (message.role !== "tool" && message.role !== "assistant")
-            afterToolResult = false;
+    const answer = (result: ToolResultPart) => {
+        // A result answers the first call of its id still without one (else the id's last call, as before).
+        const calls = callsById.get(result.callId);
+        const call = calls?.find((candidate) => candidate.result === undefined) ?? calls?.at(-1);
+        if (call == null)
+            throw new BadRequestError(
+                `${result.path}: a tool message must answer a tool call of an earlier assistant message; no call has id '${result.callId}'.`,
+                {param: result.callIdPath, code: "invalid_value"});
+        call.result = jsonOrText(contentText(result.content, imagesAs("placeholder text")));
+        afterToolResult = true;
+    };
+
+    for (const message of messages) {
         switch (message.role) {
             case "system":
-            case "developer":
-                history.push({type: "system", text: contentText(message.content, index)});
-                return;
-            case "user":
-                history.push({type: "user", text: contentText(message.content, index, imagesAs("refused"))});
-                return;
-            case "assistant": {
-                const previous = history.at(-1);
-                const continues = afterToolResult && previous?.type === "model";
-                const response: ChatModelResponse["response"] = continues ? previous.response : [];
-                // The template decides whether an earlier thought is shown to the model again (most drop it).
-                if (message.reasoning_content != null && message.reasoning_content !== "")
-                    response.push({type: "segment", segmentType: "thought", text: message.reasoning_content, ended: true});
-                // Continue and opencode send a reply of calls as `content: ""`: the model wrote no text
-                // there, and an empty text before the calls renders a token the cache does not hold.
-                const text = message.content == null ? null : contentText(message.content, index);
-                if (text != null && (text !== "" || message.tool_calls == null || message.tool_calls.length === 0))
-                    response.push(text);
-                message.tool_calls?.forEach((call, callIndex) => {
-                    const functionCall: ChatModelFunctionCall = {
-                        type: "functionCall",
-                        name: call.function.name,
-                        params: jsonOrText(call.function.arguments),
-                        result: undefined,
-                        startsNewChunk: callIndex === 0
-                    };
-                    callsById.set(call.id, [...callsById.get(call.id) ?? [], functionCall]);
-                    response.push(functionCall);
-                });
-                if (!continues)
-                    history.push({type: "model", response});
                 afterToolResult = false;
-                return;
+                history.push({type: "system", text: contentText(message.parts as ContentPart[])});
+                break;
+            case "user": {
+                const content: ContentPart[] = [];
+                for (const part of message.parts)
+                    if (part.type === "toolResult")
+                        answer(part);
+                    else
+                        content.push(part as ContentPart);
+                // A message of tool results only is those results; anything else (even nothing) is the user's turn.
+                if (content.length > 0 || message.parts.length === 0) {
+                    history.push({type: "user", text: contentText(content, imagesAs("refused"))});
+                    afterToolResult = false;
+                }
+                break;
             }
-            case "tool": {
-                // A result answers the first call of its id still without one (else the id's last call, as before).
-                const calls = callsById.get(message.tool_call_id);
-                const call = calls?.find((candidate) => candidate.result === undefined) ?? calls?.at(-1);
-                if (call == null)
-                    throw new BadRequestError(
-                        `messages[${index}]: a tool message must answer a tool call of an earlier assistant message; no call has id '${message.tool_call_id}'.`,
-                        {param: `messages[${index}].tool_call_id`, code: "invalid_value"});
-                call.result = jsonOrText(contentText(message.content, index, imagesAs("placeholder text")));
-                afterToolResult = true;
-                return;
-            }
+            case "assistant":
+                addModelTurn(message.parts, history, callsById, afterToolResult);
+                afterToolResult = false;
+                break;
+            default:
+                message.role satisfies never;
         }
-        return message satisfies never;
-    });
+    }
     return history;
+}
+
+type ContentPart = TextPart | ImagePart;
+
+function addModelTurn(parts: readonly Part[], history: ChatHistoryItem[], callsById: Map<string, ChatModelFunctionCall[]>, afterToolResult: boolean): void {
+    const previous = history.at(-1);
+    const continues = afterToolResult && previous?.type === "model";
+    const response: ChatModelResponse["response"] = continues ? previous.response : [];
+    // The template decides whether an earlier thought is shown to the model again (most drop it).
+    for (const part of parts)
+        if (part.type === "thought")
+            response.push({type: "segment", segmentType: "thought", text: part.text, ended: true});
+    const content = parts.filter((part): part is ContentPart => part.type === "text" || part.type === "image");
+    if (content.length > 0)
+        response.push(contentText(content));
+    let calls = 0;
+    for (const part of parts) {
+        if (part.type !== "toolCall")
+            continue;
+        const functionCall: ChatModelFunctionCall = {
+            type: "functionCall", name: part.name, params: jsonOrText(part.arguments), result: undefined, startsNewChunk: calls++ === 0
+        };
+        callsById.set(part.id, [...callsById.get(part.id) ?? [], functionCall]);
+        response.push(functionCall);
+    }
+    if (!continues)
+        history.push({type: "model", response});
 }
 
 /** What an image part becomes: its numbered media marker, `[image]`, or a 400 (the default: where no image belongs). */
 type ImagePolicy = {marker: () => string} | "placeholder text" | "refused";
 
-function contentText(content: string | ContentPart[], messageIndex: number, images: ImagePolicy = "refused"): string {
-    if (typeof content === "string")
-        return content;
-
-    return content.map((part, partIndex) => {
-        const param = `messages[${messageIndex}].content[${partIndex}]`;
-        if (part.type === "text" && typeof part.text === "string")
-            return part.text;
+function contentText(content: readonly ContentPart[], images: ImagePolicy = "refused"): string {
+    return content.map((part) => {
         if (part.type === "text")
-            throw new BadRequestError(`Invalid '${param}': a text part needs a string 'text'.`, {param, code: "invalid_value"});
-        if (isImagePart(part) && typeof images === "object")
+            return part.text;
+        if (typeof images === "object")
             return images.marker();
-        if (isImagePart(part) && images === "placeholder text")
+        if (images === "placeholder text")
             return "[image]";
-        if (isImagePart(part))
-            throw new BadRequestError(`Invalid '${param}': this model does not take image input; send text parts only.`, {param, code: "image_input_not_supported"});
-        throw new BadRequestError(`Invalid '${param}': content parts of type '${part.type}' are not supported; send text parts only.`, {param, code: "invalid_value"});
+        throw new BadRequestError(`Invalid '${part.path}': this model does not take image input; send text parts only.`, {param: part.path, code: "image_input_not_supported"});
     }).join("\n");
 }
 

@@ -2,10 +2,7 @@ import type {Logger} from "pino";
 import {beginsFreely} from "../engine/reply/createReplyShaper.js";
 import type {GenerationEvent, GenerationResult, LoadedModel, PreparedPrompt, ReplyFormat} from "../engine/types.js";
 import type {HeldModel, ModelSource} from "../models/modelRegistry.js";
-import type {ChatCompletionRequest} from "../api/openai-chat/chatCompletionRequest.js";
-import {newReplyIdentity, type ReplyIdentity} from "../api/openai-shared/replyFields.js";
-import {rejectUnsupportedChatFields} from "../api/openai-shared/unsupportedFields.js";
-import {choiceCount} from "../api/openai-shared/choiceCount.js";
+import type {Conversation} from "./conversation.js";
 import {choiceOptions, toGenerationOptions} from "./generationSettings.js";
 import {toReplyPlan} from "./replyFormat.js";
 import {compileGrammars} from "./replyGrammars.js";
@@ -28,7 +25,6 @@ function withoutTools(format: ReplyFormat, model: LoadedModel): ReplyFormat {
 
 /** A generation that holds a sequence: iterate `events`, then `release()` in a finally. */
 export type ChatGeneration = {
-    identity: ReplyIdentity,
     /** `tool_choice` "required" or named: the reply is calls from its first token, so its content is null. */
     opensWithCall: boolean,
     /** The rendered prompt's tokens (Anthropic's message_start reports them before generating). */
@@ -49,31 +45,30 @@ export type ChatGeneration = {
  * validation beyond the schema (tools, schemas), the model lookup (and load), template rendering, the context
  * check, and the wait for a free sequence (or 503 when the queue is full).
  */
-export class ChatCompletionService {
+export class ConversationService {
     /**
      * `logger`: where a debug line says what a request's lenient schemas went without. `imageLimits`:
      * what an image part may be (absent: images are refused, as by a model without vision).
      */
     public constructor(private readonly models: ModelSource, private readonly logger?: Logger, private readonly imageLimits?: ImageLimits) {}
 
-    public async start(request: ChatCompletionRequest, signal: AbortSignal): Promise<ChatGeneration> {
-        const {held, prompt, format} = await this.prepare(request, signal);
+    public async start(conversation: Conversation, signal: AbortSignal): Promise<ChatGeneration> {
+        const {held, prompt, format} = await this.prepare(conversation, signal);
         const {model} = held;
         try {
-            const choices = choiceCount(request.n);
             const options = {
-                ...toGenerationOptions(request, promptCells(prompt), model.contextLength, {modelDefaults: held.sampling, vocabularySize: model.vocabularySize}),
+                ...toGenerationOptions(conversation, promptCells(prompt), model.contextLength,
+                    {promptPath: conversation.promptPath, modelDefaults: held.sampling, vocabularySize: model.vocabularySize}),
                 format,
-                ...(request.logprobs === true ? {logprobs: {top: request.top_logprobs ?? 0}} : {})
+                ...(conversation.logprobs != null ? {logprobs: conversation.logprobs} : {})
             };
             const lease = await model.acquireSequence(prompt, signal);
             return {
-                identity: newReplyIdentity(request.model),
                 opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
                 promptTokens: promptCells(prompt),
                 events: lease.generate(prompt, options, signal),
-                moreChoices: Array.from({length: choices - 1}, (_, index) => () => lease.generate(prompt, choiceOptions(options, index + 1), signal)),
-                logprobs: request.logprobs === true,
+                moreChoices: Array.from({length: conversation.choices - 1}, (_, index) => () => lease.generate(prompt, choiceOptions(options, index + 1), signal)),
+                logprobs: conversation.logprobs != null,
                 release: () => {
                     lease.release();
                     held.release();
@@ -86,32 +81,30 @@ export class ChatCompletionService {
     }
 
     /** The prompt's length as the model would see it, tools and template included (the Responses API's input_tokens). */
-    public async countPromptTokens(request: ChatCompletionRequest): Promise<number> {
-        const {held, prompt} = await this.prepare(request);
+    public async countPromptTokens(conversation: Conversation): Promise<number> {
+        const {held, prompt} = await this.prepare(conversation);
         held.release();
         return promptCells(prompt);
     }
 
     /** The model held for this request (release it when done), the rendered prompt and the reply's format. */
-    private async prepare(request: ChatCompletionRequest, signal?: AbortSignal): Promise<{held: HeldModel, prompt: PreparedPrompt, format: ReplyFormat}> {
-        rejectUnsupportedChatFields(request);
-        const plan = toReplyPlan(request);
-        const imageParts = imagePartsOf(request.messages);
-        let history = toChatHistory(request.messages, {images: imageParts.length > 0});
-        const held = await this.models.acquire(request.model, plan.needsToolSupport ? "tools" : "chat", {keepAlive: request.keep_alive, signal});
+    private async prepare(conversation: Conversation, signal?: AbortSignal): Promise<{held: HeldModel, prompt: PreparedPrompt, format: ReplyFormat}> {
+        const plan = toReplyPlan(conversation);
+        const imageParts = imagePartsOf(conversation.messages);
+        let history = toChatHistory(conversation.messages, {images: imageParts.length > 0});
+        const held = await this.models.acquire(conversation.model, plan.needsToolSupport ? "tools" : "chat", {keepAlive: conversation.keepAlive, signal});
         try {
             const {model} = held;
             const format = compileGrammars(model, withoutTools(plan.format, model), plan.schemas);
-            logIgnored(this.logger, request.model, plan.schemas.ignored);
-            // A reasoning model thinks unless told not to (Qwen3's variable, or DeepSeek V3.1's), or unless its reply is constrained from the start.
-            const kwargs = request.chat_template_kwargs;
-            const thinking = beginsFreely(format) && (kwargs?.enable_thinking ?? kwargs?.thinking ?? true);
+            logIgnored(this.logger, conversation.model, plan.schemas.ignored);
+            // A reasoning model thinks unless told not to, or unless its reply is constrained from the start.
+            const thinking = beginsFreely(format) && conversation.thinking;
             // A model that cannot see reads a tool result's picture as `[image]`; a user's is a 400 (loadImages).
             const seen = model.imageInputRefusal == null ? imageParts : imageParts.filter((part) => !part.toolResult);
             if (seen.length < imageParts.length)
-                history = toChatHistory(request.messages, {images: false});
-            const images = await this.loadImages(model, seen, signal);
-            const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking, images});
+                history = toChatHistory(conversation.messages, {images: false});
+            const images = await this.loadImages(model, seen, conversation.promptPath, signal);
+            const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking, images, promptName: conversation.promptPath});
             return {held, prompt, format};
         } catch (error) {
             held.release();
@@ -124,13 +117,13 @@ export class ChatCompletionService {
      * for a sequence; one at a time, each within the limits. A model without vision refuses them
      * first, and says why, before any is fetched.
      */
-    private async loadImages(model: LoadedModel, parts: ReturnType<typeof imagePartsOf>, signal: AbortSignal | undefined) {
+    private async loadImages(model: LoadedModel, parts: ReturnType<typeof imagePartsOf>, promptPath: string, signal: AbortSignal | undefined) {
         if (parts.length === 0)
             return [];
         if (model.imageInputRefusal != null || this.imageLimits == null)
             throw new BadRequestError(`Invalid '${parts[0]!.param}': this model does not take image input (${model.imageInputRefusal ?? "image input is off"}); send text parts only.`,
                 {param: parts[0]!.param, code: "image_input_not_supported"});
-        checkImageCount(parts.length, this.imageLimits, "messages");
+        checkImageCount(parts.length, this.imageLimits, promptPath);
         const images = [];
         for (const part of parts)
             images.push({...await loadImage(part.url, part.param, this.imageLimits, signal ?? new AbortController().signal), param: part.param});

@@ -2,22 +2,15 @@ import {randomInt} from "node:crypto";
 import type {GenerationOptions} from "../engine/types.js";
 import {BadRequestError, ContextLengthExceededError} from "../errors.js";
 import type {SamplingDefaults} from "../models/modelSettings.js";
-import type {ChatCompletionRequest} from "../api/openai-chat/chatCompletionRequest.js";
-import {toLogitBias} from "../api/openai-shared/logitBias.js";
+import type {Conversation, WirePath} from "./conversation.js";
+import {toLogitBias} from "./logitBias.js";
 
-/** The sampling and length fields chat and legacy completions share. */
-export type SamplingFields = Pick<ChatCompletionRequest,
-    "max_tokens" | "stop" | "temperature" | "top_p" | "seed" | "presence_penalty" | "frequency_penalty" | "logit_bias"> & {max_completion_tokens?: number | null};
-
-/** The completion's length the client asked for, if any. */
-export function requestedMaxTokens(request: Pick<SamplingFields, "max_tokens" | "max_completion_tokens">): number | null {
-    // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
-    return request.max_completion_tokens ?? request.max_tokens ?? null;
-}
+/** What a request says of its reply's length, stop sequences and sampling (a conversation's, or legacy completions'). */
+export type GenerationRequest = Pick<Conversation, "maxTokens" | "stop" | "sampling">;
 
 /**
- * OpenAI request fields → generation options, with the defaults filled in here and only here: the
- * request's own field, else the model's default from chatserve.json (`modelDefaults`), else
+ * A request's length, stops and sampling → generation options, with the defaults filled in here and
+ * only here: the request's own field, else the model's default from chatserve.json (`modelDefaults`), else
  * OpenAI's (node-llama-cpp's own temperature default is 0; OpenAI's is 1).
  *
  * The reply gets the room the prompt leaves: a `max_tokens` larger than that room is cut to it, and
@@ -29,30 +22,30 @@ export function requestedMaxTokens(request: Pick<SamplingFields, "max_tokens" | 
  * the current second, so requests sent within one second sampled the same reply.
  */
 export function toGenerationOptions(
-    request: SamplingFields,
+    request: GenerationRequest,
     promptTokens: number,
     contextLength: number,
-    {defaultMaxTokens, promptParam = "messages", modelDefaults = {}, vocabularySize}:
-        {defaultMaxTokens?: number, promptParam?: "messages" | "prompt", modelDefaults?: SamplingDefaults, vocabularySize?: number} = {}
+    {defaultMaxTokens, promptPath = "messages", modelDefaults = {}, vocabularySize}:
+        {defaultMaxTokens?: number, promptPath?: WirePath, modelDefaults?: SamplingDefaults, vocabularySize?: number} = {}
 ): GenerationOptions {
     if (promptTokens === 0)
-        throw new BadRequestError(`The ${promptParam} is empty: this model adds no beginning-of-text token, so there is nothing to generate after.`,
-            {param: promptParam, code: "invalid_value"});
-    const requested = requestedMaxTokens(request);
+        throw new BadRequestError(`The ${promptPath} is empty: this model adds no beginning-of-text token, so there is nothing to generate after.`,
+            {param: promptPath, code: "invalid_value"});
     const room = contextLength - promptTokens;
     if (room < 1)
-        throw ContextLengthExceededError.forPrompt(contextLength, promptTokens, promptParam);
-    const logitBias = toLogitBias(request.logit_bias, vocabularySize);
+        throw ContextLengthExceededError.forPrompt(contextLength, promptTokens, promptPath);
+    const {sampling} = request;
+    const logitBias = toLogitBias(sampling.logitBias, vocabularySize);
 
     return {
-        maxTokens: Math.min(requested ?? defaultMaxTokens ?? room, room),
-        stop: typeof request.stop === "string" ? [request.stop] : request.stop ?? [],
+        maxTokens: Math.min(request.maxTokens ?? defaultMaxTokens ?? room, room),
+        stop: request.stop,
         sampling: {
-            temperature: request.temperature ?? modelDefaults.temperature ?? 1,
-            topP: request.top_p ?? modelDefaults.topP ?? 1,
-            seed: samplerSeed(request.seed),
-            presencePenalty: request.presence_penalty ?? 0,
-            frequencyPenalty: request.frequency_penalty ?? 0,
+            temperature: sampling.temperature ?? modelDefaults.temperature ?? 1,
+            topP: sampling.topP ?? modelDefaults.topP ?? 1,
+            seed: samplerSeed(sampling.seed),
+            presencePenalty: sampling.presencePenalty ?? 0,
+            frequencyPenalty: sampling.frequencyPenalty ?? 0,
             // No request field names these: they come from the model's settings alone.
             ...(modelDefaults.topK == null ? {} : {topK: modelDefaults.topK}),
             ...(modelDefaults.minP == null ? {} : {minP: modelDefaults.minP}),

@@ -19,7 +19,8 @@ export function renderChatPrompt(
     model: LlamaModel,
     chatWrapper: ChatWrapper,
     history: readonly ChatHistoryItem[],
-    {tools = [], thinking = true, images = []}: {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly TokenizedImage[]} = {}
+    {tools = [], thinking = true, images = [], promptName = "messages"}:
+        {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly TokenizedImage[], promptName?: string} = {}
 ): PreparedPrompt {
     // An empty model turn at the end asks the template for the assistant's opening; a client that
     // ends with its own assistant text gets that text continued instead.
@@ -32,7 +33,7 @@ export function renderChatPrompt(
     const availableFunctions: ChatModelFunctions | undefined = tools.length === 0
         ? undefined
         : Object.fromEntries(tools.map((tool) => [tool.name, {description: tool.description, params: tool.parameters}]));
-    const rendered = renderWithTemplate(chatWrapper, chatHistory, availableFunctions);
+    const rendered = renderWithTemplate(chatWrapper, chatHistory, availableFunctions, promptName);
     const {stopGenerationTriggers} = rendered;
     const stopTokens: Token[] = [];
     const stopStrings: string[] = [];
@@ -47,7 +48,7 @@ export function renderChatPrompt(
     }
 
     const syntax = thoughtSyntax(model, chatWrapper);
-    const withImages = images.length === 0 ? null : tokenizeWithImages(model, rendered.contextText, images);
+    const withImages = images.length === 0 ? null : tokenizeWithImages(model, rendered.contextText, images, promptName);
     const renderedTokens = withImages?.tokens ?? rendered.contextText.tokenize(model.tokenizer);
     const continuedReply = newReply || last?.type !== "model" ? "" : last.response.filter((item) => typeof item === "string").join("");
     const {tokens, opened} = syntax == null
@@ -68,12 +69,12 @@ export function renderChatPrompt(
  * must alternate", "system role not supported"): the client's messages are the cause, so a 400
  * that passes the template's reason on, as llama-server does, not a 500.
  */
-function renderWithTemplate(chatWrapper: ChatWrapper, chatHistory: ChatHistoryItem[], availableFunctions: ChatModelFunctions | undefined) {
+function renderWithTemplate(chatWrapper: ChatWrapper, chatHistory: ChatHistoryItem[], availableFunctions: ChatModelFunctions | undefined, promptName: string) {
     try {
         return chatWrapper.generateContextState({chatHistory, availableFunctions, documentFunctionParams: true});
     } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new BadRequestError(`The model's chat template refused these messages: ${reason}`, {param: "messages", code: "chat_template_error"});
+        throw new BadRequestError(`The model's chat template refused these messages: ${reason}`, {param: promptName, code: "chat_template_error"});
     }
 }
 

@@ -16,7 +16,7 @@ import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeG
 import {SequencePool} from "./sequencePool.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt} from "./textPrompt.js";
 import type {
-    EmbeddingResult, GenerationOptions, ImageBytes, JsonSchema, LoadedModel, ModelActivity, PreparedPrompt, SequenceLease, ToolDefinition
+    ChatPromptOptions, EmbeddingResult, GenerationOptions, JsonSchema, LoadedModel, ModelActivity, PreparedPrompt, SequenceLease
 } from "./types.js";
 
 export type ModelLoadOptions = {
@@ -141,12 +141,12 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public prepareChat(
-        history: ChatHistoryItem[], {images = [], ...options}: {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[]} = {}
+        history: ChatHistoryItem[], {images = [], promptName = "messages", ...options}: ChatPromptOptions = {}
     ): Promise<PreparedPrompt> {
         return this.outsideSequence(async () => {
-            await refuseHistoryBeyondContext(this.model, history, this.contextLength);
-            const tokenized = await this.vision.tokenize(images, this.generating().context.batchSize);
-            return renderChatPrompt(this.model, this.generating().chatWrapper, history, {...options, images: tokenized});
+            await refuseHistoryBeyondContext(this.model, history, this.contextLength, promptName);
+            const tokenized = await this.vision.tokenize(images, this.generating().context.batchSize, promptName);
+            return renderChatPrompt(this.model, this.generating().chatWrapper, history, {...options, images: tokenized, promptName});
         });
     }
 

@@ -54,15 +54,17 @@ export async function countTokensAtLeast(model: LlamaModel, texts: readonly stri
  * least one token of the template's markup; rendering 200,000 one-letter messages held the event
  * loop for 16 s), or more text than it can hold.
  */
-export async function refuseHistoryBeyondContext(model: LlamaModel, history: readonly ChatHistoryItem[], contextLength: number): Promise<void> {
+export async function refuseHistoryBeyondContext(
+    model: LlamaModel, history: readonly ChatHistoryItem[], contextLength: number, promptName = "messages"
+): Promise<void> {
     const messages = history.reduce((count, item) =>
         count + (item.type === "model" ? Math.max(1, item.response.filter((part) => typeof part !== "string").length) : 1), 0);
     if (messages > contextLength)
         throw new ContextLengthExceededError(contextLength, {
-            overflow: `your messages resulted in more than ${messages} tokens (${messages} messages of at least one token each)`,
-            remedy: "the number of messages", param: "messages"
+            overflow: `your ${promptName} resulted in more than ${messages} tokens (${messages} messages of at least one token each)`,
+            remedy: "the number of messages", param: promptName
         });
-    await refuseTextBeyondContext(model, historyTexts(history), contextLength, {param: "messages"});
+    await refuseTextBeyondContext(model, historyTexts(history), contextLength, {param: promptName});
 }
 
 /** The text a chat history carries, tool-call arguments and results included (their strings only: a lower bound). */

@@ -174,6 +174,8 @@ export interface SequenceLease {
     release(): void
 }
 
+export type ChatPromptOptions = {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[], promptName?: string};
+
 export type EmbeddingResult = {vectors: number[][], promptTokens: number};
 
 export interface LoadedModel {
@@ -197,8 +199,9 @@ export interface LoadedModel {
     /**
      * Renders the conversation; with `tools`, the template documents them and the prompt says how calls look.
      * With `thinking` false (default true), a reasoning model's reply begins after an empty thought.
+     * `promptName`: what the client calls its prompt ("messages", the default; "input"), as errors name it.
      */
-    prepareChat(history: ChatHistoryItem[], options?: {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[]}): Promise<PreparedPrompt>,
+    prepareChat(history: ChatHistoryItem[], options?: ChatPromptOptions): Promise<PreparedPrompt>,
     /** Why it does not take image input (no projector paired with it, or one that failed to load); null when it does. */
     readonly imageInputRefusal: string | null,
     /** Builds (and caches) the grammar for a JSON schema (null: any object); throws when llama.cpp cannot parse it. */

@@ -2,7 +2,8 @@
 // cannot enforce goes, the request is answered), with it the 400 names the keyword.
 import request from "supertest";
 import {describe, expect, it} from "vitest";
-import {ChatCompletionService} from "../../src/conversation/conversationService.js";
+import {ConversationService} from "../../src/conversation/conversationService.js";
+import {toConversation} from "../../src/api/openai-chat/toConversation.js";
 import type {GenerationEvent} from "../../src/engine/types.js";
 import {createLogger} from "../../src/logger.js";
 import {chatCompletionRequestSchema} from "../../src/api/openai-chat/chatCompletionRequest.js";
@@ -67,9 +68,9 @@ describe("the log", () => {
     it("has one debug line per request saying what its lenient schemas went without, and none when nothing was", async () => {
         const lines: string[] = [];
         const model = new FakeModel();
-        const service = new ChatCompletionService({acquire: async () => ({model, release: () => {}})}, createLogger("debug", {write: (line: string) => lines.push(line)}));
+        const service = new ConversationService({acquire: async () => ({model, release: () => {}})}, createLogger("debug", {write: (line: string) => lines.push(line)}));
         const start = async (extra: Record<string, unknown>) =>
-            (await service.start(chatCompletionRequestSchema.parse(chatRequest(extra)), new AbortController().signal)).release();
+            (await service.start(toConversation(chatCompletionRequestSchema.parse(chatRequest(extra))), new AbortController().signal)).release();
         await start({tools: [fetchTool()]});
         await start({tools: [{type: "function", function: {name: "plain", parameters: {type: "object", properties: {a: {type: "string"}}}}}]});
         const logged = lines.map((line) => JSON.parse(line));

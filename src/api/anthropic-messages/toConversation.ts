@@ -1,18 +1,9 @@
 import {BadRequestError} from "../../errors.js";
-import type {ChatCompletionRequest, ChatMessage, ContentPart as ChatPart, FunctionTool} from "../openai-chat/chatCompletionRequest.js";
+import type {Conversation, ImagePart, Message, Part, TextPart, Tool, ToolChoice} from "../../conversation/conversation.js";
 import type {ContentBlock, MessagesRequest} from "./messagesRequest.js";
 
-export type ChatTranslation = {
-    request: ChatCompletionRequest,
-    /** For each chat message, where it came from in the Messages request (for error params). */
-    messageParams: string[],
-    /** For each chat tool, its index in the request's `tools`. */
-    toolParams: string[],
-    /** For each image part, by its chat param (`messages[2].content[1]`), its Messages block and the field its bytes came from. */
-    imageParams: Map<string, {block: string, source: string}>,
-    /** Server tools left out of the prompt (their types). */
-    skippedTools: string[]
-};
+/** A Messages request in the conversation core's terms, and the server tools left out of it (their types, for a log line). */
+export type MessagesConversation = {conversation: Conversation, skippedTools: string[]};
 
 /**
  * Claude Code's first system block is a per-request billing line (`x-anthropic-billing-header: …`)
@@ -22,118 +13,121 @@ export type ChatTranslation = {
 const perRequestSystemLine = /^x-anthropic-billing-header:/;
 
 /**
- * An Anthropic Messages request → one chat-completions request, so templates, tools, constrained
- * decoding, reasoning, sampling and the prompt cache are the chat path's (as Ollama and llama-server
- * convert it). Pure: nothing here touches a model.
+ * An Anthropic Messages request → chatserve's conversation, so templates, tools, constrained
+ * decoding, reasoning, sampling and the prompt cache are the same as every API's (as Ollama and
+ * llama-server convert it). Every part keeps its place in the Messages request, which errors name.
+ * Pure: nothing here touches a model.
  */
-export function toChatRequest(request: MessagesRequest): ChatTranslation {
-    const messages: ChatMessage[] = [];
-    const messageParams: string[] = [];
-    const imageParams: ChatTranslation["imageParams"] = new Map();
-    const push = (message: ChatMessage, param: string) => {
-        messages.push(message);
-        messageParams.push(param);
-    };
+export function toConversation(request: MessagesRequest): MessagesConversation {
+    const messages: Message[] = [];
     const system = typeof request.system === "string" ? request.system : (request.system ?? [])
         .map((block) => block.text).filter((text) => !perRequestSystemLine.test(text)).join("\n");
     if (system !== "")
-        push({role: "system", content: system}, "system");
+        messages.push({role: "system", parts: [{type: "text", text: system}], path: "system"});
     request.messages.forEach(({role, content}, index) => {
-        const param = `messages[${index}]`;
+        const path = `messages[${index}]`;
         if (typeof content === "string")
-            return push({role, content}, param);
-        if (role === "assistant")
-            return push(assistantMessage(content, param), param);
-        // A user turn's tool results answer the calls before it: each becomes a tool message, then any other content.
-        const parts: ChatPart[] = [];
-        const imageSources: Array<[number, {block: string, source: string}]> = [];
-        content.forEach((block, blockIndex) => {
-            const blockParam = `${param}.content[${blockIndex}]`;
-            if (block.type === "tool_result")
-                return push(toolMessage(block as ToolResult, blockParam), blockParam);
-            if (block.type === "image")
-                imageSources.push([parts.length, {block: blockParam, source: `${blockParam}.source.${(block as {source: ImageSource}).source.type === "url" ? "url" : "data"}`}]);
-            parts.push(...userPart(block, blockParam));
-        });
-        if (parts.length > 0 || content.length === 0) {
-            for (const [partIndex, source] of imageSources)
-                imageParams.set(`messages[${messages.length}].content[${partIndex}]`, source);
-            push({role: role === "system" ? "system" : "user", content: parts}, param);
+            messages.push({role, parts: [{type: "text", text: content}], path});
+        else if (role === "assistant")
+            messages.push({role, parts: assistantParts(content, path), path});
+        else {
+            // A user turn's tool results answer the calls before it; its other blocks are the user's words.
+            const parts = content.flatMap((block, blockIndex) => userParts(block, `${path}.content[${blockIndex}]`));
+            // A turn of thinking blocks alone says nothing: it is left out, as an empty one is not.
+            if (parts.length > 0 || content.length === 0)
+                messages.push({role: role === "system" ? "system" : "user", parts, path});
         }
     });
 
-    const {tools, toolParams, skippedTools} = chatTools(request);
+    const {tools, skippedTools} = toTools(request);
     const choice = request.tool_choice;
-    return {
-        request: {
-            model: request.model,
-            messages,
-            max_completion_tokens: request.max_tokens,
-            stop: request.stop_sequences,
-            temperature: request.temperature,
-            top_p: request.top_p,
-            tools: tools.length > 0 ? tools : undefined,
-            tool_choice: choice == null ? undefined
-                : choice.type === "any" ? "required"
-                    : choice.type === "tool" ? {type: "function", function: {name: choice.name}}
-                        : choice.type,
-            parallel_tool_calls: choice != null && "disable_parallel_tool_use" in choice && choice.disable_parallel_tool_use === true ? false : undefined,
-            // A reasoning model thinks unless thinking is disabled.
-            chat_template_kwargs: request.thinking?.type === "disabled" ? {enable_thinking: false} : undefined,
-            keep_alive: request.keep_alive
+    const conversation: Conversation = {
+        model: request.model,
+        promptPath: "messages",
+        messages,
+        tools,
+        ...(choice != null ? {toolChoice: toToolChoice(choice)} : {}),
+        ...(choice != null && "disable_parallel_tool_use" in choice && choice.disable_parallel_tool_use === true ? {parallelToolCalls: false} : {}),
+        output: {type: "text"},
+        sampling: {
+            ...(request.temperature != null ? {temperature: request.temperature} : {}),
+            ...(request.top_p != null ? {topP: request.top_p} : {})
         },
-        messageParams,
-        toolParams,
-        imageParams,
-        skippedTools
+        maxTokens: request.max_tokens,
+        stop: request.stop_sequences ?? [],
+        // A reasoning model thinks unless thinking is disabled.
+        thinking: request.thinking?.type !== "disabled",
+        ...(request.keep_alive != null ? {keepAlive: request.keep_alive} : {}),
+        choices: 1
     };
+    return {conversation, skippedTools};
+}
+
+function toToolChoice(choice: NonNullable<MessagesRequest["tool_choice"]>): ToolChoice {
+    switch (choice.type) {
+        case "any":
+            return "required";
+        case "tool":
+            return {name: (choice as {name: string}).name};
+        default:
+            return choice.type as "auto" | "none";
+    }
 }
 
 type ToolResult = Extract<ContentBlock, {type: "tool_result"}>;
-type AssistantMessage = Extract<ChatMessage, {role: "assistant"}>;
 
-function assistantMessage(blocks: ContentBlock[], param: string): AssistantMessage {
-    const message: AssistantMessage = {role: "assistant", content: ""};
+/** An assistant's blocks: its thought, its text (the blocks' texts joined as they were written) and its calls. */
+function assistantParts(blocks: ContentBlock[], path: string): Part[] {
+    let thought: string | null = null;
+    let text = "";
+    const calls: Part[] = [];
     blocks.forEach((block, index) => {
         switch (block.type) {
             case "text":
-                message.content += (block as {text: string}).text;
+                text += (block as {text: string}).text;
                 return;
             case "thinking":
-                message.reasoning_content = (message.reasoning_content ?? "") + (block as {thinking: string}).thinking;
+                thought = (thought ?? "") + (block as {thinking: string}).thinking;
                 return;
             case "redacted_thinking":
                 return;
             case "tool_use": {
                 const {id, name, input} = block as {id: string, name: string, input: unknown};
-                message.tool_calls = [...message.tool_calls ?? [], {id, type: "function", function: {name, arguments: JSON.stringify(input ?? {})}}];
+                calls.push({type: "toolCall", id, name, arguments: JSON.stringify(input ?? {})});
                 return;
             }
             default:
                 // A server tool's use and result (web search…) ran on Anthropic's side: nothing the model here wrote.
                 if (block.type.startsWith("server_tool_use") || block.type.endsWith("_tool_result"))
                     return;
-                throw unsupportedBlock(block.type, `${param}.content[${index}]`);
+                throw unsupportedBlock(block.type, `${path}.content[${index}]`);
         }
     });
-    if (message.content === "" && message.tool_calls != null)
-        message.content = null;
-    return message;
+    return [
+        ...(thought != null && thought !== "" ? [{type: "thought", text: thought} as const] : []),
+        // A reply of calls alone has no text; a reply with neither has an empty one.
+        ...(text !== "" || calls.length === 0 ? [{type: "text", text} as const] : []),
+        ...calls
+    ];
 }
 
 /**
  * A tool's result: its text, and its images as image parts (Claude Code's Read tool returns a
  * screenshot that way), which a vision model sees and another reads as `[image]`.
  */
-function toolMessage(block: ToolResult, param: string): ChatMessage {
+function toolResult(block: ToolResult, path: string): Part {
     // The model is told a result is an error the way Anthropic's API tells Claude: in the result itself.
     const error = block.is_error === true ? "Error: " : "";
-    if (typeof block.content === "string" || !(block.content ?? []).some((part) => part.type === "image"))
-        return {role: "tool", tool_call_id: block.tool_use_id, content: error + resultText(block.content)};
-    const parts: ChatPart[] = (block.content ?? []).map((part, index) => part.type === "image"
-        ? {type: "image_url", image_url: {url: imageUrl((part as {source: ImageSource}).source, `${param}.content[${index}].source`)}}
-        : {type: "text", text: part.type === "text" ? (part as {text: string}).text : `[${part.type}]`});
-    return {role: "tool", tool_call_id: block.tool_use_id, content: error === "" ? parts : [{type: "text", text: error}, ...parts]};
+    const parts = typeof block.content === "string" ? [] : block.content ?? [];
+    const content: Array<TextPart | ImagePart> = !parts.some((part) => part.type === "image")
+        ? [{type: "text", text: error + resultText(block.content)}]
+        : [
+            ...(error === "" ? [] : [{type: "text", text: error} as const]),
+            ...parts.map((part, index): TextPart | ImagePart => part.type === "image"
+                ? imagePart((part as {source: ImageSource}).source, `${path}.content[${index}]`)
+                : {type: "text", text: part.type === "text" ? (part as {text: string}).text : `[${part.type}]`})
+        ];
+    return {type: "toolResult", callId: block.tool_use_id, content, path, callIdPath: path};
 }
 
 function resultText(content: ToolResult["content"]): string {
@@ -141,25 +135,31 @@ function resultText(content: ToolResult["content"]): string {
         : (content ?? []).map((part) => part.type === "text" ? (part as {text: string}).text : `[${part.type}]`).join("\n");
 }
 
-function userPart(block: ContentBlock, param: string): ChatPart[] {
+function userParts(block: ContentBlock, path: string): Part[] {
     switch (block.type) {
         case "text":
             return [{type: "text", text: (block as {text: string}).text}];
         case "image":
-            // The chat path's image part: its bytes are fetched and checked there (images/imageInput.ts).
-            return [{type: "image_url", image_url: {url: imageUrl((block as {source: ImageSource}).source, `${param}.source`)}}];
+            return [imagePart((block as {source: ImageSource}).source, path)];
+        case "tool_result":
+            return [toolResult(block as ToolResult, path)];
         case "thinking":
         case "redacted_thinking":
             return [];
         default:
-            throw unsupportedBlock(block.type, param);
+            throw unsupportedBlock(block.type, path);
     }
+}
+
+/** An image block: its bytes are fetched and checked by the conversation service (images/imageInput.ts). */
+function imagePart(source: ImageSource, path: string): ImagePart {
+    return {type: "image", url: imageUrl(source, `${path}.source`), path, urlPath: `${path}.source.${source.type === "url" ? "url" : "data"}`};
 }
 
 type ImageSource = {type: string, media_type?: string, data?: string, url?: string};
 
 /**
- * An image block's source as the URL of a chat image part: base64 becomes a data: URI. Its
+ * An image block's source as an image URL: base64 becomes a data: URI. Its
  * media_type must be an image type, but need not be right: the bytes decide what the image is.
  */
 function imageUrl(source: ImageSource, param: string): string {
@@ -183,10 +183,9 @@ function unsupportedBlock(type: string, param: string): BadRequestError {
     return new BadRequestError(`${param}: ${what}.`, {param, code: "invalid_value"});
 }
 
-/** Custom tools become functions; server tools (web search, bash, text editor…) run on Anthropic's side and are left out. */
-function chatTools(request: MessagesRequest): {tools: FunctionTool[], toolParams: string[], skippedTools: string[]} {
-    const tools: FunctionTool[] = [];
-    const toolParams: string[] = [];
+/** Custom tools are offered to the model; server tools (web search, bash, text editor…) run on Anthropic's side and are left out. */
+function toTools(request: MessagesRequest): {tools: Tool[], skippedTools: string[]} {
+    const tools: Tool[] = [];
     const skippedTools: string[] = [];
     (request.tools ?? []).forEach((tool, index) => {
         if (tool.type != null && tool.type !== "custom") {
@@ -194,15 +193,14 @@ function chatTools(request: MessagesRequest): {tools: FunctionTool[], toolParams
             return;
         }
         const {name, description, input_schema, strict} = tool as {name: string, description?: string | null, input_schema: Record<string, unknown>, strict?: boolean | null};
-        tools.push({type: "function", function: {name, description, parameters: input_schema, strict}});
-        toolParams.push(`tools[${index}]`);
+        tools.push({name, ...(description != null ? {description} : {}), parameters: input_schema, strict: strict === true, parametersPath: `tools[${index}].input_schema`});
     });
     const choice = request.tool_choice;
-    if (choice?.type === "tool" && !tools.some((tool) => tool.function.name === choice.name)) {
+    if (choice?.type === "tool" && !tools.some((tool) => tool.name === choice.name)) {
         const server = (request.tools ?? []).find((tool) => tool.name === choice.name && tool.type != null && tool.type !== "custom");
         if (server != null)
             throw new BadRequestError(`tool_choice: '${choice.name}' is a server tool (${server.type}), which chatserve cannot run; offer a custom tool instead.`,
                 {param: "tool_choice", code: "unsupported_tool"});
     }
-    return {tools, toolParams, skippedTools};
+    return {tools, skippedTools};
 }

@@ -2,19 +2,23 @@ import {Router, type Response} from "express";
 import type {Logger} from "pino";
 import {chatCompletion, chatCompletionChunk, contentChunkJson, newToolCall, usageChunk, type ChoiceReply} from "./chatCompletionFormat.js";
 import {ContentLogprobs} from "./contentLogprobs.js";
-import type {ChatCompletionService, ChatGeneration} from "../../conversation/conversationService.js";
+import type {ConversationService, ChatGeneration as Generation} from "../../conversation/conversationService.js";
 import type {GenerationResult} from "../../engine/types.js";
 import {chatCompletionRequestSchema} from "./chatCompletionRequest.js";
 import type {ChatCompletionChunk, ToolCall} from "./chatCompletionResponse.js";
 import {parseBody} from "../parseBody.js";
-import {toFinishReason} from "../openai-shared/replyFields.js";
+import {newReplyIdentity, toFinishReason, type ReplyIdentity} from "../openai-shared/replyFields.js";
+import {toConversation} from "./toConversation.js";
 import {abortWhenClientLeaves} from "../../http/clientAbort.js";
 import {consumeGeneration} from "../../http/consumeGeneration.js";
 import {SseWriter} from "../../http/sseWriter.js";
 import {abandoned, recordUsage} from "../../http/requestLog.js";
 
+/** A chat generation and the id, time and model its chunks all carry. */
+type ChatGeneration = Generation & {identity: ReplyIdentity};
+
 /** `POST /v1/chat/completions`: the body's shape is checked here, the rest of validation and the model's work happen in the service; this file writes the reply. */
-export function chatCompletionsRoute(service: ChatCompletionService, logger: Logger, options: {logPrompts: boolean, stopping?: AbortSignal}): Router {
+export function chatCompletionsRoute(service: ConversationService, logger: Logger, options: {logPrompts: boolean, stopping?: AbortSignal}): Router {
     const router = Router();
     router.post("/v1/chat/completions", async (req, res) => {
         const request = parseBody(chatCompletionRequestSchema, req.body);
@@ -23,7 +27,7 @@ export function chatCompletionsRoute(service: ChatCompletionService, logger: Log
         if (options.logPrompts)
             logger.info({event: "prompt", reqId: res.locals.requestId, model: request.model, messages: request.messages});
         const signal = abortWhenClientLeaves(res, options.stopping);
-        const generation = await service.start(request, signal);
+        const generation = {...await service.start(toConversation(request), signal), identity: newReplyIdentity(request.model)};
         try {
             if (request.stream === true)
                 await streamReply(res, generation, request.stream_options?.include_usage === true, logger);

@@ -1,5 +1,6 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
-import {choiceOptions, requestedMaxTokens, toGenerationOptions} from "../../conversation/generationSettings.js";
+import {choiceOptions, toGenerationOptions, type GenerationRequest} from "../../conversation/generationSettings.js";
+import {toSampling} from "../openai-shared/samplingFields.js";
 import type {SamplingDefaults} from "../../models/modelSettings.js";
 import type {GenerationOptions, LoadedModel, PreparedPrompt, SequenceLease} from "../../engine/types.js";
 import {BadRequestError} from "../../errors.js";
@@ -22,6 +23,15 @@ export type CompletionRun = {
     logprobs: boolean,
     lease: SequenceLease, release(): void
 };
+
+/** The request's length, stop sequences and sampling, in the conversation core's terms. */
+function generationRequest(request: CompletionRequest): GenerationRequest {
+    return {
+        ...(request.max_tokens != null ? {maxTokens: request.max_tokens} : {}),
+        stop: typeof request.stop === "string" ? [request.stop] : request.stop ?? [],
+        sampling: toSampling(request)
+    };
+}
 
 /** The request's prompts, one per choice: a text, or token ids (a flat array of ids is one prompt). */
 function promptsOf(prompt: CompletionRequest["prompt"]): Array<string | number[]> {
@@ -78,7 +88,8 @@ export class CompletionService {
             throw new BadRequestError("'suffix' needs a text prompt: token ids cannot be framed for fill-in-the-middle.", {param: "suffix", code: "invalid_value"});
         // A fill-in-the-middle prompt is cut to leave the completion its room (see prepareInfillPrompt),
         // at most half the context: a larger max_tokens gets the room left, as on every endpoint.
-        const completionTokens = Math.min(requestedMaxTokens(request) ?? defaultCompletionMaxTokens, Math.floor(model.contextLength / 2));
+        const generation = generationRequest(request);
+        const completionTokens = Math.min(generation.maxTokens ?? defaultCompletionMaxTokens, Math.floor(model.contextLength / 2));
         const infill = fim ? {suffix: request.suffix!, completionTokens} : null;
         const jobs: CompletionJob[] = [];
         for (const [index, promptInput] of prompts.entries()) {
@@ -87,8 +98,8 @@ export class CompletionService {
                 await nextTurn();
             const {prompt, promptText} = await prepare(model, promptInput, infill, prompts.length > 1 ? `prompt[${index}]` : "prompt");
             const options = {
-                ...toGenerationOptions(request, prompt.tokens.length, model.contextLength,
-                    {defaultMaxTokens: defaultCompletionMaxTokens, promptParam: "prompt", modelDefaults, vocabularySize: model.vocabularySize}),
+                ...toGenerationOptions(generation, prompt.tokens.length, model.contextLength,
+                    {defaultMaxTokens: defaultCompletionMaxTokens, promptPath: "prompt", modelDefaults, vocabularySize: model.vocabularySize}),
                 ...(request.logprobs == null ? {} : {logprobs: {top: request.logprobs, prompt: request.echo === true}})
             };
             // OpenAI's order: the choices of prompt i are at i·n … i·n + n − 1. The prompt is scored once, by its first choice.

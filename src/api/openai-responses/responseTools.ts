@@ -1,12 +1,12 @@
 import {BadRequestError} from "../../errors.js";
-import type {ChatCompletionRequest, FunctionTool} from "../openai-chat/chatCompletionRequest.js";
+import type {Tool, ToolChoice} from "../../conversation/conversation.js";
 import type {ResponsesRequest, ResponsesTool} from "./responsesRequest.js";
 
 /** A function as the client named it: Codex groups MCP tools in namespaces, and a call names both. */
 export type ClientToolName = {name: string, namespace?: string};
 
 /**
- * The Responses API's tools → chat-completions tools, and the names between the two.
+ * The Responses API's tools → the tools offered to the model, and the names between the two.
  *
  * A namespace's functions are shown to the model as `namespace__name` (Codex's own flat spelling,
  * so a model trained on Codex transcripts sees what it knows), and a call the model writes comes
@@ -20,11 +20,10 @@ export type ClientToolName = {name: string, namespace?: string};
 export class ResponseTools {
     /** Model-facing name → the client's name and namespace. */
     private readonly byFlatName = new Map<string, ClientToolName>();
-    /** For error params: chat tool index → where it is in the request's `tools`. */
-    public readonly sourceParams: string[] = [];
     /** The hosted tools left out (their types). */
     public readonly skipped: string[] = [];
-    public readonly chatTools: FunctionTool[] = [];
+    /** The functions offered to the model, by their model-facing names. */
+    public readonly offered: Tool[] = [];
 
     public constructor(tools: ResponsesRequest["tools"]) {
         (tools ?? []).forEach((tool, index) => this.add(tool, `tools[${index}]`));
@@ -40,13 +39,13 @@ export class ResponseTools {
         return this.byFlatName.get(flatName) ?? {name: flatName};
     }
 
-    /** `tool_choice` in chat-completions terms; naming a hosted tool is a 400 (it cannot be called here). */
-    public chatToolChoice(choice: ResponsesRequest["tool_choice"]): ChatCompletionRequest["tool_choice"] {
+    /** `tool_choice` in the conversation's terms; naming a hosted tool is a 400 (it cannot be called here). */
+    public toolChoice(choice: ResponsesRequest["tool_choice"]): ToolChoice | undefined {
         if (choice == null || typeof choice === "string")
-            return choice;
+            return choice ?? undefined;
         if (choice.type === "function") {
             const {name, namespace} = choice as {name: string, namespace?: string | null};
-            return {type: "function", function: {name: ResponseTools.flatName({name, namespace: namespace ?? undefined})}};
+            return {name: ResponseTools.flatName({name, namespace: namespace ?? undefined})};
         }
         if (choice.type === "allowed_tools") {
             // A subset of tools the model may call: chatserve offers them all, in the mode asked for.
@@ -73,10 +72,9 @@ export class ResponseTools {
     private addFunction(tool: FunctionShape, namespace: string | undefined, param: string): void {
         const flat = ResponseTools.flatName({name: tool.name, namespace});
         this.byFlatName.set(flat, namespace == null ? {name: tool.name} : {name: tool.name, namespace});
-        this.sourceParams.push(param);
-        this.chatTools.push({
-            type: "function",
-            function: {name: flat, description: tool.description, parameters: tool.parameters, strict: tool.strict}
+        this.offered.push({
+            name: flat, ...(tool.description != null ? {description: tool.description} : {}),
+            parameters: tool.parameters, strict: tool.strict === true, parametersPath: `${param}.parameters`
         });
     }
 }

@@ -1,15 +1,14 @@
 import type {Logger} from "pino";
-import type {ChatCompletionService, ChatGeneration} from "../../conversation/conversationService.js";
+import type {ConversationService, ChatGeneration} from "../../conversation/conversationService.js";
 import {ApiError, BadRequestError, NotFoundError} from "../../errors.js";
 import type {InputItem, ResponsesRequest} from "./responsesRequest.js";
 import type {ResponseObject} from "./responsesResponse.js";
-import {errorParamInResponses} from "./errorParams.js";
 import type {ResponseStore, StoredResponse} from "./responseStore.js";
 import type {ResponseTools} from "./responseTools.js";
-import {toChatRequest, type SourcedItem} from "./toConversation.js";
+import {toConversation, type SourcedItem} from "./toConversation.js";
 import {newResponseSnapshot} from "./responseSnapshot.js";
 
-/** A response being generated: what it answers, and the chat generation that writes it. */
+/** A response being generated: what it answers, and the generation that writes it. */
 export type ResponseRun = {
     snapshot: ResponseObject,
     tools: ResponseTools,
@@ -21,35 +20,27 @@ export type ResponseRun = {
 };
 
 /**
- * `POST /v1/responses` over the chat-completions path: the request (and the stored response it
- * continues) becomes a chat request, which the chat service validates, templates, checks against
- * the context and generates; errors it raises name the Responses request's fields.
+ * `POST /v1/responses` over the conversation core: the request (and the stored response it
+ * continues) becomes a conversation, which the conversation service validates, templates, checks
+ * against the context and generates. Its parts remember where they were in the Responses request
+ * (`input[1].content[0]`, `previous_response_id`), so errors name the Responses request's fields.
  */
 export class ResponsesService {
     public constructor(
-        private readonly chat: ChatCompletionService,
+        private readonly conversations: ConversationService,
         private readonly store: ResponseStore,
         private readonly logger: Logger
     ) {}
 
     public async start(request: ResponsesRequest, owner: string, signal: AbortSignal): Promise<ResponseRun> {
-        const {chatRequest, items, tools, messageParams} = this.translate(request, owner);
-        try {
-            const generation = await this.chat.start(chatRequest, signal);
-            return {snapshot: newResponseSnapshot(request), tools, items, store: request.store !== false, generation};
-        } catch (error) {
-            throw errorParamInResponses(error, messageParams, tools);
-        }
+        const {conversation, items, tools} = this.toConversation(request, owner);
+        const generation = await this.conversations.start(conversation, signal);
+        return {snapshot: newResponseSnapshot(request), tools, items, store: request.store !== false, generation};
     }
 
     /** `POST /v1/responses/input_tokens`: the prompt's tokens, nothing generated. */
     public async countInputTokens(request: ResponsesRequest, owner: string): Promise<number> {
-        const {chatRequest, tools, messageParams} = this.translate(request, owner);
-        try {
-            return await this.chat.countPromptTokens(chatRequest);
-        } catch (error) {
-            throw errorParamInResponses(error, messageParams, tools);
-        }
+        return this.conversations.countPromptTokens(this.toConversation(request, owner).conversation);
     }
 
     /** Keeps a finished response (unless the request said `store: false`). */
@@ -67,18 +58,18 @@ export class ResponsesService {
             throw notFound(id, "response_id");
     }
 
-    private translate(request: ResponsesRequest, owner: string) {
+    private toConversation(request: ResponsesRequest, owner: string) {
         const earlier = request.previous_response_id == null ? [] : this.stored(owner, request.previous_response_id, "previous_response_id").items;
         const input: InputItem[] = typeof request.input === "string" ? [{role: "user", content: request.input}] : request.input ?? [];
         const sourced: SourcedItem[] = [
             ...earlier.map((item) => ({item, param: null})),
             ...input.map((item, index) => ({item, param: typeof request.input === "string" ? "input" : `input[${index}]`}))
         ];
-        const translation = toChatRequest(request, sourced);
-        if (translation.tools.skipped.length > 0)
-            this.logger.info({event: "hosted_tools_skipped", model: request.model, tools: translation.tools.skipped},
+        const {conversation, tools} = toConversation(request, sourced);
+        if (tools.skipped.length > 0)
+            this.logger.info({event: "hosted_tools_skipped", model: request.model, tools: tools.skipped},
                 "hosted tools left out of the prompt: chatserve cannot run them");
-        return {chatRequest: translation.request, items: [...earlier, ...input], tools: translation.tools, messageParams: translation.messageParams};
+        return {conversation, items: [...earlier, ...input], tools};
     }
 
     private stored(owner: string, id: string, param: string): StoredResponse {

@@ -11,13 +11,15 @@ import type {TokenizedImage} from "./nativeVision.js";
  * each marker gives way to the parts of the image it names: the projector's own wrapper tokens (`<start_of_image>`) and
  * one placeholder per position the image takes.
  */
-export function tokenizeWithImages(model: LlamaModel, rendered: LlamaText, images: readonly TokenizedImage[]): {tokens: Token[], images: PromptImage[]} {
+export function tokenizeWithImages(
+    model: LlamaModel, rendered: LlamaText, images: readonly TokenizedImage[], promptName = "messages"
+): {tokens: Token[], images: PromptImage[]} {
     const {segments, order} = splitAtMarkers(rendered);
     // Each image once: a template that dropped or repeated a message would misplace them.
     if (order.length !== images.length || new Set(order).size !== images.length || order.some((index) => index >= images.length))
         throw new BadRequestError(
             `The model's chat template dropped or repeated an image (${images.length} sent, ${order.length} rendered); send the images in user messages.`,
-            {param: "messages", code: "image_input_not_supported"});
+            {param: promptName, code: "image_input_not_supported"});
     const tokens: Token[] = [];
     const placed: PromptImage[] = [];
     segments.forEach((segment, at) => {

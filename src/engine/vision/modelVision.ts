@@ -40,12 +40,12 @@ export class ModelVision {
      * thread of its own, and a request may carry many). 400s: a model without vision (with the reason),
      * a file the decoder cannot read, a non-causal image larger than the batch it must be decoded in.
      */
-    public async tokenize(images: readonly ImageBytes[], batchSize: number): Promise<TokenizedImage[]> {
+    public async tokenize(images: readonly ImageBytes[], batchSize: number, promptName = "messages"): Promise<TokenizedImage[]> {
         if (images.length === 0)
             return [];
         const {projector} = this;
         if (projector == null)
-            throw new BadRequestError(`This model does not take image input: ${this.refusal}.`, {param: "messages", code: "image_input_not_supported"});
+            throw new BadRequestError(`This model does not take image input: ${this.refusal}.`, {param: promptName, code: "image_input_not_supported"});
         const tokenized: TokenizedImage[] = [];
         for (const image of images) {
             const parts = await projector.tokenize(image.bytes, image.id).catch((error: Error) => {

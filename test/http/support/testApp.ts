@@ -3,7 +3,7 @@ import type express from "express";
 import {createApp} from "../../../src/app.js";
 import {CompletionService} from "../../../src/api/openai-completions/completionService.js";
 import {EmbeddingService} from "../../../src/api/openai-embeddings/embeddingService.js";
-import {ChatCompletionService} from "../../../src/conversation/conversationService.js";
+import {ConversationService} from "../../../src/conversation/conversationService.js";
 import {ResponseStore} from "../../../src/api/openai-responses/responseStore.js";
 import {ResponsesService} from "../../../src/api/openai-responses/responsesService.js";
 import {MessagesService} from "../../../src/api/anthropic-messages/messagesService.js";
@@ -54,7 +54,7 @@ export function createTestApp(
         loads++;
         return loader == null ? model : await loader.load(descriptor, plan);
     }, {context: {ctxSize: CONTEXT_LENGTH, parallel: 1}, aliases: new ModelAliases(config.modelAliases), memory, lifecycle: metrics?.lifecycle}, logger);
-    const chat = new ChatCompletionService(registry);
+    const chat = new ConversationService(registry);
     const app = createApp({
         config, logger, registry,
         chat,

@@ -1,11 +1,14 @@
 import {describe, expect, it} from "vitest";
 import {toChatHistory} from "../../../src/conversation/chatHistory.js";
 import {BadRequestError} from "../../../src/errors.js";
-import {chatMessageSchema, type ChatMessage} from "../../../src/api/openai-chat/chatCompletionRequest.js";
+import {chatCompletionRequestSchema} from "../../../src/api/openai-chat/chatCompletionRequest.js";
+import {toConversation} from "../../../src/api/openai-chat/toConversation.js";
+import type {Message} from "../../../src/conversation/conversation.js";
 import {mediaMarkerFor} from "../../../src/engine/vision/mediaMarker.js";
 import {thrownError} from "../support/thrownError.js";
 
-const messages = (...raw: unknown[]): ChatMessage[] => raw.map((message) => chatMessageSchema.parse(message));
+/** OpenAI chat messages as the conversation core holds them (through the chat API's converter). */
+const messages = (...raw: unknown[]): Message[] => toConversation(chatCompletionRequestSchema.parse({model: "m", messages: raw})).messages;
 
 const rejection = (...raw: unknown[]) => thrownError(BadRequestError, () => toChatHistory(messages(...raw)));
 

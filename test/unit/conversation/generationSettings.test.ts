@@ -2,10 +2,11 @@ import {describe, expect, it} from "vitest";
 import {toGenerationOptions} from "../../../src/conversation/generationSettings.js";
 import {BadRequestError, ContextLengthExceededError} from "../../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../../src/api/openai-chat/chatCompletionRequest.js";
+import {toConversation} from "../../../src/api/openai-chat/toConversation.js";
 import {thrownError} from "../support/thrownError.js";
 
 const request = (extra: Record<string, unknown> = {}) =>
-    chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra});
+    toConversation(chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra}));
 
 const overflow = (extra: Record<string, unknown>, promptTokens: number, contextLength: number) =>
     thrownError(ContextLengthExceededError, () => toGenerationOptions(request(extra), promptTokens, contextLength));
@@ -69,7 +70,7 @@ describe("toGenerationOptions", () => {
     });
 
     it("refuses an empty prompt (a model without a beginning-of-text token turns \"\" into no tokens)", () => {
-        const error = thrownError(BadRequestError, () => toGenerationOptions(request(), 0, 100, {promptParam: "prompt"}));
+        const error = thrownError(BadRequestError, () => toGenerationOptions(request(), 0, 100, {promptPath: "prompt"}));
         expect(error.status).toBe(400);
         expect(error.param).toBe("prompt");
         expect(error.message).toContain("empty");

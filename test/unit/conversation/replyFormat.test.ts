@@ -2,13 +2,14 @@ import {describe, expect, it} from "vitest";
 import {toReplyPlan} from "../../../src/conversation/replyFormat.js";
 import {BadRequestError} from "../../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../../src/api/openai-chat/chatCompletionRequest.js";
+import {toConversation} from "../../../src/api/openai-chat/toConversation.js";
 import {thrownError} from "../support/thrownError.js";
 
 const weather = {type: "function", function: {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}}};
 const time = {type: "function", function: {name: "get_time"}};
 
 const plan = (extra: Record<string, unknown>) =>
-    toReplyPlan(chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra}));
+    toReplyPlan(toConversation(chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra})));
 
 const rejection = (extra: Record<string, unknown>) => thrownError(BadRequestError, () => plan(extra));
 

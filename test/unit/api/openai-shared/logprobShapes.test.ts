@@ -5,7 +5,7 @@ import {CompletionLogprobsBuilder} from "../../../../src/api/openai-completions/
 import type {TokenLogprob} from "../../../../src/engine/types.js";
 import {logSoftmax} from "../../../../src/engine/tokenLogprobs.js";
 import {choiceCount} from "../../../../src/api/openai-shared/choiceCount.js";
-import {toLogitBias} from "../../../../src/api/openai-shared/logitBias.js";
+import {toLogitBias} from "../../../../src/conversation/logitBias.js";
 
 const token = (text: string, logprob: number, top: Array<[string, number]> = [], special = false): TokenLogprob => ({
     token: text, bytes: [...Buffer.from(text)], logprob, special, top: top.map(([alternative, value]) => ({token: alternative, bytes: [...Buffer.from(alternative)], logprob: value}))
