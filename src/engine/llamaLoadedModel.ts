@@ -167,9 +167,9 @@ export class LlamaLoadedModel implements LoadedModel {
         return this.outsideSequence(async () => prepareTokenPrompt(this.model, tokens, this.contextLength, param));
     }
 
-    public prepareInfill(prefix: string, suffix: string, completionTokens: number): Promise<PreparedPrompt> {
+    public prepareInfill(prefix: string, suffix: string, completion: {tokens: number, param: string}): Promise<PreparedPrompt> {
         return this.outsideSequence(async () => {
-            const prompt = await prepareInfillPrompt(this.model, prefix, suffix, {contextLength: this.contextLength, completionTokens});
+            const prompt = await prepareInfillPrompt(this.model, prefix, suffix, {contextLength: this.contextLength, completionTokens: completion.tokens, lengthParam: completion.param});
             if (prompt == null)
                 throw new Error("this model has no fill-in-the-middle tokens");
             return prompt;

@@ -47,7 +47,8 @@ export function refuseTokensOutsideVocabulary(model: LlamaModel, tokens: readonl
  * either side would be no completion.
  */
 export async function prepareInfillPrompt(
-    model: LlamaModel, prefix: string, suffix: string, {contextLength, completionTokens}: {contextLength: number, completionTokens: number}
+    model: LlamaModel, prefix: string, suffix: string,
+    {contextLength, completionTokens, lengthParam = "max_tokens"}: {contextLength: number, completionTokens: number, lengthParam?: string}
 ): Promise<PreparedPrompt | null> {
     const {prefix: pre, suffix: suf, middle: mid} = model.tokens.infill;
     if (pre == null || suf == null || mid == null)
@@ -59,7 +60,7 @@ export async function prepareInfillPrompt(
     if (budget <= 0 && prefix + suffix !== "")
         throw new ContextLengthExceededError(contextLength, {
             overflow: `you requested ${completionTokens} tokens for the completion, which leaves no room for the prompt and suffix`,
-            remedy: "max_tokens", param: "max_tokens"
+            remedy: lengthParam, param: lengthParam
         });
     const before = await edgeTokens(model, prefix, budget, "end");
     const after = await edgeTokens(model, suffix, budget, "start");

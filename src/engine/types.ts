@@ -210,8 +210,8 @@ export interface LoadedModel {
     prepareText(prompt: string): Promise<PreparedPrompt>,
     /** Token ids a client sent as its prompt (legacy completions), as they came; `text` is what they spell. */
     prepareTokens(tokens: readonly number[], param: string): Promise<PreparedPrompt & {text: string}>,
-    /** A fill-in-the-middle prompt cut to leave `completionTokens` of the context; only when `supportsInfill`. */
-    prepareInfill(prefix: string, suffix: string, completionTokens: number): Promise<PreparedPrompt>,
+    /** A fill-in-the-middle prompt cut to leave `completion.tokens` of the context (`completion.param` names that length in errors); only when `supportsInfill`. */
+    prepareInfill(prefix: string, suffix: string, completion: {tokens: number, param: string}): Promise<PreparedPrompt>,
     /** Strings or token-id arrays → one vector each; one request at a time per model, queued like sequences. */
     embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult>,
     /** Its sequences' use now; undefined for a model without sequences (embeddings only). */

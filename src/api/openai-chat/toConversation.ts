@@ -2,7 +2,7 @@ import type {Conversation, ImagePart, Message, Part, TextPart, ToolChoice} from 
 import {BadRequestError} from "../../errors.js";
 import {choiceCount} from "../openai-shared/choiceCount.js";
 import {toSampling} from "../openai-shared/samplingFields.js";
-import {rejectUnsupportedChatFields} from "../openai-shared/unsupportedFields.js";
+import {rejectUnsupportedChatFields} from "./unsupportedFields.js";
 import type {ChatCompletionRequest, ChatMessage, ContentPart} from "./chatCompletionRequest.js";
 
 /**

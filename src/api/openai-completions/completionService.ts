@@ -8,7 +8,7 @@ import type {ModelSource} from "../../models/modelRegistry.js";
 import {defaultCompletionMaxTokens, type CompletionRequest} from "./completionRequest.js";
 import {choiceCount} from "../openai-shared/choiceCount.js";
 import {newReplyIdentity, type ReplyIdentity} from "../openai-shared/replyFields.js";
-import {rejectUnsupportedCompletionFields} from "../openai-shared/unsupportedFields.js";
+import {rejectUnsupportedCompletionFields} from "./unsupportedFields.js";
 
 /**
  * One choice to generate: a prompt (one per `prompt` array entry) and its options; `n` choices per
@@ -47,7 +47,7 @@ async function prepare(
         const {text, ...prepared} = await model.prepareTokens(prompt, param);
         return {prompt: prepared, promptText: text};
     }
-    const prepared = infill != null ? model.prepareInfill(prompt, infill.suffix, infill.completionTokens) : model.prepareText(prompt);
+    const prepared = infill != null ? model.prepareInfill(prompt, infill.suffix, {tokens: infill.completionTokens, param: "max_tokens"}) : model.prepareText(prompt);
     return {prompt: await prepared, promptText: prompt};
 }
 

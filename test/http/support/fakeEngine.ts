@@ -88,7 +88,7 @@ export class FakeModel implements LoadedModel {
         return {tokens: [...tokens] as Token[], stopTokens: [], stopStrings: [], text: tokens.map((token) => `<${token}>`).join("")};
     }
 
-    public async prepareInfill(prefix: string, suffix: string, _completionTokens: number): Promise<PreparedPrompt> {
+    public async prepareInfill(prefix: string, suffix: string, _completion: {tokens: number, param: string}): Promise<PreparedPrompt> {
         return wordTokens(`${prefix} ${suffix}`);
     }
 

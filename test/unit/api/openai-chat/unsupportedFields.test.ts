@@ -1,8 +1,7 @@
 import {describe, expect, it} from "vitest";
 import {BadRequestError} from "../../../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../../../src/api/openai-chat/chatCompletionRequest.js";
-import {completionRequestSchema} from "../../../../src/api/openai-completions/completionRequest.js";
-import {rejectUnsupportedChatFields, rejectUnsupportedCompletionFields} from "../../../../src/api/openai-shared/unsupportedFields.js";
+import {rejectUnsupportedChatFields} from "../../../../src/api/openai-chat/unsupportedFields.js";
 
 const request = (extra: Record<string, unknown>) =>
     chatCompletionRequestSchema.parse({model: "m", messages: [{role: "user", content: "hi"}], ...extra});
@@ -48,24 +47,5 @@ describe("rejectUnsupportedChatFields", () => {
         {modalities: ["text"]}, {}
     ])("accepts what it serves, and values that ask for the default behaviour: %j", (extra) => {
         expect(rejection(extra)).toBeNull();
-    });
-});
-
-describe("rejectUnsupportedCompletionFields", () => {
-    const rejectionOf = (extra: Record<string, unknown>) => {
-        try {
-            rejectUnsupportedCompletionFields(completionRequestSchema.parse({model: "m", prompt: "hi", ...extra}));
-            return null;
-        } catch (error) {
-            return error as BadRequestError;
-        }
-    };
-
-    it.each([[{best_of: 3}, "best_of"]])("rejects %j with a 400 naming %s", (extra, param) => {
-        expect(rejectionOf(extra)).toMatchObject({status: 400, param, code: "unsupported_parameter"});
-    });
-
-    it.each([{logprobs: 0}, {logprobs: 5}, {n: 2}, {logprobs: null}, {n: 1}, {best_of: 1}, {echo: true}, {}])("accepts %j", (extra) => {
-        expect(rejectionOf(extra)).toBeNull();
     });
 });
