@@ -8,7 +8,8 @@ import {toReplyPlan} from "./replyFormat.js";
 import {compileGrammars} from "./replyGrammars.js";
 import type {IgnoredKeyword} from "../json-schema/schemaStrictness.js";
 import {toChatHistory} from "./chatHistory.js";
-import {checkImageCount, loadImage, type ImageLimits} from "../images/imageInput.js";
+import {checkImageCount, loadImage} from "../images/imageInput.js";
+import type {ImageLimits} from "../images/imageLimits.js";
 import {imagePartsOf} from "./imageParts.js";
 import {promptCells} from "../engine/vision/imagePrompt.js";
 import {BadRequestError} from "../errors.js";
@@ -41,9 +42,11 @@ export type ChatGeneration = {
 };
 
 /**
- * Everything that can fail with a meaningful status happens here, before a byte is sent:
- * validation beyond the schema (tools, schemas), the model lookup (and load), template rendering, the context
- * check, and the wait for a free sequence (or 503 when the queue is full).
+ * Runs a conversation, whichever API it came in on. Everything that can fail with a meaningful
+ * status happens here, before a byte is sent: validation beyond the wire schema (tools, schemas,
+ * images), the model lookup (and load), template rendering, the context check, and the wait for a
+ * free sequence (or 503 when the queue is full). Errors name the request's own fields through the
+ * wire paths the conversation's parts carry.
  */
 export class ConversationService {
     /**

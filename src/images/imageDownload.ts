@@ -3,7 +3,7 @@ import https from "node:https";
 import {ApiError} from "../errors.js";
 import {nonPublicRange} from "./addressRanges.js";
 import {imageErrors} from "./imageErrors.js";
-import type {ImageLimits} from "./imageInput.js";
+import type {ImageLimits} from "./imageLimits.js";
 import {NonPublicAddressError, publicOnlyLookup} from "./publicOnlyLookup.js";
 
 /** Why the fetcher stopped itself: the deadline for the whole download, redirects included. */

@@ -1,5 +1,6 @@
 import {createHash} from "node:crypto";
 import {ImageHeaderError} from "./headerBytes.js";
+import type {ImageLimits} from "./imageLimits.js";
 import {downloadImage} from "./imageDownload.js";
 import {imageErrors} from "./imageErrors.js";
 import {readImageHeader} from "./imageHeader.js";
@@ -8,20 +9,6 @@ import {decodeInlineImage, isInlineImage} from "./inlineImage.js";
 /** An image part's bytes, checked and ready for the native decoder. */
 export type ImageInput = {bytes: Buffer, id: string /* sha256 hex of bytes, as mtmd's bitmap id */, mime: string, width: number, height: number};
 
-/** What one request's images may be (config: imageLimits() in images/imageLimits.ts). */
-export type ImageLimits = {
-    /** Bytes per image, inline or downloaded. */
-    maxBytes: number,
-    /** Width × height per image, as its header declares it, before anything decodes it. */
-    maxPixels: number,
-    /** Image parts per request (checkImageCount()). */
-    maxImages: number,
-    /** One download, every redirect included. */
-    fetchTimeoutMs: number,
-    maxRedirects: number,
-    /** Fetch from loopback, private and link-local addresses too (--allow-private-image-urls). */
-    allowPrivateUrls: boolean
-};
 
 /**
  * An image part's URL → its checked bytes: a data: URI or bare base64 decoded, an http(s) URL

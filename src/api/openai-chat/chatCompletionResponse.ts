@@ -1,6 +1,8 @@
+import type {FinishReason, Usage} from "../openai-shared/replyFields.js";
+
 /** OpenAI's chat-completion reply shapes, exactly as the official SDKs type them. */
 
-export type FinishReason = "stop" | "length" | "tool_calls";
+export type {FinishReason, Usage};
 
 /** Arguments are always a JSON *string*: typed clients (Python's openai) crash on an object. */
 export type ToolCall = {id: string, type: "function", function: {name: string, arguments: string}};
@@ -10,14 +12,6 @@ export type ToolCallDelta =
     | ToolCall & {index: number}
     | {index: number, function: {arguments: string}};
 
-export type Usage = {
-    prompt_tokens: number,
-    completion_tokens: number,
-    total_tokens: number,
-    prompt_tokens_details: {cached_tokens: number},
-    /** For a reasoning model: how many of the completion tokens were its thought. */
-    completion_tokens_details?: {reasoning_tokens: number}
-};
 
 /** A token's log probability, OpenAI's `ChatCompletionTokenLogprob` (fields in its order). */
 export type ChatTokenLogprob = {

@@ -1,8 +1,18 @@
 import {randomBytes} from "node:crypto";
 import type {GenerationResult} from "../../engine/types.js";
-import type {FinishReason, Usage} from "../openai-chat/chatCompletionResponse.js";
 
 /** The fields every reply has, a chat completion's or a text completion's: identity, fingerprint, usage, finish reason. */
+
+export type FinishReason = "stop" | "length" | "tool_calls";
+
+export type Usage = {
+    prompt_tokens: number,
+    completion_tokens: number,
+    total_tokens: number,
+    prompt_tokens_details: {cached_tokens: number},
+    /** For a reasoning model: how many of the completion tokens were its thought. */
+    completion_tokens_details?: {reasoning_tokens: number}
+};
 
 /** The identity shared by a reply and all its chunks (OpenAI stamps one `id` and one `created` on every chunk). */
 export type ReplyIdentity = {id: string, created: number, model: string};

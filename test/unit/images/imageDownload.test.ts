@@ -1,7 +1,8 @@
 import {createServer} from "node:net";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {BadRequestError, ClientGoneError} from "../../../src/errors.js";
-import {loadImage, type ImageLimits} from "../../../src/images/imageInput.js";
+import {loadImage} from "../../../src/images/imageInput.js";
+import type {ImageLimits} from "../../../src/images/imageLimits.js";
 import {NonPublicAddressError, publicOnlyLookup} from "../../../src/images/publicOnlyLookup.js";
 import {encodeJpeg, encodePng, gradient} from "../../fixtures/images.js";
 import {startImageServer, type ImageServer} from "../support/imageServer.js";

@@ -2,7 +2,8 @@ import {createHash} from "node:crypto";
 import {describe, expect, it} from "vitest";
 import {resolveConfig} from "../../../src/config.js";
 import {BadRequestError} from "../../../src/errors.js";
-import {checkImageCount, loadImage, type ImageLimits} from "../../../src/images/imageInput.js";
+import {checkImageCount, loadImage} from "../../../src/images/imageInput.js";
+import type {ImageLimits} from "../../../src/images/imageLimits.js";
 import {imageLimits} from "../../../src/images/imageLimits.js";
 import {encodeBmp, encodeGif, encodeJpeg, encodePng, gradient, pngHeader} from "../../fixtures/images.js";
 

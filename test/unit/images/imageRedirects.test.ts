@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it, vi} from "vitest";
 import {BadRequestError} from "../../../src/errors.js";
-import {loadImage, type ImageLimits} from "../../../src/images/imageInput.js";
+import {loadImage} from "../../../src/images/imageInput.js";
+import type {ImageLimits} from "../../../src/images/imageLimits.js";
 import {encodePng, gradient} from "../../fixtures/images.js";
 import {startImageServer, type ImageServer} from "../support/imageServer.js";
 
