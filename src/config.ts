@@ -48,7 +48,7 @@ export const configSchema = z.object({
     /** Models loaded at once, at most. Undefined: no count limit (memory decides). */
     maxLoadedModels: z.number().int().min(1).optional(),
     /**
-     * How long a model stays loaded once idle (api/keepAlive.ts): `{ms: 0}` unloads it after each
+     * How long a model stays loaded once idle (models/keepAlive.ts): `{ms: 0}` unloads it after each
      * request, "forever" never (not even to make room). Null: until its memory is needed for another model.
      */
     keepAlive: z.union([z.object({ms: z.number().int().min(0)}), z.literal("forever")]).nullable().default(null),

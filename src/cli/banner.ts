@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import type {Config} from "../config.js";
-import type {ModelObject} from "../api/models/models.js";
 import type {RunningServer} from "../server.js";
 import {formatBytes} from "../models/byteSize.js";
+import type {ListedModel} from "../models/listedModel.js";
+import {totalBytes} from "../models/memoryEstimate.js";
 import {isLoopbackHost} from "../http/hostCheck.js";
 
 /**
@@ -12,7 +13,7 @@ import {isLoopbackHost} from "../http/hostCheck.js";
  */
 export function printBanner(config: Config, server: RunningServer): void {
     const entries = server.registry.list();
-    const models = entries.filter((entry) => entry.alias_for == null);
+    const models = entries.filter((entry) => entry.aliasFor == null);
     const lines = [
         `chatserve is listening on ${server.url}`,
         `backend: ${server.backend} (${server.openmp ? "OpenMP build, " : ""}${server.threads} inference thread${server.threads === 1 ? "" : "s"}, ${server.decodeThreads} for decoding)` +
@@ -57,14 +58,14 @@ export function printBanner(config: Config, server: RunningServer): void {
 }
 
 /** What a request gets of a model, and what that costs: "32768 tokens per request, 4 at once, KV cache 3 GiB". */
-function servedAs(model: ModelObject): string {
-    const parts = [`${model.context_length} tokens per request`];
+function servedAs(model: ListedModel): string {
+    const parts = [`${model.contextLength} tokens per request`];
     if (model.capabilities.includes("chat"))
         parts.push(`${model.parallel} at once`);
-    if (model.kv_cache_bytes != null)
-        parts.push(`KV cache ${formatBytes(model.kv_cache_bytes)}`);
-    if (model.memory_bytes != null)
-        parts.push(`${formatBytes(model.memory_bytes)} in all`);
+    if (model.kvCacheBytes != null)
+        parts.push(`KV cache ${formatBytes(model.kvCacheBytes)}`);
+    if (model.memory != null)
+        parts.push(`${formatBytes(totalBytes(model.memory))} in all`);
     return parts.join(", ");
 }
 
@@ -88,7 +89,7 @@ function exposureWarning(config: Config): string | null {
 }
 
 /** Whether images work, and where not why: a build without vision, or models with it. */
-function imageInputLine(server: RunningServer, models: readonly ModelObject[]): string | null {
+function imageInputLine(server: RunningServer, models: readonly ListedModel[]): string | null {
     if (!server.vision.available)
         return `image input: not available (${server.vision.reason})`;
     const withVision = models.filter((model) => model.capabilities.includes("vision")).map((model) => model.id);

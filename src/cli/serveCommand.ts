@@ -4,7 +4,7 @@ import {
 } from "../config.js";
 import {parseByteSize} from "../models/byteSize.js";
 import {readApiKeyFile} from "./apiKeyFile.js";
-import {parseKeepAlive, type KeepAlive} from "../api/keepAlive.js";
+import {parseKeepAlive, type KeepAlive} from "../models/keepAlive.js";
 import {CommandFailure} from "./commandFailure.js";
 import {describeStartupFailure} from "./startupFailure.js";
 

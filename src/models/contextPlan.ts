@@ -6,9 +6,6 @@ import type {ModelDescriptor} from "./modelDescriptor.js";
  * Why these defaults, and what they cost, measured: docs/context.md.
  */
 
-/** Bytes of KV cache (and recurrent state) that `sequences` sequences of `contextSize` tokens each take. */
-export type KvCacheEstimate = (contextSize: number, sequences: number) => number;
-
 export type ContextSettings = {
     /** --ctx-size; undefined: the trained context up to `defaultContextCap`, shrunk to fit the memory budget. */
     ctxSize?: number,

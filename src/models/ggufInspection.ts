@@ -1,10 +1,9 @@
 import fs from "node:fs/promises";
 import {GgufFileType, readGgufFileInfo, type Llama} from "node-llama-cpp";
-import type {ModelCapability} from "../api/models/models.js";
-import type {KvCacheEstimate} from "./contextPlan.js";
 import {checkGgufBounds} from "./ggufBounds.js";
-import {kvCacheEstimate} from "./kvCacheEstimate.js";
+import {kvCacheEstimate, type KvCacheEstimate} from "./kvCacheEstimate.js";
 import {memoryEstimate, type MemoryEstimate} from "./memoryEstimate.js";
+import type {ModelCapability} from "./modelDescriptor.js";
 
 export type GgufSummary = {
     architecture: string | null,
@@ -31,7 +30,7 @@ const headerReadTimeoutMs = 10_000;
 /**
  * Reads a GGUF header (metadata only, no tensor data) and says what the model can do.
  * Throws when the file is not a readable GGUF; the catalogue turns that into an "unavailable" entry.
- * With the server's `llama`, it also estimates the model's KV cache (see contextPlan.ts) and its
+ * With the server's `llama`, it also estimates the model's KV cache (see kvCacheEstimate.ts) and its
  * whole footprint in memory (memoryEstimate.ts; the tensor table is read for it).
  */
 export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSummary> {
@@ -64,7 +63,7 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSumm
         if (typeof chatTemplate === "string" && /\btools\b/.test(chatTemplate))
             capabilities.push("tools");
         // As llama.cpp needs them for infill: all three tokens. It can also find them by their text in
-        // the vocabulary, which this header read skips; once loaded, the model says (modelRegistry.ts).
+        // the vocabulary, which this header read skips; once loaded, the model says (listedModel.ts).
         if (infillKeys.some((keys) => keys.every((key) => ggml?.[key] != null)))
             capabilities.push("fim");
     }

@@ -1,5 +1,7 @@
 import {GgufInsights, type GgufFileInfo, type Llama} from "node-llama-cpp";
-import type {KvCacheEstimate} from "./contextPlan.js";
+
+/** Bytes of KV cache (and recurrent state) that `sequences` sequences of `contextSize` tokens each take. */
+export type KvCacheEstimate = (contextSize: number, sequences: number) => number;
 
 /** A batch size that is the same in every estimate: only the cells change between the two that are subtracted. */
 const batchSize = 512;

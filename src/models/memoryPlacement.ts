@@ -1,6 +1,6 @@
 /**
- * Where a model that wants to load finds its memory: the pure decision the registry takes before
- * each load (modelRegistry.ts does what it says). Ollama's scheduler, with one difference: a
+ * Where a model that wants to load finds its memory: the pure decision the scheduler takes before
+ * each load (loadQueue.ts does what it says). Ollama's scheduler, with one difference: a
  * model that is generating is never stopped; it is asked to go once its requests end.
  */
 

@@ -1,6 +1,13 @@
-import type {ModelCapability} from "../api/models/models.js";
-import type {KvCacheEstimate} from "./contextPlan.js";
+import type {KvCacheEstimate} from "./kvCacheEstimate.js";
 import type {MemoryEstimate} from "./memoryEstimate.js";
+
+/**
+ * What a model can serve. Its GGUF header tells (ggufInspection.ts) "chat" and "completion" (it
+ * generates: not an encoder), "tools" (its chat template renders tools), "embeddings" and "fim" (it
+ * has the fill-in-the-middle tokens); "vision" is a chat model served with a projector. /v1/models
+ * lists them under these very names.
+ */
+export type ModelCapability = "chat" | "completion" | "tools" | "embeddings" | "fim" | "vision";
 
 /** What the catalogue knows about one model on disk, read from its GGUF header without loading weights. */
 export type ModelDescriptor = {

@@ -1,98 +1,63 @@
-import {keepAliveSeconds, type KeepAlive} from "../api/keepAlive.js";
-import type {ModelCapability, ModelObject} from "../api/models/models.js";
-import type {ContextPlan} from "./contextPlan.js";
-import {totalBytes, type MemoryFootprint} from "./memoryEstimate.js";
+import type {KeepAlive} from "./keepAlive.js";
+import {listedAlias, listedDanglingAlias, listedModel, type ListedModel} from "./listedModel.js";
+import {totalBytes} from "./memoryEstimate.js";
+import {tooLargeError, type BudgetDescription} from "./memoryMessages.js";
+import {fitsAlone} from "./memoryPlacement.js";
+import type {Catalogue} from "./modelCatalogue.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
-import type {Residency} from "./residency.js";
-
-/** What the registry knows of a model's stay in memory, as /v1/models shows it. */
-export type ResidencyView = {
-    /** Its residency, if a request has asked for it (waiting for room, loading, loaded, failed, being unloaded). */
-    residency?: Residency,
-    /** What it takes in memory: estimated before its first load, as llama.cpp counted it after. */
-    estimate: MemoryFootprint,
-    /** Whether `estimate` is what llama.cpp counted when it last loaded. */
-    measured: boolean,
-    /** Why it can never load under the memory budget, if it cannot. */
-    tooLarge?: string,
-    /** --keep-alive: what a model no request has named one for gets. */
-    keepAlive: KeepAlive | null
-};
+import type {ModelLookup} from "./modelLookup.js";
+import {occupancyOf, type ModelOccupancy} from "./modelOccupancy.js";
+import type {ModelSizing} from "./modelSizing.js";
+import type {ResidencyLedger} from "./residencyLedger.js";
 
 /**
- * A model's `/v1/models` entry: what a request gets (its context, how many run at once), what the
- * model costs in memory (the same plan decided both, before it loads), and where it stands:
- * loading, loaded, busy, until when it stays.
+ * What the server says of its models, read and never changed: each model of the folder with its
+ * plan and where it stands in memory (GET /v1/models, `chatserve ps`, the start-up banner), and
+ * what each holds now (metrics).
  */
-export function modelObject(descriptor: ModelDescriptor, plan: ContextPlan, view: ResidencyView, aliases: readonly string[]): ModelObject {
-    const {residency} = view;
-    const error = descriptor.error ?? residency?.error ?? view.tooLarge;
-    const loaded = residency?.state === "loaded" ? residency.facts : undefined;
-    const status = error != null ? "unavailable"
-        : loaded != null ? "loaded"
-            : residency != null ? "loading"
-                : "available";
-    const contextMemory = loaded?.contextMemoryBytes;
-    const memory = loaded != null ? residency!.memory : view.estimate;
-    // A residency's keep-alive is its last request's (each request sets it, to its own or to --keep-alive).
-    const keepAlive = residency != null ? residency.keepAlive : view.keepAlive;
-    return {
-        id: descriptor.id,
-        object: "model",
-        created: descriptor.modifiedAt,
-        owned_by: "chatserve",
-        context_length: loaded?.contextLength ?? plan.contextLength,
-        parallel: plan.parallel,
-        kv_cache_bytes: plan.kvCacheBytes,
-        ...(contextMemory != null ? {context_memory_bytes: contextMemory} : {}),
-        capabilities: withVision(loaded == null ? descriptor.capabilities : withInfill(descriptor.capabilities, loaded.supportsInfill), plan),
-        status,
-        loaded: status === "loaded",
-        loading: status === "loading",
-        waiting_for_memory: status === "loading" && residency!.state === "waiting",
-        unloading: loaded != null && residency!.unloading,
-        memory_bytes: totalBytes(memory),
-        memory_measured: loaded != null ? residency!.measured : view.measured,
-        memory_gpu_bytes: memory.vram,
-        active_requests: residency?.holds ?? 0,
-        keep_alive: keepAlive == null ? null : keepAliveSeconds(keepAlive),
-        expires_at: residency?.expiresAtMs == null ? null : Math.ceil(residency.expiresAtMs / 1000),
-        architecture: descriptor.architecture,
-        size_bytes: descriptor.sizeBytes,
-        ...(error != null ? {error} : {}),
-        ...(aliases.length > 0 ? {aliases: [...aliases]} : {})
-    };
-}
+export class ModelListing {
+    public constructor(
+        private readonly catalogue: Catalogue,
+        private readonly lookup: ModelLookup,
+        private readonly sizing: ModelSizing,
+        private readonly residencies: Pick<ResidencyLedger, "current" | "all" | "occupants">,
+        private readonly budget: BudgetDescription,
+        /** --keep-alive: a model's when chatserve.json names none. */
+        private readonly keepAlive: KeepAlive | null
+    ) {}
 
-/**
- * An alias's entry: a model of its own in the list, so that model pickers (which show `id` and
- * nothing else) offer the name an agent insists on, with the served model's fields and `alias_for`.
- */
-export function aliasObject(name: string, target: ModelObject): ModelObject {
-    const {aliases: _aliases, ...fields} = target;
-    return {...fields, id: name, alias_for: target.id};
-}
+    /** The folder's models, then each exact alias as an entry of its own (patterns show on the models they lead to). */
+    public list(): ListedModel[] {
+        const models = this.catalogue.list().map((descriptor) => this.entryFor(descriptor));
+        const aliases = this.lookup.exactAliases()
+            .filter(({name}) => this.catalogue.find(name) == null)
+            .map(({name, model}) => {
+                const target = models.find((entry) => entry.id === model);
+                return target == null ? listedDanglingAlias(name, model) : listedAlias(name, target);
+            });
+        return [...models, ...aliases];
+    }
 
-/** An alias whose model the folder does not hold (yet): listed, so that the mistake shows. */
-export function danglingAliasObject(name: string, model: string): ModelObject {
-    return {
-        id: name, object: "model", created: 0, owned_by: "chatserve",
-        context_length: null, parallel: 0, kv_cache_bytes: null, capabilities: [],
-        status: "unavailable", loaded: false, loading: false, waiting_for_memory: false, unloading: false,
-        memory_bytes: 0, memory_measured: false, memory_gpu_bytes: 0, active_requests: 0, keep_alive: null, expires_at: null,
-        architecture: null, size_bytes: 0,
-        error: `it is an alias of '${model}', which the models folder does not hold`,
-        alias_for: model
-    };
-}
+    /** One entry by the name a client uses: a model's id, or an alias (or a name a pattern covers) as an entry of its own. */
+    public async describe(name: string): Promise<ListedModel> {
+        const descriptor = await this.lookup.find(name);
+        const entry = this.entryFor(descriptor);
+        return descriptor.id === name ? entry : listedAlias(name, entry);
+    }
 
-/** A loaded model knows whether it can fill in the middle (llama.cpp may find the tokens by their text). */
-function withInfill(capabilities: ModelCapability[], supportsInfill: boolean): ModelCapability[] {
-    const others = capabilities.filter((capability) => capability !== "fim");
-    return supportsInfill ? [...others, "fim"] : others;
-}
+    /** Each model holding or awaiting memory now (metrics' gauges, read at a scrape). */
+    public occupancy(): ModelOccupancy[] {
+        return occupancyOf([...this.residencies.all(), ...this.residencies.occupants()]);
+    }
 
-/** A model served with a projector takes images (a projector that then fails to load is a 400 with its reason). */
-function withVision(capabilities: ModelCapability[], plan: ContextPlan): ModelCapability[] {
-    return plan.projector != null && capabilities.includes("chat") ? [...capabilities, "vision"] : capabilities;
+    private entryFor(descriptor: ModelDescriptor): ListedModel {
+        const plan = this.sizing.planFor(descriptor);
+        const estimate = this.sizing.estimateFor(descriptor);
+        const tooLarge = fitsAlone(totalBytes(estimate), this.budget) ? undefined : tooLargeError(descriptor.id, plan, estimate, this.budget).message;
+        const view = {
+            residency: this.residencies.current(descriptor), estimate, measured: this.sizing.isMeasured(descriptor), tooLarge,
+            keepAlive: this.sizing.modelSettings(descriptor.id).keepAlive ?? this.keepAlive
+        };
+        return listedModel(descriptor, plan, view, this.lookup.namesFor(descriptor.id));
+    }
 }

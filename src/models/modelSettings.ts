@@ -1,5 +1,5 @@
 import {z} from "zod";
-import {keepAliveField, type KeepAlive} from "../api/keepAlive.js";
+import {keepAliveValue, type KeepAlive} from "./keepAlive.js";
 
 /**
  * The settings file, `chatserve.json` in the models folder: per model (by its id, or by a pattern
@@ -34,7 +34,7 @@ export const modelEntrySchema = z.strictObject({
     /** Other names for this model (only on an entry for one model id, not a pattern). */
     aliases: z.array(z.string().min(1)).optional(),
     /** How long it stays loaded once idle (as --keep-alive: "5m", 300, 0, -1); a request's keep_alive wins. */
-    keep_alive: keepAliveField.optional(),
+    keep_alive: keepAliveValue.nullish(),
     /** A vision projector file (relative to the folder), loaded with the model for image input, over the one paired by name. */
     mmproj: z.string().min(1).optional()
 });

@@ -1,5 +1,5 @@
 import type {LoadedModel} from "../engine/types.js";
-import type {KeepAlive} from "../api/keepAlive.js";
+import type {KeepAlive} from "./keepAlive.js";
 import type {ContextPlan, ContextSettings} from "./contextPlan.js";
 import type {ModelAliases} from "./modelAliases.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";

@@ -1,6 +1,6 @@
 import type {LoadedModel} from "../engine/types.js";
-import type {KeepAlive} from "../api/keepAlive.js";
 import type {ContextPlan} from "./contextPlan.js";
+import type {KeepAlive} from "./keepAlive.js";
 import {totalBytes, type MemoryFootprint} from "./memoryEstimate.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
 
@@ -24,7 +24,8 @@ export type LoadedFacts = {
 /**
  * One model's stay in memory, from the request that asked for it until its memory is freed: its
  * state, the requests holding it, when it was last used and how long it may stay idle. The
- * registry (modelRegistry.ts) decides what happens to it; this only keeps the facts and the timer.
+ * scheduler (modelScheduler.ts, loadQueue.ts) decides what happens to it, and the ledger
+ * (residencyLedger.ts) moves it from state to state; this only keeps the facts and the timer.
  */
 export class Residency {
     public state: ResidencyState = "waiting";

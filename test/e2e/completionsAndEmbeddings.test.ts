@@ -247,7 +247,7 @@ describe("a chat model's context at a --ctx-size llama.cpp rounds up", () => {
         // A completion may have the 200 tokens, not the 256 llama.cpp made: max_tokens beyond them gets the room up to 200.
         const greedy = await client.chat.completions.create({model: "tiny-chat", messages: [{role: "user", content: "Hi"}], max_tokens: 1000});
         expect(greedy.usage!.total_tokens).toBeLessThanOrEqual(200);
-        expect(server.registry.list()[0]!.context_length).toBe(200);
+        expect(server.registry.list()[0]!.contextLength).toBe(200);
         expect(reply.usage!.prompt_tokens).toBe(greedy.usage!.prompt_tokens);
     });
 });

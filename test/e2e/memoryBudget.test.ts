@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import type OpenAI from "openai";
 import type {ModelObject} from "../../src/api/models/models.js";
+import {totalBytes} from "../../src/models/memoryEstimate.js";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
 
@@ -26,8 +27,8 @@ describe("a memory budget that holds one model of two", () => {
         const unlimited = await startTestServer(models);
         const sizes: number[][] = [];
         for (const id of Object.keys(models)) {
-            const estimate = (await unlimited.registry.describe(id)).memory_bytes;
-            sizes.push([estimate, (await unlimited.registry.warm(id)).memory_bytes]);
+            const estimate = totalBytes((await unlimited.registry.describe(id)).memory);
+            sizes.push([estimate, totalBytes((await unlimited.registry.warm(id)).memory)]);
         }
         await unlimited.stop();
         const [first, second] = sizes as [number[], number[]];

@@ -1,9 +1,10 @@
+import type {ModelCapability} from "../../models/modelDescriptor.js";
+
 /**
  * `GET /v1/models` entries: OpenAI's four fields, then chatserve's extensions in one block,
- * so clients need not guess the context window or what a model can do.
+ * so clients need not guess the context window or what a model can do. Written from the models'
+ * own description of each (toModelObject.ts).
  */
-export type ModelCapability = "chat" | "completion" | "tools" | "embeddings" | "fim" | "vision";
-
 export type ModelObject = {
     id: string,
     object: "model",

@@ -3,6 +3,7 @@ import {NotFoundError} from "../../errors.js";
 import type {ModelRegistry} from "../../models/modelRegistry.js";
 import {modelLoadRequestSchema} from "./modelLoadRequest.js";
 import type {ModelList} from "./models.js";
+import {toModelObject} from "./toModelObject.js";
 import {parseBody} from "../parseBody.js";
 
 /**
@@ -13,11 +14,11 @@ import {parseBody} from "../parseBody.js";
 export function modelsRoute(registry: ModelRegistry): Router {
     const router = Router();
     router.get("/v1/models", (_req, res) => {
-        res.json({object: "list", data: registry.list()} satisfies ModelList);
+        res.json({object: "list", data: registry.list().map(toModelObject)} satisfies ModelList);
     });
     router.get("/v1/models/*id", async (req, res) => {
         const id = (req.params as {id: string[]}).id.join("/");
-        res.json(await registry.describe(id));
+        res.json(toModelObject(await registry.describe(id)));
     });
     router.post("/v1/models/*path", async (req, res) => {
         const segments = (req.params as {path: string[]}).path;
@@ -28,9 +29,9 @@ export function modelsRoute(registry: ModelRegistry): Router {
         res.locals.model = id;
         if (action === "load") {
             const body = parseBody(modelLoadRequestSchema, req.body ?? {});
-            res.json(await registry.warm(id, {keepAlive: body.keep_alive}));
+            res.json(toModelObject(await registry.warm(id, {keepAlive: body.keep_alive})));
         } else
-            res.json(await registry.unload(id));
+            res.json(toModelObject(await registry.unload(id)));
     });
     return router;
 }

@@ -4,11 +4,11 @@ import {afterEach, describe, expect, it, vi} from "vitest";
 import {printBanner} from "../../../src/cli/banner.js";
 import {formatBytes} from "../../../src/models/byteSize.js";
 import {resolveConfig, type ConfigInput} from "../../../src/config.js";
-import type {ModelObject} from "../../../src/api/models/models.js";
+import type {ListedModel} from "../../../src/models/listedModel.js";
 import type {RunningServer} from "../../../src/server.js";
 
 /** What the banner says for these settings and the models the registry lists. */
-function bannerFor(settings: ConfigInput, models: Array<Partial<ModelObject>> = [], vision: RunningServer["vision"] = {available: true}): string {
+function bannerFor(settings: ConfigInput, models: Array<Partial<ListedModel>> = [], vision: RunningServer["vision"] = {available: true}): string {
     let printed = "";
     vi.spyOn(process.stdout, "write").mockImplementation((text) => (printed += String(text), true));
     const server = {
@@ -20,9 +20,9 @@ function bannerFor(settings: ConfigInput, models: Array<Partial<ModelObject>> = 
     return printed;
 }
 
-const qwen: Partial<ModelObject> = {
+const qwen: Partial<ListedModel> = {
     id: "qwen2.5-7b", architecture: "qwen2", status: "available", capabilities: ["chat", "completion", "tools"],
-    context_length: 32768, parallel: 2, kv_cache_bytes: 3.5 * 1024 ** 3
+    contextLength: 32768, parallel: 2, kvCacheBytes: 3.5 * 1024 ** 3
 };
 
 describe("printBanner", () => {
@@ -37,7 +37,7 @@ describe("printBanner", () => {
     });
 
     it("says what each request gets of a model and what its KV cache costs", () => {
-        const banner = bannerFor({}, [qwen, {id: "bge", architecture: "bert", status: "available", capabilities: ["embeddings"], context_length: 512, parallel: 1, kv_cache_bytes: null}]);
+        const banner = bannerFor({}, [qwen, {id: "bge", architecture: "bert", status: "available", capabilities: ["embeddings"], contextLength: 512, parallel: 1, kvCacheBytes: null}]);
         expect(banner).toContain("  - qwen2.5-7b (qwen2, chat, completion, tools): 32768 tokens per request, 2 at once, KV cache 3.5 GiB\n");
         expect(banner).toContain("  - bge (bert, embeddings): 512 tokens per request\n");
     });
@@ -50,7 +50,7 @@ describe("printBanner", () => {
     });
 
     it("says which models take images, or why this build takes none", () => {
-        const gemma: Partial<ModelObject> = {...qwen, id: "gemma-3-4b", capabilities: ["chat", "completion", "vision"]};
+        const gemma: Partial<ListedModel> = {...qwen, id: "gemma-3-4b", capabilities: ["chat", "completion", "vision"]};
         expect(bannerFor({}, [qwen, gemma])).toContain("image input: gemma-3-4b (each with its projector, mmproj)\n");
         expect(bannerFor({}, [qwen])).not.toContain("image input");
         expect(bannerFor({}, [qwen], {available: false, reason: "no image support in this build"}))
@@ -62,7 +62,7 @@ describe("printBanner", () => {
             "loaded models: up to 18 GiB together (the memory free at start, less a tenth); an idle one stays until its memory is needed for another\n");
         expect(bannerFor({keepAlive: {ms: 300_000}}, [qwen])).toContain("an idle one stays 300 s (--keep-alive), or until its memory is needed\n");
         expect(bannerFor({keepAlive: "forever"}, [qwen])).toContain("an idle one stays for ever (--keep-alive -1: never unloaded to make room)\n");
-        expect(bannerFor({}, [{...qwen, memory_bytes: 8 * 1024 ** 3}])).toContain("KV cache 3.5 GiB, 8 GiB in all\n");
+        expect(bannerFor({}, [{...qwen, memory: {ram: 8 * 1024 ** 3, vram: 0}}])).toContain("KV cache 3.5 GiB, 8 GiB in all\n");
     });
 
     it("warns in plain words when it listens beyond this machine with no API key", () => {
@@ -74,7 +74,7 @@ describe("printBanner", () => {
 
     it("lists the aliases, marking one whose model the folder does not hold, and not as models", () => {
         const banner = bannerFor({modelAliases: [{name: "claude-*", model: "qwen2.5-7b"}, {name: "gpt-4o", model: "llama"}]},
-            [qwen, {id: "gpt-4o", alias_for: "llama", status: "unavailable", error: "alias"}]);
+            [qwen, {id: "gpt-4o", aliasFor: "llama", status: "unavailable", error: "alias"}]);
         expect(banner).toContain("aliases: claude-* → qwen2.5-7b, gpt-4o → llama (not in the folder)\n");
         expect(banner).not.toContain("  - gpt-4o");
     });

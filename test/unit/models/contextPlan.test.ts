@@ -1,5 +1,6 @@
 import {describe, expect, it} from "vitest";
-import {planContext, type KvCacheEstimate} from "../../../src/models/contextPlan.js";
+import {planContext} from "../../../src/models/contextPlan.js";
+import type {KvCacheEstimate} from "../../../src/models/kvCacheEstimate.js";
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;

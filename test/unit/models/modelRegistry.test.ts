@@ -1,12 +1,18 @@
 import {describe, expect, it} from "vitest";
 import type {LoadedModel} from "../../../src/engine/types.js";
 import {ApiError, ModelNotFoundError, ModelUnavailableError} from "../../../src/errors.js";
+import {toModelObject} from "../../../src/api/models/toModelObject.js";
 import {createLogger} from "../../../src/logger.js";
 import type {ContextPlan} from "../../../src/models/contextPlan.js";
 import {ModelAliases, type ModelAlias} from "../../../src/models/modelAliases.js";
+import type {ListedModel} from "../../../src/models/listedModel.js";
 import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
 import {ModelRegistry} from "../../../src/models/modelRegistry.js";
 import {descriptor, FakeModel, StaticCatalogue} from "../../http/support/fakeEngine.js";
+
+/** The registry's listing as GET /v1/models writes it (api/models/toModelObject.ts): the fields these tests read are the wire's. */
+const listed = (registry: ModelRegistry) => registry.list().map(toModelObject);
+const asEntry = async (listing: Promise<ListedModel>) => toModelObject(await listing);
 
 /** A loader whose loads finish when the test says so. */
 function deferredLoader() {
@@ -31,7 +37,7 @@ describe("ModelRegistry", () => {
             descriptor("short", {trainedContextLength: 512}),
             descriptor("unknown", {trainedContextLength: null})
         ]);
-        expect(registry.list().map((m) => [m.id, m.status, m.loaded, m.context_length])).toEqual([
+        expect(listed(registry).map((m) => [m.id, m.status, m.loaded, m.context_length])).toEqual([
             ["long", "available", false, 1024],
             ["short", "available", false, 512],
             ["unknown", "available", false, 1024]
@@ -43,8 +49,8 @@ describe("ModelRegistry", () => {
         const loader = deferredLoader();
         const registry = new ModelRegistry(catalogue, loader.load, {context: {freeMemoryBytes: 1_000_000 + 1234}}, createLogger("silent"));
         // Half of the memory beside the weights (500,000 bytes) holds one sequence of 32768 tokens (327,680 bytes), not two.
-        expect(registry.list()[0]).toMatchObject({context_length: 32768, parallel: 1, kv_cache_bytes: 327_680});
-        expect(registry.list()[0]).not.toHaveProperty("context_memory_bytes");
+        expect(listed(registry)[0]).toMatchObject({context_length: 32768, parallel: 1, kv_cache_bytes: 327_680});
+        expect(listed(registry)[0]).not.toHaveProperty("context_memory_bytes");
 
         const loaded = registry.acquire("m", "chat");
         await settle();
@@ -52,7 +58,7 @@ describe("ModelRegistry", () => {
         const model = Object.assign(new FakeModel(), {contextMemoryBytes: 400_000});
         loader.pending[0]!.resolve(model);
         await loaded;
-        expect(registry.list()[0]).toMatchObject({parallel: 1, kv_cache_bytes: 327_680, context_memory_bytes: 400_000});
+        expect(listed(registry)[0]).toMatchObject({parallel: 1, kv_cache_bytes: 327_680, context_memory_bytes: 400_000});
     });
 
     it("loads a model once for concurrent requests and reports loading, then loaded", async () => {
@@ -61,13 +67,13 @@ describe("ModelRegistry", () => {
         const second = registry.acquire("m", "chat");
         await settle();
         expect(loader.pending).toHaveLength(1);
-        expect((await registry.describe("m")).status).toBe("loading");
+        expect((await asEntry(registry.describe("m"))).status).toBe("loading");
 
         const model = new FakeModel();
         loader.pending[0]!.resolve(model);
         expect((await first).model).toBe(model);
         expect((await second).model).toBe(model);
-        expect(await registry.describe("m")).toMatchObject({status: "loaded", loaded: true, context_length: model.contextLength});
+        expect(await asEntry(registry.describe("m"))).toMatchObject({status: "loaded", loaded: true, context_length: model.contextLength});
         expect((await registry.acquire("m", "chat")).model).toBe(model);
         expect(loader.pending).toHaveLength(1);
     });
@@ -108,7 +114,7 @@ describe("ModelRegistry", () => {
         // Requests still waiting for it learn why, and that a retry is worth it.
         expect(model.stoppedQueueing).toMatchObject({status: 503, code: "model_unloaded", headers: {"Retry-After": "1"}});
         expect(model.stoppedQueueing?.message).toContain("left the models folder");
-        expect(registry.list().map((entry) => entry.id)).toEqual(["kept"]);
+        expect(listed(registry).map((entry) => entry.id)).toEqual(["kept"]);
     });
 
     it("lists fill-in-the-middle as the loaded model knows it, not as its header guessed", async () => {
@@ -121,7 +127,7 @@ describe("ModelRegistry", () => {
             loader.pending.at(-1)!.resolve(model);
             await loaded;
         }
-        expect(registry.list().map((m) => [m.id, m.capabilities])).toEqual([
+        expect(listed(registry).map((m) => [m.id, m.capabilities])).toEqual([
             ["guessed", ["chat", "completion"]],
             ["found", ["chat", "completion", "fim"]]
         ]);
@@ -160,15 +166,15 @@ describe("ModelRegistry", () => {
 
         it("lists an exact alias as an entry of its own pointing at its model, and every alias on the model's entry", async () => {
             const {registry} = setup(descriptors(), [...aliases, {name: "gone", model: "missing"}]);
-            const list = registry.list();
+            const list = listed(registry);
             expect(list.map((entry) => [entry.id, entry.alias_for])).toEqual([["m", undefined], ["emb", undefined], ["gpt-4o", "m"], ["gone", "missing"]]);
             const [model, , alias, dangling] = list;
             expect(model!.aliases).toEqual(["gpt-4o", "claude-*"]);
             expect(alias).toEqual({...model, id: "gpt-4o", alias_for: "m", aliases: undefined});
             expect(alias).not.toHaveProperty("aliases");
             expect(dangling).toMatchObject({status: "unavailable", error: "it is an alias of 'missing', which the models folder does not hold"});
-            await expect(registry.describe("claude-x")).resolves.toMatchObject({id: "claude-x", alias_for: "m", status: "available"});
-            await expect(registry.describe("m")).resolves.toMatchObject({id: "m", aliases: ["gpt-4o", "claude-*"]});
+            await expect(asEntry(registry.describe("claude-x"))).resolves.toMatchObject({id: "claude-x", alias_for: "m", status: "available"});
+            await expect(asEntry(registry.describe("m"))).resolves.toMatchObject({id: "m", aliases: ["gpt-4o", "claude-*"]});
         });
 
         it("lets a model's own id win over an alias of that name", async () => {
@@ -176,7 +182,7 @@ describe("ModelRegistry", () => {
             const request = registry.acquire("gpt-4o", "chat");
             await settle();
             expect(loader.pending[0]!.descriptor.id).toBe("gpt-4o");
-            expect(registry.list().map((entry) => entry.id)).toEqual(["m", "gpt-4o"]);
+            expect(listed(registry).map((entry) => entry.id)).toEqual(["m", "gpt-4o"]);
             loader.pending[0]!.resolve(new FakeModel());
             await request;
         });
@@ -230,7 +236,7 @@ describe("ModelRegistry", () => {
         const error = await request.catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ModelUnavailableError);
         expect((error as ApiError).message).toContain("out of memory");
-        expect(registry.list()[0]).toMatchObject({status: "unavailable", loaded: false, error: "out of memory"});
+        expect(listed(registry)[0]).toMatchObject({status: "unavailable", loaded: false, error: "out of memory"});
     });
 
     it("answers a load that failed because its file left the folder meanwhile with 503 model_unloaded, not a 400", async () => {
@@ -254,7 +260,7 @@ describe("ModelRegistry", () => {
         await request;
         await registry.dispose();
         expect(model.disposed).toBe(true);
-        expect(registry.list()[0]!.status).toBe("available");
+        expect(listed(registry)[0]!.status).toBe("available");
     });
 
     it("waits on dispose for a model still loading, then frees it", async () => {
@@ -303,7 +309,7 @@ describe("ModelRegistry", () => {
         await settle();
         expect(oldModel.stoppedQueueing).toMatchObject({code: "model_unloaded", message: expect.stringContaining("its file changed")});
         expect(oldModel.disposed).toBe(true);
-        expect(registry.list().map((entry) => [entry.id, entry.loaded])).toEqual([["m", false]]);
+        expect(listed(registry).map((entry) => [entry.id, entry.loaded])).toEqual([["m", false]]);
         const next = registry.acquire("m", "chat");
         await settle();
         expect(loader.pending).toHaveLength(2);

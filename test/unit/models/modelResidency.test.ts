@@ -1,8 +1,14 @@
 import {afterEach, describe, expect, it, vi} from "vitest";
+import {toModelObject} from "../../../src/api/models/toModelObject.js";
 import {createLogger} from "../../../src/logger.js";
+import type {ListedModel} from "../../../src/models/listedModel.js";
 import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
 import {ModelRegistry, type HeldModel, type MemorySettings} from "../../../src/models/modelRegistry.js";
 import {descriptor, FakeLoader, StaticCatalogue} from "../../http/support/fakeEngine.js";
+
+/** The registry's listing as GET /v1/models writes it (api/models/toModelObject.ts): the fields these tests read are the wire's. */
+const listed = (registry: ModelRegistry) => registry.list().map(toModelObject);
+const asEntry = async (listing: Promise<ListedModel>) => toModelObject(await listing);
 
 // Which models the registry keeps in memory: by the budget, by keep-alive, and on request. Models
 // are sized by their file (`sizeBytes`): with no estimate from a header, that is what they take.
@@ -12,7 +18,7 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 function setup(memory: MemorySettings, descriptors: ModelDescriptor[] = ["a", "b", "c"].map((id) => descriptor(id, {sizeBytes: 400}))) {
     const loader = new FakeLoader();
     const registry = new ModelRegistry(new StaticCatalogue(descriptors), loader.load, {context: {ctxSize: 64, parallel: 1}, memory}, createLogger("silent"));
-    const entry = (id: string) => registry.list().find((model) => model.id === id)!;
+    const entry = (id: string) => listed(registry).find((model) => model.id === id)!;
     /** A request that uses the model and ends at once. */
     const use = async (id: string, keepAlive?: MemorySettings["keepAlive"]) => (await registry.acquire(id, "chat", {keepAlive})).release();
     return {loader, registry, entry, use};
@@ -252,10 +258,10 @@ describe("load and unload on purpose", () => {
     it("warms a model once for concurrent calls, and leaves it loaded", async () => {
         const {loader, registry} = setup({});
         loader.hold();
-        const first = registry.warm("a");
-        const second = registry.warm("a");
+        const first = asEntry(registry.warm("a"));
+        const second = asEntry(registry.warm("a"));
         await settle();
-        expect(registry.list()[0]).toMatchObject({status: "loading", loading: true, waiting_for_memory: false});
+        expect(listed(registry)[0]).toMatchObject({status: "loading", loading: true, waiting_for_memory: false});
         loader.finishLoads();
         expect(await first).toMatchObject({id: "a", loaded: true, loading: false, active_requests: 0});
         await second;
@@ -265,25 +271,25 @@ describe("load and unload on purpose", () => {
     it("unloads an idle model at once, and a busy one once its requests end, without cutting them", async () => {
         const {loader, registry, use} = setup({});
         await use("a");
-        expect(await registry.unload("a")).toMatchObject({id: "a", loaded: false, unloading: false});
+        expect(await asEntry(registry.unload("a"))).toMatchObject({id: "a", loaded: false, unloading: false});
         expect(loader.events).toEqual(["load a", "unload a"]);
 
         const held = await registry.acquire("b", "chat");
         const lease = await held.model.acquireSequence({tokens: [], stopTokens: [], stopStrings: []}, new AbortController().signal);
         let answered = false;
-        const unloading = registry.unload("b").then((entry) => {
+        const unloading = asEntry(registry.unload("b")).then((entry) => {
             answered = true;
             return entry;
         });
         await settle();
         expect(answered).toBe(false);
-        expect(registry.list().find((model) => model.id === "b")).toMatchObject({loaded: true, unloading: true});
+        expect(listed(registry).find((model) => model.id === "b")).toMatchObject({loaded: true, unloading: true});
         lease.release();
         held.release();
         expect(await unloading).toMatchObject({loaded: false});
         expect(loader.model("b").disposedWhileBusy).toBe(false);
         // Not loaded: nothing to do.
-        expect(await registry.unload("c")).toMatchObject({loaded: false});
+        expect(await asEntry(registry.unload("c"))).toMatchObject({loaded: false});
         expect(loader.events).toEqual(["load a", "unload a", "load b", "unload b"]);
     });
 

@@ -1,20 +1,19 @@
 import type {Logger} from "pino";
 import type {LoadedModel} from "../engine/types.js";
 import {ModelUnloadedError, ServiceShuttingDownError, type ApiError} from "../errors.js";
-import {keepAliveSeconds} from "../api/keepAlive.js";
 import {formatBytes} from "./byteSize.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
 import type {ModelLifecycleObserver} from "./registrySettings.js";
 import type {Residency} from "./residency.js";
 
 /**
- * The registry's bookkeeping of residencies: which one serves each model id, which wait for room
- * (in order), which hold memory (loading, loaded, or being freed: they count against the budget
- * until their memory is free), and the transitions between: start a load, a request letting go,
+ * The book of every model's residency (residency.ts): which one serves each model id, which wait
+ * for room (in order), which hold memory (loading, loaded, or being freed: they count against the
+ * budget until their memory is free), and the moves between: start a load, a request letting go,
  * keep-alive, unloading (now if idle, else once the last request lets go), retiring a changed file.
- * After every transition it calls `onChange` (the registry's pump) and wakes whoever waits for one.
+ * After every move it calls `onChange` (loadQueue.ts's pump) and wakes whoever waits for one.
  */
-export class Residents {
+export class ResidencyLedger {
     private readonly byId = new Map<string, Residency>();
     private readonly queue: Residency[] = [];
     private readonly claims = new Set<Residency>();
@@ -179,7 +178,7 @@ export class Residents {
         if (residency.unloading)
             this.drain(residency, residency.makingRoomFor, "now that its requests have ended");
         else if (keepAlive != null && keepAlive !== "forever") {
-            const why = `after ${keepAliveSeconds(keepAlive)} s idle (its keep-alive)`;
+            const why = `after ${keepAlive.ms / 1000} s idle (its keep-alive)`;
             if (keepAlive.ms === 0)
                 this.drain(residency, null, why);
             else
