@@ -6,6 +6,7 @@ import {refuseDeepSchemas} from "./schemaDepth.js";
 import {literalsOfType, refuseEmptyBounds, refuseMalformedKeywords} from "./schemaConsistency.js";
 import {atLeast, integerBounds, numberBounds, numberKeyword, numericBounds, patternString} from "./schemaBounds.js";
 import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
+import {branchesSayAll, literal, without, withoutUnenforceable, writableText} from "./schemaKeywords.js";
 import {SchemaStrictness} from "./schemaStrictness.js";
 import {formatString} from "./stringFormats.js";
 
@@ -22,13 +23,6 @@ import {formatString} from "./stringFormats.js";
  * other dialects (draft-07 tuples, zod's records) are read first by schemaDialects.ts.
  */
 
-/** Validation keywords the grammar cannot express. */
-const unenforceable = new Set([
-    "patternProperties",
-    "multipleOf", "uniqueItems", "contains", "minContains", "maxContains", "dependentRequired", "dependentSchemas",
-    "dependencies", "if", "then", "else", "not", "allOf", "unevaluatedProperties", "unevaluatedItems",
-    "contentEncoding", "contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef"
-]);
 /** Keywords a schema with `anyOf` / `oneOf` must not also have: the grammar follows one branch alone. */
 const branchSiblings = ["type", "properties", "required", "additionalProperties", "items", "prefixItems", "enum", "const"];
 /**
@@ -214,66 +208,11 @@ function inferType(schema: SchemaObject): string {
     return "any";
 }
 
-/** The schema without the keywords the grammar cannot express (leniently; strictly, a 400 for the first). */
-function withoutUnenforceable(schema: SchemaObject, path: string, strictness: SchemaStrictness): SchemaObject {
-    const found = Object.keys(schema).filter((keyword) => unenforceable.has(keyword));
-    for (const keyword of found)
-        strictness.refuse(unsupported(path, keyword, `the keyword '${keyword}' cannot be enforced by constrained decoding. Remove it, or validate it yourself after the reply`));
-    return found.length === 0 ? schema : without(schema, ...found);
-}
-
-/**
- * Leniently, of alternatives beside keywords of their own, which side the grammar follows: the
- * branches when the siblings only repeat a type (`{"type": "object", "oneOf": [...objects]}`) and
- * every branch says what it is; otherwise the siblings, which then say what the value is
- * (`{"type": "object", "properties": ..., "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}`).
- */
-function branchesSayAll(siblings: readonly string[], alternatives: readonly unknown[]): boolean {
-    return siblings.every((name) => name === "type") &&
-        alternatives.every((branch) => branch === true || (isObject(branch) && ["type", "$ref", "enum", "const", "anyOf", "oneOf"].some((keyword) => keyword in branch)));
-}
-
-function without(schema: SchemaObject, ...keywords: string[]): SchemaObject {
-    return Object.fromEntries(Object.entries(schema).filter(([keyword]) => !keywords.includes(keyword)));
-}
-
 /** The definition a `$ref` names; leniently, null for one the grammar cannot follow (read as any value). */
 function toDefRef(ref: string, path: string, {defNames, strictness}: Reading): string | null {
     const name = /^#\/(?:\$defs|definitions)\/([^/]+)$/.exec(ref)?.[1];
     if (name != null && defNames.has(name))
         return `#/$defs/${name}`;
     strictness.refuse(unsupported(path, "$ref", `'$ref' must point to a definition of the root schema ('#/$defs/<name>'); '${ref}' does not`));
-    return null;
-}
-
-/** A `const` or `enum` value the grammar can write, as a list of one; leniently, none for one it cannot. */
-function literal(value: unknown, path: string, strictness: SchemaStrictness): Array<string | number | boolean | null> {
-    // JSON's 1e400 parses to Infinity, which no reply can write (JSON.stringify makes it null).
-    if (typeof value === "number" && !Number.isFinite(value))
-        throw invalid(path, "a number too large to write in JSON can never match");
-    if (value === null || ["string", "number", "boolean"].includes(typeof value))
-        return [value as string | number | boolean | null];
-    strictness.refuse(unsupported(path, null, "only strings, numbers, booleans and null can be listed"));
-    return [];
-}
-
-/** What node-llama-cpp's grammar builder writes wrongly; JSON escapes it all. */
-const unwritable = [
-    // Control characters but tab, CR and LF go into the grammar unescaped: raw in a JSON string, or
-    // (U+0000) taken by llama.cpp's parser for the grammar's end.
-    {pattern: /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/, what: "a control character"},
-    // No UTF-8 form: the reply would hold U+FFFD instead.
-    {pattern: /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/, what: "an unpaired surrogate"}
-];
-
-/**
- * Text node-llama-cpp's grammar builder writes as it is: a property name, or a string of an enum
- * that mixes types. Leniently, null for text it cannot write, which is then left out.
- */
-function writableText(text: string, path: string, strictness: SchemaStrictness): string | null {
-    const problem = unwritable.find(({pattern}) => pattern.test(text));
-    if (problem == null)
-        return text;
-    strictness.refuse(unsupported(path, null, `${JSON.stringify(text)} holds ${problem.what}, which constrained decoding cannot write here`));
     return null;
 }
