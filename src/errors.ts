@@ -1,13 +1,9 @@
 /**
- * Every error a client can see, in OpenAI's envelope:
- * `{"error": {"message", "type", "param", "code"}}`.
- * Nothing else in the codebase formats an error body: throw one of these and the
- * error handler (or the SSE writer, once a stream has started) renders it.
+ * Every error a client can see: its status, type, code and the request field it names. None of
+ * them formats a body: throw one and the error handler (or the stream's writer, once a stream has
+ * started) renders it in the envelope of the request's API (http/errorEnvelope.ts; OpenAI's is
+ * api/openai-shared/openAiErrors.ts, Anthropic's api/anthropic-messages/anthropicErrors.ts).
  */
-export type ErrorBody = {
-    error: {message: string, type: string, param: string | null, code: string | null}
-};
-
 export class ApiError extends Error {
     public constructor(
         public readonly status: number,
@@ -20,10 +16,6 @@ export class ApiError extends Error {
     ) {
         super(message);
         this.name = new.target.name;
-    }
-
-    public toBody(): ErrorBody {
-        return {error: {message: this.message, type: this.type, param: this.param, code: this.code}};
     }
 
     /**

@@ -14,6 +14,7 @@ import {imageLimits} from "./images/imageLimits.js";
 import {ServerMetrics} from "./metrics/serverMetrics.js";
 import {ServiceShuttingDownError} from "./errors.js";
 import {answerMalformedRequests} from "./http/malformedRequest.js";
+import {openAiErrors} from "./api/openai-shared/openAiErrors.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
 import {startLlamaRuntime, type Backend, type LlamaRuntime} from "./engine/llamaRuntime.js";
 import {inspectGguf} from "./models/ggufInspection.js";
@@ -103,7 +104,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     // The time a client has to send its whole request: a stalled upload must not hold a socket for
     // ever. It does not bound the response, so long generations are not cut (Node's default, explicit).
     server.requestTimeout = 300_000;
-    answerMalformedRequests(server, logger);
+    answerMalformedRequests(server, logger, openAiErrors);
     await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(config.port, config.host, () => resolve());

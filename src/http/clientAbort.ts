@@ -1,6 +1,7 @@
 import type {Response} from "express";
 import {ClientGoneError, toApiError, type ApiError} from "../errors.js";
 import {sendError} from "./errorHandler.js";
+import {NdjsonWriter} from "./ndjsonWriter.js";
 import {SseWriter} from "./sseWriter.js";
 
 /**
@@ -37,10 +38,13 @@ export function abortWhenClientLeaves(res: Response, stopping?: AbortSignal): Ab
 function answerStopped(res: Response, reason: ApiError): void {
     if (res.writableEnded || res.destroyed)
         return;
+    const contentType = String(res.getHeader("Content-Type"));
     if (!res.headersSent)
         sendError(res, reason);
-    else if (String(res.getHeader("Content-Type")).startsWith("text/event-stream"))
+    else if (contentType.startsWith("text/event-stream"))
         new SseWriter(res).fail(reason);
+    else if (contentType.startsWith("application/x-ndjson"))
+        new NdjsonWriter(res).fail(reason);
     else
         res.end();
 }

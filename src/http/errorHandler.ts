@@ -2,11 +2,11 @@ import type {NextFunction, Request, Response} from "express";
 import type {Logger} from "pino";
 import {ApiError, BadRequestError, ClientGoneError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, toApiError} from "../errors.js";
 import {allowedMethods} from "./allowedMethods.js";
-import {errorResponse} from "./errorDialect.js";
+import {envelopeOf} from "./errorEnvelope.js";
 import {discardUnreadBody} from "./lingeringClose.js";
 import {recordError} from "./requestLog.js";
 
-/** Unknown routes get OpenAI's 404 envelope, not Express's HTML page; a known path asked with another method (HEAD on a POST route) a 405 with `Allow`. */
+/** Unknown routes get a 404 in the request's error envelope, not Express's HTML page; a known path asked with another method (HEAD on a POST route) a 405 with `Allow`. */
 export function notFound(req: Request): never {
     const allowed = allowedMethods(req);
     if (allowed.length > 0)
@@ -44,10 +44,10 @@ export function errorHandler(logger: Logger) {
     };
 }
 
-/** An error as the whole response, in the envelope of the request's API (see errorDialect.ts), named in the request's log line. */
+/** An error as the whole response, in the envelope of the request's API (errorEnvelope.ts), named in the request's log line. */
 export function sendError(res: Response, error: ApiError): void {
-    recordError(res, error.toBody());
-    const {status, body} = errorResponse(res, error);
+    recordError(res, error);
+    const {status, body} = envelopeOf(res).response(error);
     res.status(status).set(error.headers).json(body);
 }
 

@@ -2,7 +2,7 @@ import {randomUUID} from "node:crypto";
 import type {NextFunction, Request, Response} from "express";
 import type {Logger} from "pino";
 import type {GenerationResult} from "../engine/types.js";
-import type {ErrorBody} from "../errors.js";
+import type {ApiError} from "../errors.js";
 
 /**
  * Gives every request an id (the client's `x-request-id` if it sent a sane one; the official
@@ -43,7 +43,7 @@ export function requestLog(logger: Logger) {
 }
 
 /** Whatever answers with an error calls this so the request's log line says which (its code, else its type). */
-export function recordError(res: Response, {error}: ErrorBody): void {
+export function recordError(res: Response, error: ApiError): void {
     res.locals.errorCode = error.code ?? error.type;
 }
 

@@ -3,6 +3,7 @@ import http from "node:http";
 import type {AddressInfo} from "node:net";
 import request from "supertest";
 import {afterEach, describe, expect, it} from "vitest";
+import {openAiErrors} from "../../src/api/openai-shared/openAiErrors.js";
 import {answerMalformedRequests} from "../../src/http/malformedRequest.js";
 import {isLoopbackHost} from "../../src/http/hostCheck.js";
 import {createLogger} from "../../src/logger.js";
@@ -72,7 +73,7 @@ describe("a Host header that is missing or doubled", () => {
 
     async function exchange(bytes: string): Promise<{status: number, body: unknown}> {
         server = http.createServer(createTestApp().app);
-        answerMalformedRequests(server, createLogger("silent"));
+        answerMalformedRequests(server, createLogger("silent"), openAiErrors);
         await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
         const text = (await rawExchange((server.address() as AddressInfo).port, bytes)).toString("utf8");
         const [head = "", body = ""] = text.split("\r\n\r\n");

@@ -2,6 +2,7 @@
 import http from "node:http";
 import net, {type AddressInfo} from "node:net";
 import {afterEach, describe, expect, it} from "vitest";
+import {openAiErrors} from "../../src/api/openai-shared/openAiErrors.js";
 import {answerMalformedRequests} from "../../src/http/malformedRequest.js";
 import {createLogger} from "../../src/logger.js";
 import {chatRequest, createTestApp, errorOf} from "./support/testApp.js";
@@ -14,7 +15,7 @@ afterEach(() => new Promise<void>((resolve) => {
 
 async function listen(): Promise<number> {
     server = http.createServer(createTestApp().app);
-    answerMalformedRequests(server, createLogger("silent"));
+    answerMalformedRequests(server, createLogger("silent"), openAiErrors);
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
     return (server.address() as AddressInfo).port;
 }

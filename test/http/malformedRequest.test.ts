@@ -2,6 +2,7 @@
 import http from "node:http";
 import type {AddressInfo} from "node:net";
 import {afterEach, describe, expect, it} from "vitest";
+import {openAiErrors} from "../../src/api/openai-shared/openAiErrors.js";
 import {answerMalformedRequests} from "../../src/http/malformedRequest.js";
 import {createLogger} from "../../src/logger.js";
 import {rawExchange} from "./support/rawSocket.js";
@@ -17,7 +18,7 @@ afterEach(() => new Promise<void>((resolve) => {
 async function exchange(bytes: string, configure: (server: http.Server) => void = () => {}): Promise<{status: number, headers: string, body: string}> {
     server = http.createServer(createTestApp().app);
     configure(server);
-    answerMalformedRequests(server, createLogger("silent"));
+    answerMalformedRequests(server, createLogger("silent"), openAiErrors);
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
     const text = (await rawExchange((server.address() as AddressInfo).port, bytes)).toString("utf8");
     const [head = "", body = ""] = text.split("\r\n\r\n");

@@ -1,4 +1,6 @@
+import type {NextFunction, Request, Response} from "express";
 import type {ApiError} from "../../errors.js";
+import {useErrorEnvelope, type ErrorEnvelope} from "../../http/errorEnvelope.js";
 
 /** Anthropic's error envelope: `{"type": "error", "error": {"type", "message"}}`. */
 export type AnthropicErrorBody = {type: "error", error: {type: string, message: string}};
@@ -13,6 +15,25 @@ export function toAnthropicError(error: ApiError): {status: number, body: Anthro
     const detail = error.param != null && !error.message.includes(error.param) ? ` (${error.param})` : "";
     return {status, body: {type: "error", error: {type: anthropicType(status), message: error.message + detail}}};
 }
+
+/** Mid-stream, Anthropic's error is an `error` event carrying the same body. */
+export const anthropicErrors: ErrorEnvelope = {
+    response: toAnthropicError,
+    streamEvent: (error) => ({name: "error", data: toAnthropicError(error).body})
+};
+
+/**
+ * Marks a Messages API request: its errors in Anthropic's envelope, whose clients parse
+ * `{"type": "error", "error": {…}}`. Mounted before the Host check, authentication and body
+ * parsing (app.ts), so that a bad key or malformed JSON is answered in it too.
+ */
+export function useAnthropicErrors(req: Request, res: Response, next: NextFunction): void {
+    // Anthropic's SDKs read the request id from `request-id`.
+    res.setHeader("request-id", String(res.locals.requestId));
+    markAnthropic(req, res, next);
+}
+
+const markAnthropic = useErrorEnvelope(anthropicErrors);
 
 function anthropicType(status: number): string {
     switch (status) {

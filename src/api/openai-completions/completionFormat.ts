@@ -27,8 +27,9 @@ export function textCompletionChunk(
     };
 }
 
-export function textCompletionUsageChunk(identity: ReplyIdentity, results: GenerationResult[]): TextCompletion {
-    return {...identity, object: "text_completion", system_fingerprint: systemFingerprint, choices: [], usage: toUsage(sumResults(results))};
+/** With `stream_options.include_usage`, the last chunk before [DONE] carries usage (every choice's, as `sumResults` counts them) and no choices. */
+export function textCompletionUsageChunk(identity: ReplyIdentity, usage: GenerationResult): TextCompletion {
+    return {...identity, object: "text_completion", system_fingerprint: systemFingerprint, choices: [], usage: toUsage(usage)};
 }
 
 /**

@@ -3,6 +3,7 @@ import {z} from "zod";
 import {BadRequestError} from "../../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../../src/api/openai-chat/chatCompletionRequest.js";
 import {parseBody} from "../../../src/api/parseBody.js";
+import {openAiErrorBody} from "../../../src/api/openai-shared/openAiErrors.js";
 import {thrownError} from "../support/thrownError.js";
 
 const failure = (schema: z.ZodType, body: unknown) => thrownError(BadRequestError, () => parseBody(schema, body));
@@ -22,7 +23,7 @@ describe("parseBody", () => {
 
     it("names a missing required field with missing_required_parameter", () => {
         const error = failure(chatCompletionRequestSchema, {messages: [{role: "user", content: "hi"}]});
-        expect(error.toBody().error).toEqual({
+        expect(openAiErrorBody(error).error).toEqual({
             message: "Missing required parameter: 'model'.",
             type: "invalid_request_error",
             param: "model",

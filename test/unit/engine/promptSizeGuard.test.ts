@@ -29,7 +29,7 @@ describe("refuseTextBeyondContext", () => {
         const huge = words(1_000_000);
         const error = await refuseTextBeyondContext(model, [huge], 4096, {param: "messages"}).catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(ContextLengthExceededError);
-        expect((error as ContextLengthExceededError).toBody().error).toMatchObject({param: "messages", code: "context_length_exceeded"});
+        expect(error).toMatchObject({param: "messages", code: "context_length_exceeded"});
         expect((error as Error).message).toMatch(/^This model's maximum context length is 4096 tokens\. However, your messages resulted in more than \d+ tokens/);
         expect(calls.join("").length).toBeLessThan(3 * 32_768);
     });
@@ -38,7 +38,7 @@ describe("refuseTextBeyondContext", () => {
         const {model} = wordModel();
         const error = await refuseTextBeyondContext(model, [words(6_000), words(6_000)], 5_000, {param: "input[3]"})
             .catch((caught: unknown) => caught) as ContextLengthExceededError;
-        expect(error.toBody().error).toMatchObject({param: "input[3]", code: "context_length_exceeded"});
+        expect(error).toMatchObject({param: "input[3]", code: "context_length_exceeded"});
         expect(error.message).toContain("your input[3] resulted in more than");
     });
 

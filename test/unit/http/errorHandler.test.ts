@@ -1,5 +1,6 @@
 import type {NextFunction, Request, Response} from "express";
 import {describe, expect, it} from "vitest";
+import {openAiErrors} from "../../../src/api/openai-shared/openAiErrors.js";
 import {BadRequestError, ClientGoneError} from "../../../src/errors.js";
 import {errorHandler} from "../../../src/http/errorHandler.js";
 import {createLogger} from "../../../src/logger.js";
@@ -10,7 +11,7 @@ function handle(error: unknown, {clientGone}: {clientGone: boolean}) {
     const logger = createLogger("debug", {write: (line: string) => lines.push(JSON.parse(line))});
     const answer: {status?: number, body?: unknown} = {};
     const res = {
-        destroyed: clientGone, headersSent: false, locals: {requestId: "req_1"},
+        destroyed: clientGone, headersSent: false, locals: {requestId: "req_1", errorEnvelope: openAiErrors},
         status(code: number) { answer.status = code; return this; },
         set() { return this; },
         json(body: unknown) { answer.body = body; return this; }
