@@ -1,8 +1,6 @@
 import {z} from "zod";
 import {keepAliveField} from "../keepAlive.js";
-import {logitBiasField} from "../openai-shared/logitBias.js";
-import {seed} from "../openai-shared/seed.js";
-import {stopSequences} from "../openai-shared/stopSequences.js";
+import {logitBiasField, seed, stopSequences} from "../openai-shared/requestFields.js";
 
 /**
  * OpenAI's `POST /v1/chat/completions` request body, spec fields in the order of OpenAI's API reference.

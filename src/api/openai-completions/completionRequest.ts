@@ -1,8 +1,6 @@
 import {z} from "zod";
 import {keepAliveField} from "../keepAlive.js";
-import {logitBiasField} from "../openai-shared/logitBias.js";
-import {seed} from "../openai-shared/seed.js";
-import {stopSequences} from "../openai-shared/stopSequences.js";
+import {logitBiasField, seed, stopSequences} from "../openai-shared/requestFields.js";
 import {textsOrTokenIds} from "../openai-shared/textsOrTokenIds.js";
 
 /**
