@@ -32,7 +32,8 @@ export type AppDependencies = {
     config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts">,
     logger: Logger,
     registry: ModelRegistry,
-    chat: ConversationService,
+    /** The chat-shaped APIs' conversations (chat completions directly; Responses and Messages through their services). */
+    conversations: ConversationService,
     /** OpenAI's Responses API, over the conversation service. */
     responses: ResponsesService,
     /** Anthropic's Messages API, over the conversation service. */
@@ -60,12 +61,12 @@ type MountedApi = {
  * here) → health (no key) → /metrics (/v1's key) → API key → JSON body → each API's routes → 405
  * or 404 → errors. It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
-export function createApp({config, logger, registry, chat, responses, messages, completions, embeddings, stopping, backend, metrics}: AppDependencies): express.Express {
+export function createApp({config, logger, registry, conversations, responses, messages, completions, embeddings, stopping, backend, metrics}: AppDependencies): express.Express {
     const replies = new ReplyWriter({logger, logPrompts: config.logPrompts, stopping});
     // One line per API.
     const apis: MountedApi[] = [
         {routes: modelsRoute(registry)},
-        {routes: chatCompletionsRoute(chat, replies)},
+        {routes: chatCompletionsRoute(conversations, replies)},
         {routes: responsesRoute(responses, replies)},
         {routes: messagesRoute(messages, replies), errors: {path: "/v1/messages", mark: useAnthropicErrors}},
         {routes: completionsRoute(completions, replies)},

@@ -90,12 +90,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const stopping = new AbortController();
     // Every running request listens for the end of the grace period.
     setMaxListeners(0, stopping.signal);
-    const chat = new ConversationService(registry, logger, imageLimits(config));
+    const conversations = new ConversationService(registry, logger, imageLimits(config));
     const app = createApp({
         config, logger, registry, stopping: stopping.signal, backend: runtime.backend, metrics,
-        chat,
-        responses: new ResponsesService(chat, new ResponseStore(), logger),
-        messages: new MessagesService(chat, logger),
+        conversations,
+        responses: new ResponsesService(conversations, new ResponseStore(), logger),
+        messages: new MessagesService(conversations, logger),
         completions: new CompletionService(registry),
         embeddings: new EmbeddingService(registry)
     });

@@ -4,7 +4,7 @@ import type {GenerationEvent, GenerationResult, LoadedModel, PreparedPrompt, Rep
 import type {HeldModel, ModelSource} from "../models/modelRegistry.js";
 import type {Conversation} from "./conversation.js";
 import {choiceOptions, toGenerationOptions} from "./generationSettings.js";
-import {toReplyPlan} from "./replyFormat.js";
+import {toReplyPlan} from "./replyPlan.js";
 import {compileGrammars} from "./replyGrammars.js";
 import type {IgnoredKeyword} from "../json-schema/schemaStrictness.js";
 import {toChatHistory} from "./chatHistory.js";

@@ -57,7 +57,7 @@ export type IgnoredKeyword = {param: string, reason: string};
 /** Where one schema of a reply format came from, and whether its caller asked for it to be strict. */
 export type SchemaOrigin = {param: string, strict: boolean};
 
-/** The origins of a reply format's schemas (replyFormat.ts makes them; replyGrammars.ts reads them). */
+/** The origins of a reply format's schemas (conversation/replyPlan.ts makes them; replyGrammars.ts reads them). */
 export type SchemaOrigins = {
     /** One per tool of the format, in the same order. */
     tools: readonly SchemaOrigin[],

@@ -43,7 +43,7 @@ export class ToolCallReply implements ReplyShaper {
         // is just JSON in an answer.
         this.text = new TextReply(stops, opening.triggerIsToken ? opening.trigger : null);
         const {choice} = format;
-        // replyFormat.ts has refused a named choice that is not one of the tools.
+        // conversation/replyPlan.ts has refused a named choice that is not one of the tools.
         const named = typeof choice === "object" ? format.tools.find((tool) => tool.name === choice.name)! : null;
         this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
 

@@ -54,12 +54,12 @@ export function createTestApp(
         loads++;
         return loader == null ? model : await loader.load(descriptor, plan);
     }, {context: {ctxSize: CONTEXT_LENGTH, parallel: 1}, aliases: new ModelAliases(config.modelAliases), memory, lifecycle: metrics?.lifecycle}, logger);
-    const chat = new ConversationService(registry);
+    const conversations = new ConversationService(registry);
     const app = createApp({
         config, logger, registry,
-        chat,
-        responses: new ResponsesService(chat, new ResponseStore(), logger),
-        messages: new MessagesService(chat, logger),
+        conversations,
+        responses: new ResponsesService(conversations, new ResponseStore(), logger),
+        messages: new MessagesService(conversations, logger),
         completions: new CompletionService(registry),
         embeddings: new EmbeddingService(registry),
         stopping,

@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import {toReplyPlan} from "../../../src/conversation/replyFormat.js";
+import {toReplyPlan} from "../../../src/conversation/replyPlan.js";
 import {BadRequestError} from "../../../src/errors.js";
 import {chatCompletionRequestSchema} from "../../../src/api/openai-chat/chatCompletionRequest.js";
 import {toConversation} from "../../../src/api/openai-chat/toConversation.js";
