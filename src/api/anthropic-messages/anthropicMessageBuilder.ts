@@ -24,7 +24,7 @@ export type MessageEventSink = (type: string, payload: Record<string, unknown>) 
  * Anthropic streams it: a block starts, its deltas, it stops. The same builder with a sink that
  * drops the events assembles a non-streamed message, so both carry the same content.
  */
-export class MessageBuilder {
+export class AnthropicMessageBuilder {
     public readonly message: MessageObject;
     /** The block being written, its index, and its JSON arguments so far (tool_use). */
     private open: {block: ReplyBlock, index: number, json: string} | null = null;

@@ -1,14 +1,14 @@
 import type {GenerationHandlers} from "../../http/consumeGeneration.js";
 import type {GenerationEvents, JsonReplyFormat, StreamReplyFormat} from "../../http/replyFormat.js";
 import type {SseWriter} from "../../http/sseWriter.js";
-import {MessageBuilder, type MessageEventSink} from "./anthropicMessageBuilder.js";
+import {AnthropicMessageBuilder, type MessageEventSink} from "./anthropicMessageBuilder.js";
 
 /** What a message is written from: the generation's events, and its prompt's size (`message_start` reports it before generating). */
 export type MessageSource = {events: GenerationEvents, promptTokens: number};
 
 /** A non-streamed message: the same builder as a stream's, with a sink that drops its events. */
 export function messageBody(model: string, source: MessageSource): JsonReplyFormat {
-    const builder = new MessageBuilder(model, () => undefined);
+    const builder = new AnthropicMessageBuilder(model, () => undefined);
     return {
         choices: 1,
         startChoice: () => ({events: source.events, handlers: handlersOf(builder)}),
@@ -24,7 +24,7 @@ export function messageBody(model: string, source: MessageSource): JsonReplyForm
  */
 export function messageStream(sse: SseWriter, model: string, source: MessageSource): StreamReplyFormat {
     const emit: MessageEventSink = (type, payload) => sse.sendEvent(type, JSON.stringify({type, ...payload}));
-    const builder = new MessageBuilder(model, emit);
+    const builder = new AnthropicMessageBuilder(model, emit);
     return {
         choices: 1,
         open: () => {
@@ -38,7 +38,7 @@ export function messageStream(sse: SseWriter, model: string, source: MessageSour
     };
 }
 
-function handlersOf(builder: MessageBuilder): GenerationHandlers {
+function handlersOf(builder: AnthropicMessageBuilder): GenerationHandlers {
     return {
         text: (text) => builder.text(text),
         reasoning: (text) => builder.thinking(text),
