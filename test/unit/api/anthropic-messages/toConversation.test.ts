@@ -1,6 +1,7 @@
 import {describe, expect, it} from "vitest";
 import {messagesRequestSchema} from "../../../../src/api/anthropic-messages/messagesRequest.js";
 import {toConversation} from "../../../../src/api/anthropic-messages/toConversation.js";
+import type {Message} from "../../../../src/conversation/conversation.js";
 import {BadRequestError} from "../../../../src/errors.js";
 import {expectFields, type ExpectedFields, type ExpectedRefusal} from "../../support/conversationFields.js";
 import {thrownError} from "../../support/thrownError.js";
@@ -9,7 +10,7 @@ import {thrownError} from "../../support/thrownError.js";
 const convert = (fields: Record<string, unknown>) =>
     toConversation(messagesRequestSchema.parse({model: "m", max_tokens: 64, messages: [{role: "user", content: "Hi"}], ...fields}));
 
-const hi = {role: "user", parts: [{type: "text", text: "Hi"}], path: "messages[0]"} as const;
+const hi: Message = {role: "user", parts: [{type: "text", text: "Hi"}], path: "messages[0]"};
 const png = {type: "base64", media_type: "image/png", data: "AAAA"};
 const useBlock = (id: string, name = "read", input: unknown = {}) => ({type: "tool_use", id, name, input});
 
