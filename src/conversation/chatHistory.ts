@@ -39,9 +39,6 @@ export function toChatHistory(messages: readonly Message[], {images: withImages 
     for (const message of messages) {
         switch (message.role) {
             case "system":
-                afterToolResult = false;
-                history.push({type: "system", text: contentText(message.parts as ContentPart[])});
-                break;
             case "user": {
                 const content: ContentPart[] = [];
                 for (const part of message.parts)
@@ -49,9 +46,11 @@ export function toChatHistory(messages: readonly Message[], {images: withImages 
                         answer(part);
                     else
                         content.push(part as ContentPart);
-                // A message of tool results only is those results; anything else (even nothing) is the user's turn.
+                // A message of tool results only is those results; anything else (even nothing) is the turn's own.
                 if (content.length > 0 || message.parts.length === 0) {
-                    history.push({type: "user", text: contentText(content, imagesAs("refused"))});
+                    history.push(message.role === "system"
+                        ? {type: "system", text: contentText(content)}
+                        : {type: "user", text: contentText(content, imagesAs("refused"))});
                     afterToolResult = false;
                 }
                 break;

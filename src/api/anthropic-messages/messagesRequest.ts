@@ -71,6 +71,7 @@ export const messagesRequestSchema = z.object({
     stream: z.boolean().nullish(),
     temperature: z.number().min(0).max(1).nullish(),
     top_p: z.number().min(0).max(1).nullish(),
+    // Checked, not applied: a model's top-k comes from its settings (chatserve.json), as on every API.
     top_k: z.number().int().min(0).nullish(),
     tools: z.array(z.union([customTool, serverTool], {error: "a tool needs a name and an input_schema object"})).max(128).nullish(),
     tool_choice: toolChoice.nullish(),

@@ -91,7 +91,8 @@ class ItemMessages {
             }
             case "reasoning": {
                 const {summary, content} = item as {summary?: Array<{text: string}> | null, content?: Array<{text: string}> | null};
-                const text = [...content ?? summary ?? []].map((part) => part.text).join("\n");
+                // A reasoning item may carry its full text, its summary, or an empty list of one and the other.
+                const text = [...content != null && content.length > 0 ? content : summary ?? []].map((part) => part.text).join("\n");
                 this.pendingReasoning = text === "" ? this.pendingReasoning : text;
                 return;
             }

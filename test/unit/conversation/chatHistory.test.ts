@@ -193,4 +193,18 @@ describe("toChatHistory", () => {
         const [empty] = toChatHistory(messages({role: "assistant", tool_calls: [{id: "c", type: "function", function: {name: "f", arguments: ""}}]}));
         expect(empty).toMatchObject({response: [{params: ""}]});
     });
+
+    it("answers the calls a system turn's tool results name, and keeps its text a system turn (Anthropic's system-role messages)", () => {
+        const history = toChatHistory([
+            {role: "assistant", path: "messages[0]", parts: [{type: "toolCall", id: "t1", name: "read", arguments: "{}"}]},
+            {role: "system", path: "messages[1]", parts: [
+                {type: "toolResult", callId: "t1", content: [{type: "text", text: "done"}], path: "messages[1].content[0]", callIdPath: "messages[1].content[0]"},
+                {type: "text", text: "Be brief."}
+            ]}
+        ]);
+        expect(history).toEqual([
+            {type: "model", response: [{type: "functionCall", name: "read", params: {}, result: "done", startsNewChunk: true}]},
+            {type: "system", text: "Be brief."}
+        ]);
+    });
 });
