@@ -1,53 +1,24 @@
-import {setImmediate as nextTurn} from "node:timers/promises";
-import {
-    JinjaTemplateChatWrapper, resolveChatWrapper, type ChatHistoryItem, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token
-} from "node-llama-cpp";
+import type {ChatHistoryItem, LlamaModel, Token} from "node-llama-cpp";
 import {ServiceShuttingDownError, type ApiError} from "../errors.js";
 import {isImagePlaceholder} from "./vision/imagePrompt.js";
-import {ModelVision} from "./vision/modelVision.js";
+import type {ModelVision} from "./vision/modelVision.js";
 import {renderChatPrompt} from "./chatPrompt.js";
-import {DecodeSteps} from "./decodeSteps.js";
-import {LlamaEmbedder} from "./llamaEmbedder.js";
-import {ReplyGrammars} from "./reply/grammars.js";
+import type {LlamaEmbedder} from "./llamaEmbedder.js";
+import {loadModelParts, type GenerationParts, type ModelLoadOptions} from "./llamaModelParts.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {takeLongerPrefix} from "./prefixSharing.js";
 import {forgetUnevaluatedTail, generateOnSequence} from "./sequenceGeneration.js";
 import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
-import {SequencePool} from "./sequencePool.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt} from "./textPrompt.js";
 import type {
     ChatPromptOptions, EmbeddingResult, GenerationOptions, JsonSchema, LoadedModel, ModelActivity, PreparedPrompt, SequenceLease
 } from "./types.js";
 
-export type ModelLoadOptions = {
-    path: string,
-    /** Context per sequence; capped at the model's trained context. */
-    contextSize: number,
-    /** Sequences evaluated together in shared batches (concurrent requests). */
-    parallel: number,
-    maxQueue: number,
-    /** False for encoder-only models (BERT…), which only embed. */
-    generates: boolean,
-    /** Whether the chat template renders tools. */
-    tools: boolean,
-    embeds: boolean,
-    /** A Jinja chat template (chatserve.json's chat_template) used instead of the one in the GGUF. */
-    chatTemplate?: string,
-    /** A vision projector (mmproj GGUF) loaded with the model, for image input; `threads` encode an image. */
-    projector?: {path: string, threads: number}
-};
-
-
-type Generation = {
-    context: LlamaContext, steps: DecodeSteps, sequences: LlamaContextSequence[], pool: SequencePool<LlamaContextSequence>,
-    chatWrapper: ChatWrapper, grammars: ReplyGrammars
-};
-
 /**
  * A GGUF model loaded through node-llama-cpp: its weights; for text generation one context split
  * into `parallel` sequences of `contextSize` tokens each (a request never gets less than what
  * /v1/models reports) and the chat template; for embedding models an embedding context.
- * Owns and disposes all of them.
+ * Owns and disposes all of them (llamaModelParts.ts loads them); this is what the layers above call.
  */
 export class LlamaLoadedModel implements LoadedModel {
     /** Work on the model outside a leased sequence (rendering and tokenizing prompts, embedding), which dispose waits for. */
@@ -56,7 +27,7 @@ export class LlamaLoadedModel implements LoadedModel {
 
     private constructor(
         private readonly model: LlamaModel,
-        private readonly generation: Generation | null,
+        private readonly generation: GenerationParts | null,
         private readonly embedder: LlamaEmbedder | null,
         public readonly supportsTools: boolean,
         /** What --ctx-size asked for (capped at the trained context). */
@@ -65,42 +36,8 @@ export class LlamaLoadedModel implements LoadedModel {
     ) {}
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions): Promise<LlamaLoadedModel> {
-        const mark = runtime.errors.mark;
-        const model = await runtime.llama.loadModel({modelPath: options.path}).catch(async (error: unknown) => {
-            // "Failed to load model" alone: llama.cpp's log says why. Its lines reach this thread
-            // after the failure does, within the same turn of the event loop.
-            await nextTurn();
-            const reasons = runtime.errors.since(mark);
-            throw reasons.length === 0 ? error : new Error(`${(error as Error).message}: ${reasons.join("; ")}`, {cause: error});
-        });
-        try {
-            const contextSize = Math.min(options.contextSize, model.trainContextSize);
-            let generation: Generation | null = null;
-            if (options.generates) {
-                const context = await model.createContext({
-                    contextSize, sequences: options.parallel, threads: runtime.threads, flashAttention: runtime.flashAttention
-                });
-                const sequences = Array.from({length: options.parallel}, () => context.getSequence());
-                generation = {
-                    context,
-                    steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),
-                    sequences,
-                    pool: new SequencePool(sequences, options.maxQueue),
-                    chatWrapper: options.chatTemplate == null
-                        ? resolveChatWrapper(model)
-                        : new JinjaTemplateChatWrapper({template: options.chatTemplate, tokenizer: model.tokenizer}),
-                    grammars: new ReplyGrammars(model)
-                };
-            }
-            const embedder = options.embeds
-                ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
-                : null;
-            const vision = await ModelVision.load(runtime.llama, model, generation?.context ?? null, options.projector);
-            return new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools, contextSize, vision);
-        } catch (error) {
-            await model.dispose();
-            throw error;
-        }
+        const {model, generation, embedder, vision, contextSize} = await loadModelParts(runtime, options);
+        return new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools, contextSize, vision);
     }
 
     /**
@@ -253,7 +190,7 @@ export class LlamaLoadedModel implements LoadedModel {
         return running;
     }
 
-    private generating(): Generation {
+    private generating(): GenerationParts {
         if (this.generation == null)
             throw new Error("this model was loaded for embeddings only");
         return this.generation;

@@ -1,0 +1,85 @@
+import {setImmediate as nextTurn} from "node:timers/promises";
+import {JinjaTemplateChatWrapper, resolveChatWrapper, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel} from "node-llama-cpp";
+import {ModelVision} from "./vision/modelVision.js";
+import {DecodeSteps} from "./decodeSteps.js";
+import {LlamaEmbedder} from "./llamaEmbedder.js";
+import {ReplyGrammars} from "./reply/grammars.js";
+import type {LlamaRuntime} from "./llamaRuntime.js";
+import {SequencePool} from "./sequencePool.js";
+
+export type ModelLoadOptions = {
+    path: string,
+    /** Context per sequence; capped at the model's trained context. */
+    contextSize: number,
+    /** Sequences evaluated together in shared batches (concurrent requests). */
+    parallel: number,
+    maxQueue: number,
+    /** False for encoder-only models (BERT…), which only embed. */
+    generates: boolean,
+    /** Whether the chat template renders tools. */
+    tools: boolean,
+    embeds: boolean,
+    /** A Jinja chat template (chatserve.json's chat_template) used instead of the one in the GGUF. */
+    chatTemplate?: string,
+    /** A vision projector (mmproj GGUF) loaded with the model, for image input; `threads` encode an image. */
+    projector?: {path: string, threads: number}
+};
+
+/** What a model that generates text holds: one context split into sequences, their decode loop and pool, its chat template and grammars. */
+export type GenerationParts = {
+    context: LlamaContext, steps: DecodeSteps, sequences: LlamaContextSequence[], pool: SequencePool<LlamaContextSequence>,
+    chatWrapper: ChatWrapper, grammars: ReplyGrammars
+};
+
+/** Everything llamaLoadedModel.ts owns and disposes; `contextSize` is what was asked for, capped at the trained context. */
+export type LlamaModelParts = {
+    model: LlamaModel,
+    generation: GenerationParts | null,
+    embedder: LlamaEmbedder | null,
+    vision: ModelVision,
+    contextSize: number
+};
+
+/**
+ * Loads a GGUF's weights and creates what `options` ask for: for text generation one context split
+ * into `parallel` sequences of `contextSize` tokens each and the chat template; for embedding models
+ * an embedding context; a vision projector when one is paired. On a failure the weights are freed.
+ */
+export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOptions): Promise<LlamaModelParts> {
+    const mark = runtime.errors.mark;
+    const model = await runtime.llama.loadModel({modelPath: options.path}).catch(async (error: unknown) => {
+        // "Failed to load model" alone: llama.cpp's log says why. Its lines reach this thread
+        // after the failure does, within the same turn of the event loop.
+        await nextTurn();
+        const reasons = runtime.errors.since(mark);
+        throw reasons.length === 0 ? error : new Error(`${(error as Error).message}: ${reasons.join("; ")}`, {cause: error});
+    });
+    try {
+        const contextSize = Math.min(options.contextSize, model.trainContextSize);
+        let generation: GenerationParts | null = null;
+        if (options.generates) {
+            const context = await model.createContext({
+                contextSize, sequences: options.parallel, threads: runtime.threads, flashAttention: runtime.flashAttention
+            });
+            const sequences = Array.from({length: options.parallel}, () => context.getSequence());
+            generation = {
+                context,
+                steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),
+                sequences,
+                pool: new SequencePool(sequences, options.maxQueue),
+                chatWrapper: options.chatTemplate == null
+                    ? resolveChatWrapper(model)
+                    : new JinjaTemplateChatWrapper({template: options.chatTemplate, tokenizer: model.tokenizer}),
+                grammars: new ReplyGrammars(model)
+            };
+        }
+        const embedder = options.embeds
+            ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
+            : null;
+        const vision = await ModelVision.load(runtime.llama, model, generation?.context ?? null, options.projector);
+        return {model, generation, embedder, vision, contextSize};
+    } catch (error) {
+        await model.dispose();
+        throw error;
+    }
+}
