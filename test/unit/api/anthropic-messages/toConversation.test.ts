@@ -31,6 +31,11 @@ describe("Anthropic Messages toConversation: system and messages", () => {
                 {role: "system", parts: [{type: "text", text: "Mind the tests."}], path: "messages[0]"},
                 {role: "user", parts: [{type: "text", text: "Hi"}], path: "messages[1]"}
             ]}],
+        ["a system message inside messages as a string", {messages: [{role: "system", content: "Mind the tests."}, {role: "user", content: "Hi"}]},
+            {messages: [
+                {role: "system", parts: [{type: "text", text: "Mind the tests."}], path: "messages[0]"},
+                {role: "user", parts: [{type: "text", text: "Hi"}], path: "messages[1]"}
+            ]}],
         ["user and assistant strings", {messages: [{role: "user", content: "Hi"}, {role: "assistant", content: "Hello!"}]},
             {messages: [hi, {role: "assistant", parts: [{type: "text", text: "Hello!"}], path: "messages[1]"}]}],
         ["a user's text blocks, each a part", {messages: [{role: "user", content: [{type: "text", text: "one"}, {type: "text", text: "two"}]}]},

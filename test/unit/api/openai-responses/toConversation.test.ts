@@ -104,6 +104,16 @@ describe("OpenAI Responses toConversation: calls, their outputs and reasoning", 
             {role: "user", content: "Go"}, {role: "assistant", content: "First."}, reasoning("Now read."), fnCall("c1")
         ]}, {messages: [user("Go", "input[0]"), {role: "assistant", parts: [{type: "text", text: "First."}], path: "input[1]"},
             {role: "assistant", path: "input[3]", parts: [{type: "thought", text: "Now read."}, {type: "toolCall", id: "c1", name: "read", arguments: "{}"}]}]}],
+        ["a reasoning item with an empty content list: its summary", {input: [{role: "user", content: "Hi"}, {type: "reasoning", summary: [{type: "summary_text", text: "short"}], content: []},
+            {role: "assistant", content: "Hello!"}]}, {messages: [user("Hi", "input[0]"), {role: "assistant", path: "input[2]", parts: [
+            {type: "thought", text: "short"}, {type: "text", text: "Hello!"}
+        ]}]}],
+        ["an agent's turn: a thought and a call, its output, a thought and the answer", {input: [
+            {role: "user", content: "Go"}, reasoning("Read it."), fnCall("c1"), fnOutput("c1", "42"), reasoning("Got it."), {role: "assistant", content: "It is 42."}
+        ]}, {messages: [user("Go", "input[0]"),
+            {role: "assistant", path: "input[2]", parts: [{type: "thought", text: "Read it."}, {type: "toolCall", id: "c1", name: "read", arguments: "{}"}]},
+            {role: "user", path: "input[3]", parts: [{type: "toolResult", callId: "c1", path: "input[3]", callIdPath: "input[3].call_id", content: [{type: "text", text: "42"}]}]},
+            {role: "assistant", path: "input[5]", parts: [{type: "thought", text: "Got it."}, {type: "text", text: "It is 42."}]}]}],
         ["an empty reasoning item keeps the thought before it", {input: [{role: "user", content: "Hi"}, reasoning("Kept."), {type: "reasoning", summary: []}, {role: "assistant", content: "Hello!"}]},
             {messages: [user("Hi", "input[0]"), {role: "assistant", path: "input[3]", parts: [{type: "thought", text: "Kept."}, {type: "text", text: "Hello!"}]}]}],
         ["a hosted tool's call and output, and a compaction, are left out", {input: [
