@@ -40,17 +40,16 @@ export function toChatHistory(messages: readonly Message[], {images: withImages 
         switch (message.role) {
             case "system":
             case "user": {
-                const content: ContentPart[] = [];
+                // Each part in its order, so that images are numbered as imageParts.ts lists them.
+                const pieces: string[] = [];
                 for (const part of message.parts)
                     if (part.type === "toolResult")
                         answer(part);
                     else
-                        content.push(part as ContentPart);
+                        pieces.push(contentText([part as ContentPart], message.role === "system" ? "refused" : imagesAs("refused")));
                 // A message of tool results only is those results; anything else (even nothing) is the turn's own.
-                if (content.length > 0 || message.parts.length === 0) {
-                    history.push(message.role === "system"
-                        ? {type: "system", text: contentText(content)}
-                        : {type: "user", text: contentText(content, imagesAs("refused"))});
+                if (pieces.length > 0 || message.parts.length === 0) {
+                    history.push({type: message.role, text: pieces.join("\n")});
                     afterToolResult = false;
                 }
                 break;

@@ -59,12 +59,9 @@ describe("Anthropic image blocks → image parts", () => {
         });
     });
 
-    // KNOWN BUG (reported, not fixed here): imagePartsOf numbers a turn's images in block order, but
-    // toChatHistory renders (and numbers) a turn's tool results before its own words, so a user image
-    // sent before a tool_result's image in one turn gets the other's bytes. Before the conversation
-    // core (cf2e460) the tool result was a message of its own ahead of the turn, and the two agreed.
-    // When fixed, drop `.fails`.
-    it.fails("numbers a turn's images as the chat history places them: a user image before a tool result's image", () => {
+    // The template renders a turn's tool results (at their calls) before its own words; the numbers
+    // still follow the parts' order, so each image keeps its own bytes.
+    it("numbers a turn's images as the chat history places them: a user image before a tool result's image", () => {
         const {conversation} = messagesToConversation(messagesRequestSchema.parse({model: "m", max_tokens: 5, messages: [
             {role: "assistant", content: [{type: "tool_use", id: "t1", name: "screenshot", input: {}}]},
             {role: "user", content: [
