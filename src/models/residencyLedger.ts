@@ -1,33 +1,36 @@
 import type {Logger} from "pino";
 import type {LoadedModel} from "../engine/types.js";
 import {ModelUnloadedError, ServiceShuttingDownError, type ApiError} from "../errors.js";
-import {formatBytes} from "./byteSize.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
 import type {ModelLifecycleObserver} from "./registrySettings.js";
 import type {Residency} from "./residency.js";
+import {ResidencyDisposal} from "./residencyDisposal.js";
+import {TransitionSignal} from "./transitionSignal.js";
 
 /**
  * The book of every model's residency (residency.ts): which one serves each model id, which wait
  * for room (in order), which hold memory (loading, loaded, or being freed: they count against the
  * budget until their memory is free), and the moves between: start a load, a request letting go,
  * keep-alive, unloading (now if idle, else once the last request lets go), retiring a changed file.
- * After every move it calls `onChange` (loadQueue.ts's pump) and wakes whoever waits for one.
+ * After every move it calls `onChange` (loadQueue.ts's pump) and wakes whoever waits for one
+ * (transitionSignal.ts); residencyDisposal.ts frees the models it lets go.
  */
 export class ResidencyLedger {
     private readonly byId = new Map<string, Residency>();
     private readonly queue: Residency[] = [];
     private readonly claims = new Set<Residency>();
-    private wake: () => void = () => {};
-    private next: Promise<void> = this.newTurn();
-    private notifying = false;
-    private again = false;
+    private readonly transitions: TransitionSignal;
+    private readonly disposals: ResidencyDisposal;
     private closed = false;
 
     public constructor(
         private readonly logger: Logger,
-        private readonly onChange: () => void,
+        onChange: () => void,
         private readonly lifecycle?: ModelLifecycleObserver
-    ) {}
+    ) {
+        this.transitions = new TransitionSignal(onChange, () => this.closed);
+        this.disposals = new ResidencyDisposal(logger, (residency) => this.freed(residency), lifecycle);
+    }
 
     /** The residency serving this very file (not an older one of the same id). */
     public current(descriptor: ModelDescriptor): Residency | undefined {
@@ -51,14 +54,14 @@ export class ResidencyLedger {
 
     /** Resolves at the next transition. */
     public changed(): Promise<void> {
-        return this.next;
+        return this.transitions.changed();
     }
 
     /** A new residency for its model, waiting for room. */
     public add(residency: Residency): void {
         this.byId.set(residency.id, residency);
         this.queue.push(residency);
-        this.notify();
+        this.transitions.notify();
     }
 
     /** It got its memory: the load starts. */
@@ -74,13 +77,13 @@ export class ResidencyLedger {
             residency.markLoaded(model);
             if (residency.idle)
                 this.becameIdle(residency);
-            this.notify();
+            this.transitions.notify();
         }, (error: unknown) => {
             this.lifecycle?.loadFailed(residency.id, seconds());
             residency.error = error instanceof Error ? error.message : String(error);
             residency.state = "failed";
             this.claims.delete(residency);
-            this.notify();
+            this.transitions.notify();
         });
     }
 
@@ -95,7 +98,7 @@ export class ResidencyLedger {
                 this.byId.delete(residency.id);
             residency.cancel(new Error("no request waits for it"));
             this.stopMakingRoomFor(residency);
-            this.notify();
+            this.transitions.notify();
         } else if (residency.state === "loaded")
             this.becameIdle(residency);
     }
@@ -118,8 +121,8 @@ export class ResidencyLedger {
             // Asked for now: it goes even if the load it was making room for no longer needs it.
             residency.makingRoomFor = null;
         if (residency.idle && residency.state === "loaded")
-            this.free(residency, residency.model!, why);
-        this.notify();
+            this.disposals.free(residency, residency.model!, why);
+        this.transitions.notify();
     }
 
     /** Its file left or changed: requests queued for it get a 503 now; its memory goes once running ones end. */
@@ -132,15 +135,9 @@ export class ResidencyLedger {
             this.queue.splice(this.queue.indexOf(residency), 1);
             residency.cancel(new ModelUnloadedError(residency.id, why));
             this.stopMakingRoomFor(residency);
-        } else if (residency.state !== "failed" && residency.disposal == null) {
-            residency.disposal = residency.ready.then((model) => {
-                model.stopQueueing(new ModelUnloadedError(residency.id, why));
-                return this.timedDispose(residency, model);
-            }, () => {}).catch((error: unknown) => {
-                this.logger.error({event: "model_unload_failed", model: residency.id, err: error}, `failed to unload ${residency.id}`);
-            }).finally(() => this.freed(residency));
-        }
-        this.notify();
+        } else if (residency.state !== "failed" && residency.disposal == null)
+            this.disposals.retire(residency, why);
+        this.transitions.notify();
     }
 
     /** Shutdown: requests waiting for room, for a sequence, or to prepare a prompt fail with `reason`; no keep-alive fires. */
@@ -165,7 +162,7 @@ export class ResidencyLedger {
             residency.cancel(shutdown);
             const model = await residency.ready.catch(() => null);
             if (model != null)
-                this.free(residency, model, "the server is shutting down");
+                this.disposals.free(residency, model, "the server is shutting down");
             await residency.disposal;
         }));
     }
@@ -184,39 +181,15 @@ export class ResidencyLedger {
             else
                 residency.scheduleExpiry(keepAlive.ms, () => this.drain(residency, null, why));
         }
-        this.notify();
+        this.transitions.notify();
     }
 
-    /** Disposes an idle (or shut down) model's weights and context, once; its memory counts until that ends. */
-    private free(residency: Residency, model: LoadedModel, why: string): void {
-        if (residency.disposal != null)
-            return;
-        residency.unloading = true;
-        residency.clearExpiry();
-        const bytes = residency.bytes;
-        residency.disposal = this.timedDispose(residency, model).catch((error: unknown) => {
-            this.logger.error({event: "model_unload_failed", model: residency.id, err: error}, `failed to unload ${residency.id}`);
-        }).finally(() => {
-            this.logger.info({event: "model_unloaded", model: residency.id, memoryBytes: bytes, why}, `unloaded ${residency.id} (${formatBytes(bytes)} freed) ${why}`);
-            this.freed(residency);
-        });
-    }
-
-    /** Disposes the model, telling the lifecycle observer how long it took (its running replies end first). */
-    private async timedDispose(residency: Residency, model: LoadedModel): Promise<void> {
-        const started = performance.now();
-        try {
-            await model.dispose();
-        } finally {
-            this.lifecycle?.unloaded(residency.id, (performance.now() - started) / 1000);
-        }
-    }
-
+    /** Its memory is free (residencyDisposal.ts): it leaves the book. */
     private freed(residency: Residency): void {
         this.claims.delete(residency);
         if (this.byId.get(residency.id) === residency)
             this.byId.delete(residency.id);
-        this.notify();
+        this.transitions.notify();
     }
 
     /** A load got its memory, or gave up: the busy models it had asked to go may stay (unless asked to go for another reason). */
@@ -228,30 +201,5 @@ export class ResidencyLedger {
                 if (occupant.idle && occupant.state === "loaded")
                     this.becameIdle(occupant);
             }
-    }
-
-    /** Runs `onChange` once per burst of transitions (a transition inside it runs it again after), then wakes the waiters. */
-    private notify(): void {
-        if (this.notifying) {
-            this.again = true;
-            return;
-        }
-        this.notifying = true;
-        try {
-            do {
-                this.again = false;
-                if (!this.closed)
-                    this.onChange();
-            } while (this.again);
-        } finally {
-            this.notifying = false;
-        }
-        const wake = this.wake;
-        this.next = this.newTurn();
-        wake();
-    }
-
-    private newTurn(): Promise<void> {
-        return new Promise<void>((resolve) => this.wake = resolve);
     }
 }
