@@ -1,14 +1,14 @@
-import type {LlamaContextSequence, LlamaModel, Token, TokenBias} from "node-llama-cpp";
+import type {LlamaContextSequence, Token} from "node-llama-cpp";
 import {imageAround, type ImageEvaluator} from "./vision/imageEvaluation.js";
 import {promptCells} from "./vision/imagePrompt.js";
-import {tokenBiasOf} from "./llamaInternals.js";
 import {alignPromptWithCache} from "./cacheAlignment.js";
-import type {DecodeSteps, StepSamplingOptions} from "./decodeSteps.js";
+import type {DecodeSteps} from "./decodeSteps.js";
 import {scorePrompt} from "./promptLogprobs.js";
+import {evaluateWholeBatches} from "./promptEvaluation.js";
 import {IncrementalDetokenizer, type DetokenizeFn} from "./incrementalDetokenizer.js";
 import {createReplyShaper} from "./reply/createReplyShaper.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
-import type {ReplyShaper} from "./reply/replyShaper.js";
+import {samplingFor} from "./samplerOptions.js";
 import type {FinishReason, GenerationEvent, GenerationOptions, GenerationResult, PreparedPrompt} from "./types.js";
 
 /** What a generation uses of its model and context besides its own sequence; `images` for a model with a projector. */
@@ -26,14 +26,12 @@ export function forgetUnevaluatedTail(sequence: LlamaContextSequence): void {
     unevaluatedTail.delete(sequence);
 }
 
-/** Penalties look at this many recent tokens (llama.cpp's penalty window is 64). */
-const penaltyWindow = 256;
-
 /**
  * Generates a reply on one sequence: reuses the cached prefix (earlier replies included), evaluates
  * the rest of the prompt (its last part in the same batch as the first sampled token), then streams
  * the sampler's tokens, shaped into the requested format (text with stop sequences applied, JSON,
- * tool calls), counting every token of the reply.
+ * tool calls), counting every token of the reply. The prompt's batches: promptEvaluation.ts; the
+ * sampler's options: samplerOptions.ts; the decode loop itself: decodeSteps.ts.
  */
 export async function* generateOnSequence(
     sequence: LlamaContextSequence,
@@ -129,49 +127,6 @@ export async function* generateOnSequence(
     }
 }
 
-/**
- * Evaluates whole batches of the prompt, without outputs, with a progress event after each: an abort
- * or a keep-alive never waits for more than one batch. The rest (at most one batch) is left to go
- * into the same batch as the first sampled token, one decode less per request, as llama-server's
- * single llama_decode. Returns where that rest starts, or undefined once aborted. An image goes in
- * whole, after all the text before it (the prompt always ends in text: the assistant's opening).
- */
-async function* evaluateWholeBatches(
-    sequence: LlamaContextSequence, prompt: PreparedPrompt, from: number, signal: AbortSignal, images: ImageEvaluator | undefined
-): AsyncGenerator<GenerationEvent, number | undefined> {
-    const {tokens} = prompt;
-    const batchSize = sequence.context.batchSize;
-    const progress = (evaluatedTokens: number): GenerationEvent => ({type: "progress", evaluatedTokens, totalTokens: tokens.length});
-    let position = from;
-    for (const image of (prompt.images ?? []).filter((candidate) => candidate.start >= from)) {
-        for (; position < image.start; position += Math.min(batchSize, image.start - position)) {
-            if (signal.aborted)
-                return undefined;
-            await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(position, Math.min(position + batchSize, image.start)));
-            yield progress(Math.min(position + batchSize, image.start));
-        }
-        if (images == null)
-            throw new Error("this model has no projector to evaluate images with");
-        const evaluated = await images.evaluate(sequence, image, signal).then(() => true, (error: unknown) => {
-            if (signal.aborted)
-                return false;
-            throw error;
-        });
-        if (!evaluated)
-            return undefined;
-        position = image.start + image.positions;
-        yield progress(position);
-    }
-    for (; ; position += batchSize) {
-        if (signal.aborted)
-            return undefined;
-        if (tokens.length - position <= batchSize)
-            return position;
-        await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(position, position + batchSize));
-        yield progress(position + batchSize);
-    }
-}
-
 /** The prompt's images that lie wholly before `position`. */
 function imagesBefore(prompt: PreparedPrompt, position: number) {
     return prompt.images?.filter((image) => image.start + image.positions <= position);
@@ -187,53 +142,4 @@ function reuseCachedTokens(sequence: LlamaContextSequence, tokens: Token[], deto
     const cached = tail == null ? sequence.contextTokens : [...sequence.contextTokens, tail];
     const aligned = alignPromptWithCache(cached, tokens, (span) => detokenize(span, []));
     return aligned.length <= tokens.length || aligned.length + maxTokens <= sequence.contextSize ? aligned : tokens;
-}
-
-/** The sampler's options, and whether they change as the reply grows (grammar, token bias, penalties). */
-function samplingFor(
-    model: LlamaModel, options: GenerationOptions, shaper: ReplyShaper, grammars: ReplyGrammars, generated: readonly Token[]
-): [StepSamplingOptions, boolean] {
-    const {sampling} = options;
-    const repeatPenalty = sampling.repeatPenalty ?? 1;
-    const penalize = sampling.presencePenalty !== 0 || sampling.frequencyPenalty !== 0 || repeatPenalty !== 1;
-    const sampler: StepSamplingOptions = {
-        temperature: sampling.temperature,
-        topP: sampling.topP,
-        ...(sampling.topK == null ? {} : {topK: sampling.topK}),
-        ...(sampling.minP == null ? {} : {minP: sampling.minP}),
-        seed: sampling.seed,
-        repeatPenalty: penalize
-            ? {
-                punishTokens: () => generated.slice(-penaltyWindow),
-                maxPunishTokens: penaltyWindow,
-                // OpenAI's penalties are additive; the multiplicative llama.cpp one comes only from the model's settings.
-                penalty: repeatPenalty,
-                presencePenalty: sampling.presencePenalty,
-                frequencyPenalty: sampling.frequencyPenalty
-            }
-            : undefined
-    };
-    const {logitBias} = sampling;
-    if (options.format.type === "text")
-        return [logitBias == null ? sampler : {...sampler, tokenBias: tokenBiasOf(model, logitBias)}, penalize];
-    // The client's bias goes on top of the grammar's (a ban stays a ban: -Infinity plus anything).
-    const withClientBias = logitBias == null ? (bias: TokenBias) => bias : cachedCombination(model, logitBias);
-    return [{
-        ...sampler,
-        grammarEvaluationState: () => shaper.grammar(),
-        tokenBias: () => withClientBias(grammars.nextBias(shaper.tokenBias(options.maxTokens - generated.length), generated.at(-1)))
-    }, true];
-}
-
-/** A grammar's bias with the client's added, built once per grammar bias (they are few and reused). */
-function cachedCombination(model: LlamaModel, logitBias: ReadonlyMap<number, number>): (bias: TokenBias) => TokenBias {
-    const combined = new WeakMap<TokenBias, TokenBias>();
-    return (bias) => {
-        let result = combined.get(bias);
-        if (result == null) {
-            result = tokenBiasOf(model, logitBias, bias);
-            combined.set(bias, result);
-        }
-        return result;
-    };
 }
