@@ -4,7 +4,8 @@ import {TokenBias, type LlamaContext, type LlamaContextSequence, type LlamaModel
 
 /**
  * The parts of node-llama-cpp 3.x below its public API that chatserve's own decode loop
- * (decodeSteps.ts) drives: the native context and sampler, and a sequence's bookkeeping.
+ * (decodeSteps.ts, its sampler stepSampler.ts) drives: the native context and sampler, and a
+ * sequence's bookkeeping.
  *
  * Why: node-llama-cpp's `sequence.evaluate()` spends ~0.35 ms of JavaScript per generated token
  * (three locks, a batch queue, sampler options resolved afresh, timers), on the same two cores as

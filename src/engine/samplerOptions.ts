@@ -1,8 +1,8 @@
 import type {LlamaModel, Token, TokenBias} from "node-llama-cpp";
-import type {StepSamplingOptions} from "./decodeSteps.js";
 import {tokenBiasOf} from "./llamaInternals.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
 import type {ReplyShaper} from "./reply/replyShaper.js";
+import type {StepSamplingOptions} from "./stepSampler.js";
 import type {GenerationOptions} from "./types.js";
 
 /** Penalties look at this many recent tokens (llama.cpp's penalty window is 64). */
