@@ -1,6 +1,9 @@
 import type {Logger} from "pino";
 import {beginsFreely} from "../engine/reply/createReplyShaper.js";
-import type {GenerationEvent, GenerationResult, LoadedModel, PreparedPrompt, ReplyFormat} from "../engine/types.js";
+import type {LoadedModel} from "../engine/loadedModel.js";
+import type {PreparedPrompt} from "../engine/preparedPrompt.js";
+import type {ReplyFormat} from "../engine/generationOptions.js";
+import type {GenerationEvent, GenerationResult} from "../engine/generationEvents.js";
 import type {HeldModel, ModelSource} from "../models/modelRegistry.js";
 import type {Conversation} from "./conversation.js";
 import {choiceOptions, toGenerationOptions} from "./generationSettings.js";

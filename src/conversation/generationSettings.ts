@@ -1,5 +1,5 @@
 import {randomInt} from "node:crypto";
-import type {GenerationOptions} from "../engine/types.js";
+import type {GenerationOptions} from "../engine/generationOptions.js";
 import {BadRequestError, ContextLengthExceededError} from "../errors.js";
 import type {SamplingDefaults} from "../models/modelSettings.js";
 import type {Conversation, WirePath} from "./conversation.js";

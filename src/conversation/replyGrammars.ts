@@ -1,4 +1,5 @@
-import type {JsonSchema, LoadedModel, ReplyFormat} from "../engine/types.js";
+import type {LoadedModel} from "../engine/loadedModel.js";
+import type {JsonSchema, ReplyFormat} from "../engine/generationOptions.js";
 import {ApiError, BadRequestError} from "../errors.js";
 import {fallbackFor} from "../json-schema/constrainedSchema.js";
 import {SchemaStrictness, type SchemaOrigin, type SchemaOrigins} from "../json-schema/schemaStrictness.js";

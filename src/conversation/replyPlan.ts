@@ -1,4 +1,4 @@
-import type {JsonSchema, ReplyFormat, ToolDefinition} from "../engine/types.js";
+import type {JsonSchema, ReplyFormat, ToolDefinition} from "../engine/generationOptions.js";
 import {BadRequestError} from "../errors.js";
 import type {Conversation, Tool} from "./conversation.js";
 import {toConstrainedSchema} from "../json-schema/constrainedSchema.js";

@@ -4,7 +4,8 @@ import {isImagePlaceholder, tokenizeWithImages} from "./vision/imagePrompt.js";
 import type {TokenizedImage} from "./vision/nativeVision.js";
 import {endPromptForThought} from "./thoughtPrompt.js";
 import {thoughtSyntax} from "./thoughtSyntax.js";
-import type {PreparedPrompt, ToolCallSyntax, ToolDefinition} from "./types.js";
+import type {PreparedPrompt, ToolCallSyntax} from "./preparedPrompt.js";
+import type {ToolDefinition} from "./generationOptions.js";
 
 /**
  * Renders a conversation with the model's own chat template (node-llama-cpp's wrapper for it:

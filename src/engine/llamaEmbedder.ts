@@ -4,7 +4,7 @@ import {BadRequestError} from "../errors.js";
 import {refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {SequencePool, type PooledSequence} from "./sequencePool.js";
 import {refuseTokensOutsideVocabulary} from "./textPrompt.js";
-import type {EmbeddingResult} from "./types.js";
+import type {EmbeddingResult} from "./loadedModel.js";
 
 /**
  * The vector scaled to length 1, as OpenAI's embeddings and llama-server's are: clients score

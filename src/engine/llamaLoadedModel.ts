@@ -10,9 +10,9 @@ import {takeLongerPrefix} from "./prefixSharing.js";
 import {forgetUnevaluatedTail, generateOnSequence} from "./sequenceGeneration.js";
 import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt} from "./textPrompt.js";
-import type {
-    ChatPromptOptions, EmbeddingResult, GenerationOptions, JsonSchema, LoadedModel, ModelActivity, PreparedPrompt, SequenceLease
-} from "./types.js";
+import type {EmbeddingResult, LoadedModel, ModelActivity, SequenceLease} from "./loadedModel.js";
+import type {ChatPromptOptions, PreparedPrompt} from "./preparedPrompt.js";
+import type {GenerationOptions, JsonSchema} from "./generationOptions.js";
 
 /**
  * A GGUF model loaded through node-llama-cpp: its weights; for text generation one context split

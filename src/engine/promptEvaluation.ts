@@ -1,6 +1,7 @@
 import type {LlamaContextSequence} from "node-llama-cpp";
 import type {ImageEvaluator} from "./vision/imageEvaluation.js";
-import type {GenerationEvent, PreparedPrompt} from "./types.js";
+import type {PreparedPrompt} from "./preparedPrompt.js";
+import type {GenerationEvent} from "./generationEvents.js";
 
 /**
  * Evaluates whole batches of the prompt, without outputs, with a progress event after each: an abort

@@ -1,7 +1,7 @@
 import type {ControlledEvaluateInputItem, LlamaContextSequence, Token} from "node-llama-cpp";
 import {sequenceState} from "./llamaInternals.js";
 import {createLogprobReader} from "./tokenLogprobs.js";
-import type {GenerationEvent} from "./types.js";
+import type {GenerationEvent} from "./generationEvents.js";
 
 type PromptLogprobs = Extract<GenerationEvent, {type: "promptLogprobs"}>;
 

@@ -3,7 +3,7 @@ import {tokenBiasOf} from "./llamaInternals.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
 import type {ReplyShaper} from "./reply/replyShaper.js";
 import type {StepSamplingOptions} from "./stepSampler.js";
-import type {GenerationOptions} from "./types.js";
+import type {GenerationOptions} from "./generationOptions.js";
 
 /** Penalties look at this many recent tokens (llama.cpp's penalty window is 64). */
 const penaltyWindow = 256;

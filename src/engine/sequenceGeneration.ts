@@ -9,7 +9,9 @@ import {IncrementalDetokenizer, type DetokenizeFn} from "./incrementalDetokenize
 import {createReplyShaper} from "./reply/createReplyShaper.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
 import {samplingFor} from "./samplerOptions.js";
-import type {FinishReason, GenerationEvent, GenerationOptions, GenerationResult, PreparedPrompt} from "./types.js";
+import type {PreparedPrompt} from "./preparedPrompt.js";
+import type {GenerationOptions} from "./generationOptions.js";
+import type {FinishReason, GenerationEvent, GenerationResult} from "./generationEvents.js";
 
 /** What a generation uses of its model and context besides its own sequence; `images` for a model with a projector. */
 export type GenerationEngine = {steps: DecodeSteps, detokenize: DetokenizeFn, grammars: ReplyGrammars, images?: ImageEvaluator};

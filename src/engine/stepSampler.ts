@@ -1,7 +1,7 @@
 import type {SequenceEvaluateOptions, Token} from "node-llama-cpp";
 import type {NativeContext, NativeSampler} from "./llamaInternals.js";
 import type {LogprobReader} from "./tokenLogprobs.js";
-import type {TokenLogprob} from "./types.js";
+import type {TokenLogprob} from "./generationEvents.js";
 
 /** How a generation samples: node-llama-cpp's evaluate options (functions are read again before every token). */
 export type StepSamplingOptions = Pick<SequenceEvaluateOptions, "temperature" | "topP" | "topK" | "minP" | "seed" | "repeatPenalty" | "grammarEvaluationState" | "tokenBias">;

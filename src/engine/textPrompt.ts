@@ -1,7 +1,7 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import type {LlamaModel, Token} from "node-llama-cpp";
 import {BadRequestError, ContextLengthExceededError} from "../errors.js";
-import type {PreparedPrompt} from "./types.js";
+import type {PreparedPrompt} from "./preparedPrompt.js";
 
 /**
  * A raw-text prompt (legacy completions): no chat template. Special-token text in it is parsed

@@ -1,6 +1,6 @@
 import type {LlamaModel, Token} from "node-llama-cpp";
 import {createNativeSampler, type NativeContext, type NativeSampler} from "./llamaInternals.js";
-import type {TokenLogprob, TopLogprob} from "./types.js";
+import type {TokenLogprob, TopLogprob} from "./generationEvents.js";
 
 /** OpenAI's most alternatives per token (`top_logprobs` 0–20). */
 export const maxTopLogprobs = 20;

@@ -1,4 +1,4 @@
-import type {GenerationEvent, GenerationResult, TokenLogprob} from "../engine/types.js";
+import type {GenerationEvent, GenerationResult, TokenLogprob} from "../engine/generationEvents.js";
 
 /** Where each kind of generation event goes (an SSE chunk, or a reply being assembled). */
 export type GenerationHandlers = {

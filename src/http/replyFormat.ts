@@ -1,4 +1,4 @@
-import type {GenerationEvent, GenerationResult} from "../engine/types.js";
+import type {GenerationEvent, GenerationResult} from "../engine/generationEvents.js";
 import type {ApiError} from "../errors.js";
 import type {GenerationHandlers} from "./consumeGeneration.js";
 

@@ -1,6 +1,6 @@
 import type {Response} from "express";
 import type {Logger} from "pino";
-import type {GenerationResult} from "../engine/types.js";
+import type {GenerationResult} from "../engine/generationEvents.js";
 import {toApiError, type ApiError} from "../errors.js";
 import {abortWhenClientLeaves} from "./clientAbort.js";
 import {consumeGeneration} from "./consumeGeneration.js";

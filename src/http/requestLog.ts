@@ -1,7 +1,7 @@
 import {randomUUID} from "node:crypto";
 import type {NextFunction, Request, Response} from "express";
 import type {Logger} from "pino";
-import type {GenerationResult} from "../engine/types.js";
+import type {GenerationResult} from "../engine/generationEvents.js";
 import type {ApiError} from "../errors.js";
 
 /**

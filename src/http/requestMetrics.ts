@@ -1,5 +1,5 @@
 import type {NextFunction, Request, Response} from "express";
-import type {GenerationResult} from "../engine/types.js";
+import type {GenerationResult} from "../engine/generationEvents.js";
 import type {ServerMetrics} from "../metrics/serverMetrics.js";
 import type {ModelRegistry} from "../models/modelRegistry.js";
 import {clientClosedRequest} from "./requestLog.js";

@@ -1,4 +1,4 @@
-import type {JsonSchema} from "../engine/types.js";
+import type {JsonSchema} from "../engine/generationOptions.js";
 import {BadRequestError} from "../errors.js";
 import {fromClientDialects} from "./schemaDialects.js";
 import {refuseExplodingAlternatives} from "./schemaAlternatives.js";

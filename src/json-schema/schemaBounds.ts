@@ -1,4 +1,4 @@
-import type {JsonSchema} from "../engine/types.js";
+import type {JsonSchema} from "../engine/generationOptions.js";
 import {maxGrammarRepetition} from "../engine/reply/patternParser.js";
 import {PatternError, patternToGbnf} from "../engine/reply/patternGrammar.js";
 import {invalid, unsupported, type SchemaObject} from "./schemaErrors.js";

@@ -1,4 +1,4 @@
-import type {JsonSchema} from "../engine/types.js";
+import type {JsonSchema} from "../engine/generationOptions.js";
 import {maxJsonNesting} from "./jsonNesting.js";
 import {unsupported, type SchemaObject} from "./schemaErrors.js";
 

@@ -1,4 +1,4 @@
-import type {JsonSchema} from "../engine/types.js";
+import type {JsonSchema} from "../engine/generationOptions.js";
 import {patternString} from "./schemaBounds.js";
 import {unsupported, type SchemaObject} from "./schemaErrors.js";
 import type {SchemaStrictness} from "./schemaStrictness.js";

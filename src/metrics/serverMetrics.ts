@@ -1,5 +1,5 @@
 import {collectDefaultMetrics, Counter, Histogram, Registry} from "prom-client";
-import type {FinishReason, GenerationResult} from "../engine/types.js";
+import type {FinishReason, GenerationResult} from "../engine/generationEvents.js";
 import type {ModelLifecycleObserver} from "../models/registrySettings.js";
 import type {ModelOccupancy} from "../models/modelOccupancy.js";
 import {registerModelGauges} from "./modelGauges.js";

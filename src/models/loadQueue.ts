@@ -1,5 +1,5 @@
 import type {Logger} from "pino";
-import type {LoadedModel} from "../engine/types.js";
+import type {LoadedModel} from "../engine/loadedModel.js";
 import {ModelUnavailableError, ModelUnloadedError, type ApiError} from "../errors.js";
 import {formatBytes} from "./byteSize.js";
 import {totalBytes} from "./memoryEstimate.js";

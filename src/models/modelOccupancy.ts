@@ -1,4 +1,4 @@
-import type {ModelActivity} from "../engine/types.js";
+import type {ModelActivity} from "../engine/loadedModel.js";
 import type {Residency, ResidencyState} from "./residency.js";
 
 /** One model's share of the server now, as a metrics scrape reads it. */

@@ -1,4 +1,4 @@
-import type {LoadedModel} from "../engine/types.js";
+import type {LoadedModel} from "../engine/loadedModel.js";
 import type {KeepAlive} from "./keepAlive.js";
 import type {ContextPlan, ContextSettings} from "./contextPlan.js";
 import type {ModelAliases} from "./modelAliases.js";

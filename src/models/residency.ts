@@ -1,4 +1,4 @@
-import type {LoadedModel} from "../engine/types.js";
+import type {LoadedModel} from "../engine/loadedModel.js";
 import type {ContextPlan} from "./contextPlan.js";
 import type {KeepAlive} from "./keepAlive.js";
 import {totalBytes, type MemoryFootprint} from "./memoryEstimate.js";

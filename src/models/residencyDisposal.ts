@@ -1,5 +1,5 @@
 import type {Logger} from "pino";
-import type {LoadedModel} from "../engine/types.js";
+import type {LoadedModel} from "../engine/loadedModel.js";
 import {ModelUnloadedError} from "../errors.js";
 import {formatBytes} from "./byteSize.js";
 import type {ModelLifecycleObserver} from "./registrySettings.js";

@@ -4,7 +4,7 @@ import request from "supertest";
 import {describe, expect, it} from "vitest";
 import {ConversationService} from "../../src/conversation/conversationService.js";
 import {toConversation} from "../../src/api/openai-chat/toConversation.js";
-import type {GenerationEvent} from "../../src/engine/types.js";
+import type {GenerationEvent} from "../../src/engine/generationEvents.js";
 import {createLogger} from "../../src/logger.js";
 import {chatCompletionRequestSchema} from "../../src/api/openai-chat/chatCompletionRequest.js";
 import {claudeCodeTools, fetchParameters, mcpFetchParameters, mcpIssueParameters} from "../fixtures/agentToolSchemas.js";

@@ -2,7 +2,7 @@
 // sequence, tool use both ways, errors in Anthropic's envelope, its auth header, count_tokens.
 import request from "supertest";
 import {describe, expect, it} from "vitest";
-import type {GenerationEvent} from "../../src/engine/types.js";
+import type {GenerationEvent} from "../../src/engine/generationEvents.js";
 import {namedEvents} from "./support/sse.js";
 import {createTestApp, MODEL} from "./support/testApp.js";
 

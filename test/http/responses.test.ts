@@ -2,7 +2,7 @@
 // namespaced calls, the store and its per-key separation, and errors naming the Responses fields.
 import request from "supertest";
 import {describe, expect, it} from "vitest";
-import type {GenerationEvent} from "../../src/engine/types.js";
+import type {GenerationEvent} from "../../src/engine/generationEvents.js";
 import {namedEvents} from "./support/sse.js";
 import {createTestApp, errorOf, MODEL} from "./support/testApp.js";
 

@@ -1,7 +1,7 @@
 // Tool calls and JSON replies on the wire, over the engine double: the shapes clients parse and the 400s.
 import request from "supertest";
 import {describe, expect, it} from "vitest";
-import type {GenerationEvent} from "../../src/engine/types.js";
+import type {GenerationEvent} from "../../src/engine/generationEvents.js";
 import {dataEvents} from "./support/sse.js";
 import {chatRequest, createTestApp, errorOf} from "./support/testApp.js";
 

@@ -1,5 +1,5 @@
 import {createHash, randomBytes} from "node:crypto";
-import type {GenerationResult} from "../../engine/types.js";
+import type {GenerationResult} from "../../engine/generationEvents.js";
 
 type TextBlock = {type: "text", text: string};
 type ThinkingBlock = {type: "thinking", thinking: string, signature: string};

@@ -1,5 +1,5 @@
 import {randomBytes} from "node:crypto";
-import type {GenerationResult} from "../../engine/types.js";
+import type {GenerationResult} from "../../engine/generationEvents.js";
 import type {ChatCompletion, ChatCompletionChunk, ChoiceLogprobs, FinishReason, ToolCall} from "./chatCompletionResponse.js";
 import {systemFingerprint, toFinishReason, toUsage, type ReplyIdentity} from "../openai-shared/replyFields.js";
 

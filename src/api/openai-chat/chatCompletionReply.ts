@@ -1,4 +1,4 @@
-import type {GenerationResult} from "../../engine/types.js";
+import type {GenerationResult} from "../../engine/generationEvents.js";
 import type {GenerationEvents, JsonReplyFormat, StreamReplyFormat} from "../../http/replyFormat.js";
 import type {SseWriter} from "../../http/sseWriter.js";
 import {toFinishReason, type ReplyIdentity} from "../openai-shared/replyFields.js";

@@ -1,4 +1,4 @@
-import type {TokenLogprob} from "../../engine/types.js";
+import type {TokenLogprob} from "../../engine/generationEvents.js";
 import type {ChatTokenLogprob, ChoiceLogprobs} from "./chatCompletionResponse.js";
 
 export function toChatLogprob({token, logprob, bytes, top}: TokenLogprob): ChatTokenLogprob {

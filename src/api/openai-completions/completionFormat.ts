@@ -1,4 +1,4 @@
-import type {GenerationResult} from "../../engine/types.js";
+import type {GenerationResult} from "../../engine/generationEvents.js";
 import type {FinishReason} from "../openai-chat/chatCompletionResponse.js";
 import type {CompletionLogprobs, TextCompletion} from "./completionResponse.js";
 import {systemFingerprint, toFinishReason, toUsage, type ReplyIdentity} from "../openai-shared/replyFields.js";

@@ -1,4 +1,4 @@
-import type {TokenLogprob} from "../../engine/types.js";
+import type {TokenLogprob} from "../../engine/generationEvents.js";
 import type {CompletionLogprobs} from "./completionResponse.js";
 
 type PromptToken = Omit<TokenLogprob, "logprob" | "top">;

@@ -1,4 +1,4 @@
-import type {LoadedModel} from "../../engine/types.js";
+import type {LoadedModel} from "../../engine/loadedModel.js";
 import {BadRequestError} from "../../errors.js";
 import type {ModelSource} from "../../models/modelRegistry.js";
 import type {EmbeddingList, EmbeddingRequest} from "./embeddingRequest.js";

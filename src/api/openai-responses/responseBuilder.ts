@@ -1,5 +1,5 @@
 import {randomBytes} from "node:crypto";
-import type {GenerationResult} from "../../engine/types.js";
+import type {GenerationResult} from "../../engine/generationEvents.js";
 import type {FunctionCallItem, MessageItem, OutputItem, ReasoningItem, ResponseObject, ResponseUsage} from "./responsesResponse.js";
 import type {ResponseTools} from "./responseTools.js";
 

@@ -1,5 +1,5 @@
 import {randomBytes} from "node:crypto";
-import type {GenerationResult} from "../../engine/types.js";
+import type {GenerationResult} from "../../engine/generationEvents.js";
 
 /** The fields every reply has, a chat completion's or a text completion's: identity, fingerprint, usage, finish reason. */
 

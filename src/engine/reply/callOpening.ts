@@ -1,5 +1,6 @@
 import {LlamaText, SpecialTokensText, type Token} from "node-llama-cpp";
-import type {ToolCallSyntax, ToolDefinition} from "../types.js";
+import type {ToolCallSyntax} from "../preparedPrompt.js";
+import type {ToolDefinition} from "../generationOptions.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {closingReserve} from "./constrainedJson.js";
 

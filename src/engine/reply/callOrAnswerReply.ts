@@ -1,5 +1,6 @@
 import type {LlamaGrammarEvaluationState, Token, TokenBias} from "node-llama-cpp";
-import type {GenerationEvent, JsonSchema} from "../types.js";
+import type {JsonSchema} from "../generationOptions.js";
+import type {GenerationEvent} from "../generationEvents.js";
 import type {CallOpening} from "./callOpening.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {JsonReply} from "./jsonReply.js";

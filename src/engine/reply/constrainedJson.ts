@@ -1,5 +1,5 @@
 import type {LlamaGrammarEvaluationState, TokenBias} from "node-llama-cpp";
-import type {JsonSchema} from "../types.js";
+import type {JsonSchema} from "../generationOptions.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {JsonScanner} from "./jsonScanner.js";
 import {minimalJsonLength} from "./minimalJson.js";

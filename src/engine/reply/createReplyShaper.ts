@@ -1,4 +1,5 @@
-import type {GenerationOptions, PreparedPrompt, ReplyFormat} from "../types.js";
+import type {PreparedPrompt} from "../preparedPrompt.js";
+import type {GenerationOptions, ReplyFormat} from "../generationOptions.js";
 import {CallOrAnswerReply} from "./callOrAnswerReply.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {JsonReply} from "./jsonReply.js";

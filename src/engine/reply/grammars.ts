@@ -1,7 +1,7 @@
 import {
     LlamaGrammar, LlamaGrammarEvaluationState, LlamaJsonSchemaGrammar, LlamaText, SpecialTokensText, TokenBias, type LlamaModel, type Token
 } from "node-llama-cpp";
-import type {JsonSchema} from "../types.js";
+import type {JsonSchema} from "../generationOptions.js";
 import {markCustomRules, withCustomRules} from "./customRules.js";
 import {integerRangeGbnf} from "./integerRange.js";
 import {withOptionalProperties} from "./optionalProperties.js";

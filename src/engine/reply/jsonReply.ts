@@ -1,5 +1,6 @@
 import type {LlamaGrammarEvaluationState, TokenBias} from "node-llama-cpp";
-import type {GenerationEvent, JsonSchema} from "../types.js";
+import type {JsonSchema} from "../generationOptions.js";
+import type {GenerationEvent} from "../generationEvents.js";
 import {ConstrainedJson} from "./constrainedJson.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {textEvents, type ReplyShaper, type ShaperStep} from "./replyShaper.js";

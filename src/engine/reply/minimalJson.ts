@@ -1,4 +1,4 @@
-import type {JsonSchema} from "../types.js";
+import type {JsonSchema} from "../generationOptions.js";
 import {requiredProperties} from "./optionalProperties.js";
 
 type Schema = Record<string, unknown>;

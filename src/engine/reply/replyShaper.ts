@@ -1,5 +1,5 @@
 import type {LlamaGrammarEvaluationState, Token, TokenBias} from "node-llama-cpp";
-import type {FinishReason, GenerationEvent} from "../types.js";
+import type {FinishReason, GenerationEvent} from "../generationEvents.js";
 
 /** What the generation loop does after handing a sampled token to the shaper. */
 export type ShaperStep = {

@@ -1,5 +1,5 @@
 import {StopMatcher} from "../stopMatcher.js";
-import type {GenerationEvent} from "../types.js";
+import type {GenerationEvent} from "../generationEvents.js";
 import {textEvents, type ReplyShaper, type ShaperStep} from "./replyShaper.js";
 
 /**

@@ -1,5 +1,6 @@
 import type {LlamaGrammarEvaluationState, Token, TokenBias} from "node-llama-cpp";
-import type {GenerationEvent, ThoughtMarkers} from "../types.js";
+import type {ThoughtMarkers} from "../preparedPrompt.js";
+import type {GenerationEvent} from "../generationEvents.js";
 import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
 
 type Phase = "start" | "thinking" | "answerStart" | "answer";

@@ -1,5 +1,7 @@
 import {type LlamaGrammarEvaluationState, type Token, type TokenBias} from "node-llama-cpp";
-import type {GenerationEvent, ReplyFormat, ToolCallSyntax, ToolDefinition} from "../types.js";
+import type {ToolCallSyntax} from "../preparedPrompt.js";
+import type {ReplyFormat, ToolDefinition} from "../generationOptions.js";
+import type {GenerationEvent} from "../generationEvents.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {CallOpening} from "./callOpening.js";
 import {ConstrainedJson} from "./constrainedJson.js";

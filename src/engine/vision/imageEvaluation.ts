@@ -1,6 +1,6 @@
 import type {LlamaContext, LlamaContextSequence} from "node-llama-cpp";
 import {nativeContext, sequenceState, withContextLock} from "../llamaInternals.js";
-import type {PromptImage} from "../types.js";
+import type {PromptImage} from "../preparedPrompt.js";
 import type {NativeProjector} from "./nativeVision.js";
 
 /**

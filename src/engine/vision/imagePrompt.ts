@@ -1,7 +1,7 @@
 import {createHash} from "node:crypto";
 import {LlamaText, type LlamaModel, type Token} from "node-llama-cpp";
 import {BadRequestError} from "../../errors.js";
-import type {PreparedPrompt, PromptImage} from "../types.js";
+import type {PreparedPrompt, PromptImage} from "../preparedPrompt.js";
 import {numberedMarker} from "./mediaMarker.js";
 import type {TokenizedImage} from "./nativeVision.js";
 

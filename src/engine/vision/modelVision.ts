@@ -1,6 +1,6 @@
 import type {Llama, LlamaContext, LlamaModel} from "node-llama-cpp";
 import {BadRequestError} from "../../errors.js";
-import type {ImageBytes} from "../types.js";
+import type {ImageBytes} from "../preparedPrompt.js";
 import {ImageEvaluator} from "./imageEvaluation.js";
 import {mediaMarker} from "./mediaMarker.js";
 import {NativeProjector, type TokenizedImage} from "./nativeVision.js";

@@ -1,9 +1,10 @@
 // An engine double for HTTP tests: a real ModelRegistry over a static catalogue and a loader
 // that hands out a scripted LoadedModel. No GGUF, no node-llama-cpp.
 import type {ChatHistoryItem, Token} from "node-llama-cpp";
-import type {
-    EmbeddingResult, GenerationEvent, GenerationOptions, GenerationResult, LoadedModel, ModelActivity, PreparedPrompt, SequenceLease, ToolDefinition
-} from "../../../src/engine/types.js";
+import type {EmbeddingResult, LoadedModel, ModelActivity, SequenceLease} from "../../../src/engine/loadedModel.js";
+import type {PreparedPrompt} from "../../../src/engine/preparedPrompt.js";
+import type {GenerationOptions, ToolDefinition} from "../../../src/engine/generationOptions.js";
+import type {GenerationEvent, GenerationResult} from "../../../src/engine/generationEvents.js";
 import {ServerBusyError, type ApiError} from "../../../src/errors.js";
 import type {ContextPlan} from "../../../src/models/contextPlan.js";
 import type {Catalogue} from "../../../src/models/modelCatalogue.js";

@@ -2,7 +2,8 @@ import {describe, expect, it} from "vitest";
 import {anyJson, anyObject} from "../../../src/json-schema/constrainedSchema.js";
 import {compileGrammars} from "../../../src/conversation/replyGrammars.js";
 import type {SchemaOrigins} from "../../../src/json-schema/schemaStrictness.js";
-import type {JsonSchema, LoadedModel, ReplyFormat} from "../../../src/engine/types.js";
+import type {LoadedModel} from "../../../src/engine/loadedModel.js";
+import type {JsonSchema, ReplyFormat} from "../../../src/engine/generationOptions.js";
 import {BadRequestError, ServiceShuttingDownError} from "../../../src/errors.js";
 import {thrownError} from "../support/thrownError.js";
 

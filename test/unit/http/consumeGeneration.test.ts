@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import type {GenerationEvent, GenerationResult} from "../../../src/engine/types.js";
+import type {GenerationEvent, GenerationResult} from "../../../src/engine/generationEvents.js";
 import {consumeGeneration} from "../../../src/http/consumeGeneration.js";
 
 const result: GenerationResult = {finishReason: "stop", promptTokens: 3, cachedTokens: 0, completionTokens: 2};

@@ -3,7 +3,7 @@ import type {AddressInfo} from "node:net";
 import express, {type Response} from "express";
 import request from "supertest";
 import {describe, expect, it} from "vitest";
-import type {GenerationEvent, GenerationResult} from "../../../src/engine/types.js";
+import type {GenerationEvent, GenerationResult} from "../../../src/engine/generationEvents.js";
 import {ApiError, ServiceShuttingDownError} from "../../../src/errors.js";
 import {useErrorEnvelope, type ErrorEnvelope} from "../../../src/http/errorEnvelope.js";
 import {errorHandler} from "../../../src/http/errorHandler.js";

@@ -1,5 +1,5 @@
 import {describe, expect, it} from "vitest";
-import type {LoadedModel} from "../../../src/engine/types.js";
+import type {LoadedModel} from "../../../src/engine/loadedModel.js";
 import {ApiError, ModelNotFoundError, ModelUnavailableError} from "../../../src/errors.js";
 import {toModelObject} from "../../../src/api/models/toModelObject.js";
 import {createLogger} from "../../../src/logger.js";

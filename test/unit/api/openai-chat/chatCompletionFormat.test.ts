@@ -1,7 +1,7 @@
 import {describe, expect, it} from "vitest";
 import {chatCompletion, chatCompletionChunk, contentChunkJson, usageChunk} from "../../../../src/api/openai-chat/chatCompletionFormat.js";
 import {newReplyIdentity, toFinishReason, toUsage} from "../../../../src/api/openai-shared/replyFields.js";
-import type {GenerationResult} from "../../../../src/engine/types.js";
+import type {GenerationResult} from "../../../../src/engine/generationEvents.js";
 
 const result: GenerationResult = {finishReason: "stop", promptTokens: 12, cachedTokens: 4, completionTokens: 30};
 const identity = {id: "chatcmpl-abc", created: 1_700_000_000, model: "m"};

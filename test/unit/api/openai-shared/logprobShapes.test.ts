@@ -2,7 +2,7 @@ import {describe, expect, it} from "vitest";
 import type {Token} from "node-llama-cpp";
 import {ContentLogprobs} from "../../../../src/api/openai-chat/contentLogprobs.js";
 import {CompletionLogprobsBuilder} from "../../../../src/api/openai-completions/completionLogprobs.js";
-import type {TokenLogprob} from "../../../../src/engine/types.js";
+import type {TokenLogprob} from "../../../../src/engine/generationEvents.js";
 import {logSoftmax} from "../../../../src/engine/tokenLogprobs.js";
 import {choiceCount} from "../../../../src/api/openai-shared/choiceCount.js";
 import {toLogitBias} from "../../../../src/conversation/logitBias.js";

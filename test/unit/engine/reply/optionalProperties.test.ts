@@ -2,7 +2,7 @@ import {getLlama, type Llama, type LlamaModel} from "node-llama-cpp";
 import {beforeAll, describe, expect, it} from "vitest";
 import {ReplyGrammars} from "../../../../src/engine/reply/grammars.js";
 import {requiredProperties} from "../../../../src/engine/reply/optionalProperties.js";
-import type {JsonSchema} from "../../../../src/engine/types.js";
+import type {JsonSchema} from "../../../../src/engine/generationOptions.js";
 import {gbnfRegExp} from "../../support/gbnfRegExp.js";
 
 // The grammars are node-llama-cpp's, rewritten, and parsed by llama.cpp (no model is loaded): each

@@ -1,7 +1,8 @@
 import {describe, expect, it} from "vitest";
 import {TextReply} from "../../../../src/engine/reply/textReply.js";
 import {ThoughtReply} from "../../../../src/engine/reply/thoughtReply.js";
-import type {GenerationEvent, ThoughtMarkers} from "../../../../src/engine/types.js";
+import type {ThoughtMarkers} from "../../../../src/engine/preparedPrompt.js";
+import type {GenerationEvent} from "../../../../src/engine/generationEvents.js";
 
 const think: ThoughtMarkers = {open: "<think>", close: "</think>", opened: false};
 

@@ -3,7 +3,8 @@ import {describe, expect, it} from "vitest";
 import type {ReplyGrammars} from "../../../../src/engine/reply/grammars.js";
 import {CallOrAnswerReply} from "../../../../src/engine/reply/callOrAnswerReply.js";
 import {ToolCallReply} from "../../../../src/engine/reply/toolCallReply.js";
-import type {ReplyFormat, ToolCallSyntax} from "../../../../src/engine/types.js";
+import type {ToolCallSyntax} from "../../../../src/engine/preparedPrompt.js";
+import type {ReplyFormat} from "../../../../src/engine/generationOptions.js";
 
 /**
  * Grammars stand-in: grammars and biases are labelled objects; a "token" is a character code, or a

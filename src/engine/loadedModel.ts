@@ -1,0 +1,77 @@
+import type {ChatHistoryItem} from "node-llama-cpp";
+import type {ApiError} from "../errors.js";
+import type {GenerationEvent, GenerationResult} from "./generationEvents.js";
+import type {GenerationOptions, JsonSchema} from "./generationOptions.js";
+import type {ChatPromptOptions, PreparedPrompt} from "./preparedPrompt.js";
+
+/**
+ * The engine's interface: a loaded model and the sequence a request leases from it. The layers above
+ * call only this (llamaLoadedModel.ts is the real one, HTTP tests use a double).
+ */
+
+/** What a loaded model is doing, read when metrics are scraped (never on the decode path). */
+export type ModelActivity = {
+    /** Requests holding a sequence (generating, or evaluating their prompt). */
+    running: number,
+    /** Requests queued for a free sequence. */
+    waiting: number,
+    /** The share of the context's KV cells holding tokens (0–1), conversations kept for reuse included. */
+    kvCacheUsage: number
+};
+
+/** Exclusive use of one sequence of a loaded model, until `release()`. */
+export interface SequenceLease {
+    generate(prompt: PreparedPrompt, options: GenerationOptions, signal: AbortSignal): AsyncGenerator<GenerationEvent, GenerationResult>,
+    release(): void
+}
+
+export type EmbeddingResult = {vectors: number[][], promptTokens: number};
+
+export interface LoadedModel {
+    /** Tokens one request can use, prompt and completion together. */
+    readonly contextLength: number,
+    /** What llama.cpp allocated for the generation context (KV cache and compute buffers), in bytes, as it reports it. */
+    readonly contextMemoryBytes?: number,
+    /**
+     * What llama.cpp allocated for the whole model, as it reports it once loaded: the weights and every
+     * context (KV cache, compute and output buffers), in RAM and in GPU memory.
+     */
+    readonly memory?: {ram: number, vram: number},
+    /** Whether the GGUF has fill-in-the-middle tokens. */
+    readonly supportsInfill: boolean,
+    /** How many tokens the model knows (`logit_bias` ids are checked against it); absent: not checked. */
+    readonly vocabularySize?: number,
+    /** Length of the model's embedding vectors. */
+    readonly embeddingDimensions: number,
+    /** Whether the chat template renders tools (and so the model can be asked to call them). */
+    readonly supportsTools: boolean,
+    /**
+     * Renders the conversation; with `tools`, the template documents them and the prompt says how calls look.
+     * With `thinking` false (default true), a reasoning model's reply begins after an empty thought.
+     * `promptName`: what the client calls its prompt ("messages", the default; "input"), as errors name it.
+     */
+    prepareChat(history: ChatHistoryItem[], options?: ChatPromptOptions): Promise<PreparedPrompt>,
+    /** Why it does not take image input (no projector paired with it, or one that failed to load); null when it does. */
+    readonly imageInputRefusal: string | null,
+    /** Builds (and caches) the grammar for a JSON schema (null: any object); throws when llama.cpp cannot parse it. */
+    compileSchema(schema: JsonSchema | null): void,
+    /** A raw prompt, no template (legacy completions). */
+    prepareText(prompt: string): Promise<PreparedPrompt>,
+    /** Token ids a client sent as its prompt (legacy completions), as they came; `text` is what they spell. */
+    prepareTokens(tokens: readonly number[], param: string): Promise<PreparedPrompt & {text: string}>,
+    /** A fill-in-the-middle prompt cut to leave `completion.tokens` of the context (`completion.param` names that length in errors); only when `supportsInfill`. */
+    prepareInfill(prefix: string, suffix: string, completion: {tokens: number, param: string}): Promise<PreparedPrompt>,
+    /** Strings or token-id arrays → one vector each; one request at a time per model, queued like sequences. */
+    embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult>,
+    /** Its sequences' use now; undefined for a model without sequences (embeddings only). */
+    activity?(): ModelActivity | undefined,
+    /** Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. */
+    acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease>,
+    /**
+     * The model is going (shutdown, or its file changed or left): requests waiting for a sequence,
+     * and any that would wait or start preparing a prompt, fail with `reason` at once.
+     */
+    stopQueueing(reason: ApiError): void,
+    /** Stops queueing (as shutdown, unless stopped already), waits for running work, frees the model. */
+    dispose(): Promise<void>
+}
