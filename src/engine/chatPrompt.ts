@@ -20,8 +20,8 @@ export function renderChatPrompt(
     model: LlamaModel,
     chatWrapper: ChatWrapper,
     history: readonly ChatHistoryItem[],
-    {tools = [], thinking = true, images = [], promptName = "messages"}:
-        {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly TokenizedImage[], promptName?: string} = {}
+    {tools = [], thinking = true, images = [], promptName}:
+        {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly TokenizedImage[], promptName: string}
 ): PreparedPrompt {
     // An empty model turn at the end asks the template for the assistant's opening; a client that
     // ends with its own assistant text gets that text continued instead.

@@ -78,7 +78,7 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public prepareChat(
-        history: ChatHistoryItem[], {images = [], promptName = "messages", ...options}: ChatPromptOptions = {}
+        history: ChatHistoryItem[], {images = [], promptName, ...options}: ChatPromptOptions
     ): Promise<PreparedPrompt> {
         return this.outsideSequence(async () => {
             await refuseHistoryBeyondContext(this.model, history, this.contextLength, promptName);
@@ -93,9 +93,9 @@ export class LlamaLoadedModel implements LoadedModel {
         this.generating().grammars.compileJson(schema);
     }
 
-    public prepareText(prompt: string): Promise<PreparedPrompt> {
+    public prepareText(prompt: string, promptName: string): Promise<PreparedPrompt> {
         return this.outsideSequence(async () => {
-            await refuseTextBeyondContext(this.model, [prompt], this.contextLength, {param: "prompt"});
+            await refuseTextBeyondContext(this.model, [prompt], this.contextLength, {param: promptName});
             return prepareTextPrompt(this.model, prompt);
         });
     }

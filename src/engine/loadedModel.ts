@@ -48,15 +48,15 @@ export interface LoadedModel {
     /**
      * Renders the conversation; with `tools`, the template documents them and the prompt says how calls look.
      * With `thinking` false (default true), a reasoning model's reply begins after an empty thought.
-     * `promptName`: what the client calls its prompt ("messages", the default; "input"), as errors name it.
+     * `promptName`: what the client calls its prompt ("messages", "input"), as errors name it.
      */
-    prepareChat(history: ChatHistoryItem[], options?: ChatPromptOptions): Promise<PreparedPrompt>,
+    prepareChat(history: ChatHistoryItem[], options: ChatPromptOptions): Promise<PreparedPrompt>,
     /** Why it does not take image input (no projector paired with it, or one that failed to load); null when it does. */
     readonly imageInputRefusal: string | null,
     /** Builds (and caches) the grammar for a JSON schema (null: any object); throws when llama.cpp cannot parse it. */
     compileSchema(schema: JsonSchema | null): void,
-    /** A raw prompt, no template (legacy completions). */
-    prepareText(prompt: string): Promise<PreparedPrompt>,
+    /** A raw prompt, no template (legacy completions); `promptName` names it in errors. */
+    prepareText(prompt: string, promptName: string): Promise<PreparedPrompt>,
     /** Token ids a client sent as its prompt (legacy completions), as they came; `text` is what they spell. */
     prepareTokens(tokens: readonly number[], param: string): Promise<PreparedPrompt & {text: string}>,
     /** A fill-in-the-middle prompt cut to leave `completion.tokens` of the context (`completion.param` names that length in errors); only when `supportsInfill`. */

@@ -65,4 +65,5 @@ export type ToolCallSyntax = {
     betweenCalls: LlamaText | null
 };
 
-export type ChatPromptOptions = {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[], promptName?: string};
+/** `promptName`: what the client calls its prompt ("messages", "input"), as errors name it; the engine knows no wire names. */
+export type ChatPromptOptions = {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[], promptName: string};

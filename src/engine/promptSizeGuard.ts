@@ -55,7 +55,7 @@ export async function countTokensAtLeast(model: LlamaModel, texts: readonly stri
  * loop for 16 s), or more text than it can hold.
  */
 export async function refuseHistoryBeyondContext(
-    model: LlamaModel, history: readonly ChatHistoryItem[], contextLength: number, promptName = "messages"
+    model: LlamaModel, history: readonly ChatHistoryItem[], contextLength: number, promptName: string
 ): Promise<void> {
     const messages = history.reduce((count, item) =>
         count + (item.type === "model" ? Math.max(1, item.response.filter((part) => typeof part !== "string").length) : 1), 0);

@@ -70,11 +70,11 @@ describe("a long prompt while another stream generates", () => {
         held.release();
         const batchSize = 512;
         let prompt = "";
-        for (let word = 0; (await loaded.prepareText(prompt)).tokens.length < batchSize; word++)
+        for (let word = 0; (await loaded.prepareText(prompt, "prompt")).tokens.length < batchSize; word++)
             prompt += ` w${word}`;
-        while ((await loaded.prepareText(prompt)).tokens.length > batchSize)
+        while ((await loaded.prepareText(prompt, "prompt")).tokens.length > batchSize)
             prompt = prompt.slice(0, -1);
-        expect((await loaded.prepareText(prompt)).tokens).toHaveLength(batchSize);
+        expect((await loaded.prepareText(prompt, "prompt")).tokens).toHaveLength(batchSize);
 
         const events: string[] = [];
         let tokens = 0;

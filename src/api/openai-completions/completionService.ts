@@ -49,7 +49,7 @@ async function prepare(
         const {text, ...prepared} = await model.prepareTokens(prompt, param);
         return {prompt: prepared, promptText: text};
     }
-    const prepared = infill != null ? model.prepareInfill(prompt, infill.suffix, {tokens: infill.completionTokens, param: "max_tokens"}) : model.prepareText(prompt);
+    const prepared = infill != null ? model.prepareInfill(prompt, infill.suffix, {tokens: infill.completionTokens, param: "max_tokens"}) : model.prepareText(prompt, "prompt");
     return {prompt: await prepared, promptText: prompt};
 }
 

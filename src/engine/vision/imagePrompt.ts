@@ -12,7 +12,7 @@ import type {TokenizedImage} from "./nativeVision.js";
  * one placeholder per position the image takes.
  */
 export function tokenizeWithImages(
-    model: LlamaModel, rendered: LlamaText, images: readonly TokenizedImage[], promptName = "messages"
+    model: LlamaModel, rendered: LlamaText, images: readonly TokenizedImage[], promptName: string
 ): {tokens: Token[], images: PromptImage[]} {
     const {segments, order} = splitAtMarkers(rendered);
     // Each image once: a template that dropped or repeated a message would misplace them.

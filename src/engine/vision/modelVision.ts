@@ -40,7 +40,7 @@ export class ModelVision {
      * thread of its own, and a request may carry many). 400s: a model without vision (with the reason),
      * a file the decoder cannot read, a non-causal image larger than the batch it must be decoded in.
      */
-    public async tokenize(images: readonly ImageBytes[], batchSize: number, promptName = "messages"): Promise<TokenizedImage[]> {
+    public async tokenize(images: readonly ImageBytes[], batchSize: number, promptName: string): Promise<TokenizedImage[]> {
         if (images.length === 0)
             return [];
         const {projector} = this;

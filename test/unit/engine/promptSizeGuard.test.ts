@@ -86,18 +86,18 @@ describe("refuseHistoryBeyondContext", () => {
         const {model, calls} = wordModel();
         const history: ChatHistoryItem[] = Array.from({length: 5}, (_, index) =>
             index % 2 === 0 ? {type: "user", text: "a"} : {type: "model", response: ["a"]});
-        const error = await refuseHistoryBeyondContext(model, history, 4).catch((caught: unknown) => caught) as ContextLengthExceededError;
+        const error = await refuseHistoryBeyondContext(model, history, 4, "messages").catch((caught: unknown) => caught) as ContextLengthExceededError;
         expect(error).toBeInstanceOf(ContextLengthExceededError);
         expect(error.message).toContain("5 messages of at least one token each");
         expect(calls).toEqual([]);
-        await expect(refuseHistoryBeyondContext(model, history, 5)).resolves.toBeUndefined();
+        await expect(refuseHistoryBeyondContext(model, history, 5, "messages")).resolves.toBeUndefined();
     });
 
     it("counts each tool call of a model turn as a message, and still counts the text", async () => {
         const {model} = wordModel();
         const calls = Array.from({length: 3}, () => ({type: "functionCall" as const, name: "f", params: {}, result: "r"}));
-        await expect(refuseHistoryBeyondContext(model, [{type: "user", text: "go"}, {type: "model", response: calls}], 3)).rejects.toThrow("4 messages");
-        await expect(refuseHistoryBeyondContext(model, [{type: "user", text: words(20_000)}], 5_000)).rejects.toThrow("resulted in more than");
+        await expect(refuseHistoryBeyondContext(model, [{type: "user", text: "go"}, {type: "model", response: calls}], 3, "messages")).rejects.toThrow("4 messages");
+        await expect(refuseHistoryBeyondContext(model, [{type: "user", text: words(20_000)}], 5_000, "messages")).rejects.toThrow("resulted in more than");
     });
 });
 

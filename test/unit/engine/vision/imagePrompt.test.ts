@@ -23,7 +23,7 @@ describe("a rendered prompt with images", () => {
         const rendered = LlamaText([new SpecialToken("BOS"), `ab${mediaMarkerFor(0)}c`, `d${mediaMarkerFor(1)}`, "e"]);
         const first = image("aaa", [[900], ["aaa", 3, 3], [901]]);
         const second = image("bbb", [["bbb", 6, 2]]);
-        const {tokens, images} = tokenizeWithImages(model, rendered, [first, second]);
+        const {tokens, images} = tokenizeWithImages(model, rendered, [first, second], "messages");
 
         expect(images.map(({start, positions, cells}) => ({start, positions, cells}))).toEqual([
             {start: 4, positions: 3, cells: 3},
@@ -40,19 +40,19 @@ describe("a rendered prompt with images", () => {
 
     it("gives the same image the same placeholders, and refuses a template that lost an image", () => {
         const rendered = LlamaText([`x${mediaMarkerFor(0)}`]);
-        const once = tokenizeWithImages(model, rendered, [image("same", [["same", 2, 2]])]);
-        const again = tokenizeWithImages(model, rendered, [image("same", [["same", 2, 2]])]);
+        const once = tokenizeWithImages(model, rendered, [image("same", [["same", 2, 2]])], "messages");
+        const again = tokenizeWithImages(model, rendered, [image("same", [["same", 2, 2]])], "messages");
         expect(again.tokens).toEqual(once.tokens);
-        expect(() => tokenizeWithImages(model, LlamaText(["no marker"]), [image("lost", [["lost", 2, 2]])]))
+        expect(() => tokenizeWithImages(model, LlamaText(["no marker"]), [image("lost", [["lost", 2, 2]])], "messages"))
             .toThrow(/dropped or repeated an image/);
-        expect(() => tokenizeWithImages(model, LlamaText([`${mediaMarkerFor(0)}${mediaMarkerFor(0)}`]), [image("a", [["a", 2, 2]]), image("b", [["b", 2, 2]])]))
+        expect(() => tokenizeWithImages(model, LlamaText([`${mediaMarkerFor(0)}${mediaMarkerFor(0)}`]), [image("a", [["a", 2, 2]]), image("b", [["b", 2, 2]])], "messages"))
             .toThrow(/dropped or repeated an image/);
     });
 
     it("puts each image where the template rendered its marker, whatever the order", () => {
         // Tool results render by their calls: the second image's marker can come first.
         const rendered = LlamaText([`${mediaMarkerFor(1)}|${mediaMarkerFor(0)}`]);
-        const {tokens, images} = tokenizeWithImages(model, rendered, [image("first", [["first", 1, 1]]), image("second", [["second", 1, 1]])]);
+        const {tokens, images} = tokenizeWithImages(model, rendered, [image("first", [["first", 1, 1]]), image("second", [["second", 1, 1]])], "messages");
         expect(images.map((placed) => placed.chunk.handle)).toEqual([{id: "second"}, {id: "first"}]);
         expect(tokens[1]).toBe(124);
     });
