@@ -17,18 +17,6 @@ export class ApiError extends Error {
         super(message);
         this.name = new.target.name;
     }
-
-    /**
-     * The same error naming another field, in `param` and in its message: an API translated into
-     * chat completions (Responses, Messages) names its own request's fields, not the chat request's.
-     */
-    public withParam(param: string): ApiError {
-        if (this.param == null || param === this.param)
-            return this;
-        const renamed = new ApiError(this.status, this.message.split(this.param).join(param), this.type, this.code, param, this.headers);
-        renamed.stack = this.stack;
-        return renamed;
-    }
 }
 
 export class BadRequestError extends ApiError {
