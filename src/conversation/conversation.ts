@@ -42,7 +42,9 @@ export type WirePath = string;
 export type Message = {
     role: "system" | "user" | "assistant",
     parts: Part[],
-    path: WirePath
+    path: WirePath,
+    /** The role as the request named it, where that differs (OpenAI's "developer" is a system message); errors say it. */
+    wireRole?: string
 };
 
 export type Part = TextPart | ImagePart | ThoughtPart | ToolCallPart | ToolResultPart;

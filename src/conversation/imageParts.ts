@@ -14,7 +14,7 @@ export function imagePartsOf(messages: readonly Message[]): ImagePartRef[] {
     for (const message of messages)
         for (const part of message.parts) {
             if (part.type === "image" && message.role !== "user")
-                throw new BadRequestError(`Invalid '${part.path}': images go in user messages, not in ${message.role} messages.`, {param: part.path, code: "invalid_value"});
+                throw new BadRequestError(`Invalid '${part.path}': images go in user messages, not in ${message.wireRole ?? message.role} messages.`, {param: part.path, code: "invalid_value"});
             if (part.type === "image")
                 found.push({url: part.url, param: part.urlPath, toolResult: false});
             if (part.type === "toolResult")

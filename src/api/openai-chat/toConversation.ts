@@ -70,8 +70,9 @@ function toMessage(message: ChatMessage, index: number): Message {
     const path = `messages[${index}]`;
     switch (message.role) {
         case "system":
-        case "developer":
             return {role: "system", parts: contentParts(message.content, path), path};
+        case "developer":
+            return {role: "system", parts: contentParts(message.content, path), path, wireRole: "developer"};
         case "user":
             return {role: "user", parts: contentParts(message.content, path), path};
         case "assistant": {

@@ -74,7 +74,7 @@ class ItemMessages {
                     return this.push({role, parts: [...this.takeReasoning(), {type: "text", text: typeof content === "string" ? content : assistantText(content)}], path});
                 const parts = typeof content === "string" ? [{type: "text", text: content} as const]
                     : content.map((part, index) => toPart(part, partPath(param, "content", index)));
-                return this.push({role: role === "user" ? "user" : "system", parts, path});
+                return this.push({role: role === "user" ? "user" : "system", parts, path, ...(role === "developer" ? {wireRole: role} : {})});
             }
             case "function_call":
             case "custom_tool_call": {

@@ -21,7 +21,7 @@ describe("OpenAI chat toConversation: messages", () => {
         ["a developer message is a system message", {messages: [{role: "user", content: "Hi"}, {role: "developer", content: [{type: "text", text: "Be kind."}]}]},
             {messages: [
                 {role: "user", parts: [{type: "text", text: "Hi"}], path: "messages[0]"},
-                {role: "system", parts: [{type: "text", text: "Be kind."}], path: "messages[1]"}
+                {role: "system", parts: [{type: "text", text: "Be kind."}], path: "messages[1]", wireRole: "developer"}
             ]}],
         ["a user's text parts, each a part", {messages: [{role: "user", content: [{type: "text", text: "one"}, {type: "text", text: "two"}]}]},
             {messages: [{role: "user", parts: [{type: "text", text: "one"}, {type: "text", text: "two"}], path: "messages[0]"}]}],

@@ -37,7 +37,7 @@ describe("OpenAI Responses toConversation: instructions and messages", () => {
         ["system and developer messages are system messages", {input: [{role: "system", content: "A."}, {role: "developer", content: [{type: "input_text", text: "B."}]}, {role: "user", content: "Hi"}]},
             {messages: [
                 {role: "system", parts: [{type: "text", text: "A."}], path: "input[0]"},
-                {role: "system", parts: [{type: "text", text: "B."}], path: "input[1]"},
+                {role: "system", parts: [{type: "text", text: "B."}], path: "input[1]", wireRole: "developer"},
                 user("Hi", "input[2]")
             ]}],
         ["a user's input_text, output_text and refusal parts are text", {input: [{type: "message", role: "user", content: [
