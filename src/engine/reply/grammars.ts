@@ -3,7 +3,7 @@ import {
 } from "node-llama-cpp";
 import type {JsonSchema} from "../generationOptions.js";
 import {markCustomRules, withCustomRules} from "./customRules.js";
-import {integerRangeGbnf} from "./integerRange.js";
+import {withFiniteNumbers} from "./numberRange.js";
 import {withOptionalProperties} from "./optionalProperties.js";
 import {VocabularyBytes} from "./vocabularyBytes.js";
 
@@ -15,17 +15,6 @@ const eitherRule = "chatserve-call-or-json";
 
 /** Closing characters of JSON, favoured when a constrained reply must end within its token budget. */
 const closers = ["\"", "}", "]"];
-
-/**
- * node-llama-cpp's number rules allow 16-digit exponents ("1e4444444444444444"), which every JSON
- * parser reads as Infinity: not an integer, and not what any schema meant. These keep numbers
- * finite, and integers within ±(2^53 − 1), which JavaScript clients read exactly (zod's `.int()`
- * refuses the rest).
- */
-const numberRules: Array<[RegExp, string]> = [
-    [/^integer-number-rule ::= .*$/m, `integer-number-rule ::= ${integerRangeGbnf(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)}`],
-    [/^fractional-number-rule ::= .*$/m, "fractional-number-rule ::= \"-\"? (\"0\" | [1-9] [0-9]{0,15}) (\".\" [0-9]{1,16})? ([eE] [-+]? [0-9]{1,2})?"]
-];
 
 /**
  * The constrained-decoding toolbox of one model: compiled grammars (a fresh evaluation state per
@@ -81,9 +70,7 @@ export class ReplyGrammars {
         const resolved: JsonSchema = schema ?? {type: "object", additionalProperties: true};
         return this.compiled(`json:${JSON.stringify(resolved)}`, () => {
             const {schema: marked, rules, objects} = markCustomRules(resolved);
-            const grammar = numberRules.reduce(
-                (text, [rule, replacement]) => text.replace(rule, replacement),
-                new LlamaJsonSchemaGrammar(this.model.llama, marked as never).grammar);
+            const grammar = withFiniteNumbers(new LlamaJsonSchemaGrammar(this.model.llama, marked as never).grammar);
             return new LlamaGrammar(this.model.llama, {grammar: withCustomRules(withOptionalProperties(grammar, objects), rules)});
         });
     }

@@ -1,5 +1,8 @@
 import {integerRangeGbnf} from "./integerRange.js";
 
+// What a JSON number may be in a reply's grammar: finite always (withFiniteNumbers), and within a
+// schema's bounds where it has them (numberRangeGbnf).
+
 /** One end of a number's range: a whole number (see schemaBounds.ts), and whether it is allowed itself. */
 export type NumberBound = {value: number, inclusive: boolean};
 
@@ -11,6 +14,22 @@ export type NumberBound = {value: number, inclusive: boolean};
 const anyFraction = "(\".\" [0-9]{1,6})?";
 const zeroFraction = "(\".\" \"0\"{1,6})?";
 const nonzeroFraction = "\".\" \"0\"{0,5} [1-9] [0-9]{0,5}";
+
+/**
+ * node-llama-cpp's number rules allow 16-digit exponents ("1e4444444444444444"), which every JSON
+ * parser reads as Infinity: not an integer, and not what any schema meant. These keep numbers
+ * finite, and integers within ±(2^53 − 1), which JavaScript clients read exactly (zod's `.int()`
+ * refuses the rest).
+ */
+const numberRules: Array<[RegExp, string]> = [
+    [/^integer-number-rule ::= .*$/m, `integer-number-rule ::= ${integerRangeGbnf(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)}`],
+    [/^fractional-number-rule ::= .*$/m, "fractional-number-rule ::= \"-\"? (\"0\" | [1-9] [0-9]{0,15}) (\".\" [0-9]{1,16})? ([eE] [-+]? [0-9]{1,2})?"]
+];
+
+/** `grammar` (node-llama-cpp's GBNF for a JSON schema) with its number rules swapped for finite ones. */
+export function withFiniteNumbers(grammar: string): string {
+    return numberRules.reduce((text, [rule, replacement]) => text.replace(rule, replacement), grammar);
+}
 
 /**
  * GBNF for the JSON numbers between `low` and `high` (either may be absent), so `minimum` /
