@@ -64,7 +64,7 @@ export class ConversationService {
         try {
             const options = {
                 ...toGenerationOptions(conversation, promptCells(prompt), model.contextLength,
-                    {promptPath: conversation.promptPath, modelDefaults: held.sampling, vocabularySize: model.vocabularySize}),
+                    {modelDefaults: held.sampling, vocabularySize: model.vocabularySize}),
                 format,
                 ...(conversation.logprobs != null ? {logprobs: conversation.logprobs} : {})
             };

@@ -2,11 +2,11 @@ import {randomInt} from "node:crypto";
 import type {GenerationOptions} from "../engine/generationOptions.js";
 import {BadRequestError, ContextLengthExceededError} from "../errors.js";
 import type {SamplingDefaults} from "../models/modelSettings.js";
-import type {Conversation, WirePath} from "./conversation.js";
+import type {Conversation} from "./conversation.js";
 import {toLogitBias} from "./logitBias.js";
 
 /** What a request says of its reply's length, stop sequences and sampling (a conversation's, or legacy completions'). */
-export type GenerationRequest = Pick<Conversation, "maxTokens" | "stop" | "sampling">;
+export type GenerationRequest = Pick<Conversation, "maxTokens" | "stop" | "sampling" | "promptPath">;
 
 /**
  * A request's length, stops and sampling → generation options, with the defaults filled in here and
@@ -25,9 +25,9 @@ export function toGenerationOptions(
     request: GenerationRequest,
     promptTokens: number,
     contextLength: number,
-    {defaultMaxTokens, promptPath = "messages", modelDefaults = {}, vocabularySize}:
-        {defaultMaxTokens?: number, promptPath?: WirePath, modelDefaults?: SamplingDefaults, vocabularySize?: number} = {}
+    {defaultMaxTokens, modelDefaults = {}, vocabularySize}: {defaultMaxTokens?: number, modelDefaults?: SamplingDefaults, vocabularySize?: number} = {}
 ): GenerationOptions {
+    const {promptPath} = request;
     if (promptTokens === 0)
         throw new BadRequestError(`The ${promptPath} is empty: this model adds no beginning-of-text token, so there is nothing to generate after.`,
             {param: promptPath, code: "invalid_value"});

@@ -13,9 +13,9 @@ import {SchemaStrictness, type SchemaOrigin, type SchemaOrigins} from "../json-s
  * fallback too (it renders the schema the grammar enforces).
  */
 export function compileGrammars(model: LoadedModel, format: ReplyFormat, origins: SchemaOrigins): ReplyFormat {
-    // A schema whose origin its caller did not give is read as before the rule: strictly.
-    const json = origins.json ?? {param: "response_format", strict: true};
-    const tool = (index: number) => origins.tools[index] ?? {param: `tools[${index}].function.parameters`, strict: true};
+    // replyPlan.ts gives an origin for every schema it puts in the format: the tools', in order, and the JSON reply's.
+    const json = () => origins.json!;
+    const tool = (index: number) => origins.tools[index]!;
     const compiled = <S extends JsonSchema | null>(schema: S, origin: SchemaOrigin): S | JsonSchema => {
         try {
             model.compileSchema(schema);
@@ -36,14 +36,14 @@ export function compileGrammars(model: LoadedModel, format: ReplyFormat, origins
         case "text":
             return format;
         case "json":
-            return {...format, schema: compiled(format.schema, json)};
+            return {...format, schema: compiled(format.schema, json())};
         case "toolCalls":
             if (format.choice === "none")
                 return format;
             return {
                 ...format,
                 tools: format.tools.map((definition, index) => ({...definition, parameters: compiled(definition.parameters, tool(index))})),
-                ...(format.answer != null ? {answer: {schema: compiled(format.answer.schema, json)}} : {})
+                ...(format.answer != null ? {answer: {schema: compiled(format.answer.schema, json())}} : {})
             };
     }
 }

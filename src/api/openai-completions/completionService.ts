@@ -31,7 +31,8 @@ function generationRequest(request: CompletionRequest): GenerationRequest {
     return {
         ...(request.max_tokens != null ? {maxTokens: request.max_tokens} : {}),
         stop: typeof request.stop === "string" ? [request.stop] : request.stop ?? [],
-        sampling: toSampling(request)
+        sampling: toSampling(request),
+        promptPath: "prompt"
     };
 }
 
@@ -101,7 +102,7 @@ export class CompletionService {
             const {prompt, promptText} = await prepare(model, promptInput, infill, prompts.length > 1 ? `prompt[${index}]` : "prompt");
             const options = {
                 ...toGenerationOptions(generation, prompt.tokens.length, model.contextLength,
-                    {defaultMaxTokens: defaultCompletionMaxTokens, promptPath: "prompt", modelDefaults, vocabularySize: model.vocabularySize}),
+                    {defaultMaxTokens: defaultCompletionMaxTokens, modelDefaults, vocabularySize: model.vocabularySize}),
                 ...(request.logprobs == null ? {} : {logprobs: {top: request.logprobs, prompt: request.echo === true}})
             };
             // OpenAI's order: the choices of prompt i are at i·n … i·n + n − 1. The prompt is scored once, by its first choice.

@@ -70,7 +70,7 @@ describe("toGenerationOptions", () => {
     });
 
     it("refuses an empty prompt (a model without a beginning-of-text token turns \"\" into no tokens)", () => {
-        const error = thrownError(BadRequestError, () => toGenerationOptions(request(), 0, 100, {promptPath: "prompt"}));
+        const error = thrownError(BadRequestError, () => toGenerationOptions({...request(), promptPath: "prompt"}, 0, 100));
         expect(error.status).toBe(400);
         expect(error.param).toBe("prompt");
         expect(error.message).toContain("empty");

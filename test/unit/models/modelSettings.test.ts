@@ -67,11 +67,11 @@ describe("which entry wins", () => {
 describe("sampling defaults", () => {
     it("fill what the request leaves out, and never what it names", () => {
         const modelDefaults = {temperature: 0, topP: 0.5, topK: 7, minP: 0.1, repeatPenalty: 1.2};
-        const defaulted = toGenerationOptions({stop: [], sampling: {}}, 5, 100, {modelDefaults}).sampling;
+        const defaulted = toGenerationOptions({stop: [], sampling: {}, promptPath: "messages"}, 5, 100, {modelDefaults}).sampling;
         expect(defaulted).toMatchObject({temperature: 0, topP: 0.5, topK: 7, minP: 0.1, repeatPenalty: 1.2});
-        const named = toGenerationOptions({stop: [], sampling: {temperature: 0.9, topP: 0.95}}, 5, 100, {modelDefaults}).sampling;
+        const named = toGenerationOptions({stop: [], sampling: {temperature: 0.9, topP: 0.95}, promptPath: "messages"}, 5, 100, {modelDefaults}).sampling;
         expect(named).toMatchObject({temperature: 0.9, topP: 0.95, topK: 7});
-        expect(toGenerationOptions({stop: [], sampling: {}}, 5, 100).sampling).toMatchObject({temperature: 1, topP: 1});
+        expect(toGenerationOptions({stop: [], sampling: {}, promptPath: "messages"}, 5, 100).sampling).toMatchObject({temperature: 1, topP: 1});
     });
 });
 
