@@ -51,6 +51,15 @@ describe("chat request validation", () => {
         expect(errorOf(res.body)).toMatchObject({param: "stop", message: expect.stringContaining("at most 64 sequences")});
     });
 
+    it("stop sequences of more than 16,384 characters together → 400 naming stop, one long string or many", async () => {
+        for (const stop of ["x".repeat(16_385), Array.from({length: 64}, () => "y".repeat(300)), Array.from({length: 3}, () => "z".repeat(8000))]) {
+            const res = await post(chatRequest({stop}));
+            expect(res.status).toBe(400);
+            expect(errorOf(res.body)).toMatchObject({param: "stop", message: expect.stringContaining("at most 16384 characters in all")});
+        }
+        expect((await post(chatRequest({stop: Array.from({length: 64}, () => "w".repeat(256))}))).status).toBe(200);
+    });
+
     it("n over 128 → 400 naming n; logit_bias out of range → 400 naming it", async () => {
         const res = await post(chatRequest({n: 129}));
         expect(res.status).toBe(400);
@@ -140,6 +149,11 @@ describe("legacy completions prompt forms", () => {
         const tooMany = await stops(1025);
         expect(tooMany.status).toBe(400);
         expect(errorOf(tooMany.body)).toMatchObject({param: "stop", message: expect.stringContaining("at most 1024 sequences")});
+        // 1,024 sequences of 8,000 characters made every token cost 257 ms.
+        const huge = await request(t.app).post("/v1/completions")
+            .send({model: "tiny-chat", prompt: "the cat", max_tokens: 1, stop: Array.from({length: 1024}, (_, index) => `${index}`.padEnd(8000, "s"))});
+        expect(huge.status).toBe(400);
+        expect(errorOf(huge.body)).toMatchObject({param: "stop", message: expect.stringContaining("at most 16384 characters in all (these hold 8192000)")});
         const notText = await request(t.app).post("/v1/completions").send({model: "tiny-chat", prompt: "the cat", stop: ["a", 1]});
         expect(errorOf(notText.body)).toMatchObject({param: "stop[1]", message: expect.stringContaining("a stop sequence is a string")});
         const notAPrompt = await post([null]);

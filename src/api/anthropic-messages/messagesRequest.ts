@@ -1,6 +1,7 @@
 import {z} from "zod";
 import {keepAliveField} from "../keepAlive.js";
 import {otherKind} from "../otherKind.js";
+import {stopListTooLong} from "../stopSequenceLimit.js";
 
 /**
  * Anthropic's `POST /v1/messages` request body (the Messages API), in the order of Anthropic's API
@@ -67,7 +68,12 @@ export const messagesRequestSchema = z.object({
     max_tokens: z.number().int().min(1),
     messages: z.array(message),
     system: z.union([z.string(), z.array(textBlock)], {error: "system must be a string or an array of text blocks"}).nullish(),
-    stop_sequences: z.array(z.string().min(1, "a stop sequence must not be empty")).max(64).nullish(),
+    stop_sequences: z.array(z.string().min(1, "a stop sequence must not be empty")).max(64)
+        .superRefine((stops, context) => {
+            const tooLong = stopListTooLong("stop_sequences", stops);
+            if (tooLong != null)
+                context.addIssue({code: "custom", message: tooLong});
+        }).nullish(),
     stream: z.boolean().nullish(),
     temperature: z.number().min(0).max(1).nullish(),
     top_p: z.number().min(0).max(1).nullish(),

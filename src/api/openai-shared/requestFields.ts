@@ -1,4 +1,5 @@
 import {z} from "zod";
+import {stopListTooLong} from "../stopSequenceLimit.js";
 
 /** Request fields OpenAI's chat and legacy completions share, with the bounds chatserve puts on them. */
 
@@ -10,8 +11,9 @@ import {z} from "zod";
 export const seed = z.number().refine(Number.isInteger, "seed must be an integer");
 
 /**
- * `stop`: a string or a list of at most `max` strings. Every sequence is looked for after every
- * token, so the list is bounded: 200,000 of them held the event loop for every client.
+ * `stop`: a string or a list of at most `max` strings, of at most maxStopCharacters together.
+ * Every sequence is looked for after every token, so the list is bounded: 200,000 of them held
+ * the event loop for every client.
  */
 export function stopSequences(max: number) {
     return z.union([z.string(), z.array(z.unknown())], {error: "stop must be a string or an array of strings"})
@@ -22,12 +24,13 @@ export function stopSequences(max: number) {
                 context.issues.push({code: "custom", input: stop, message, path});
                 return z.NEVER;
             };
-            if (typeof stop === "string")
-                return stop;
-            if (stop.length > max)
+            if (stop.length > max && typeof stop !== "string")
                 return fail(`stop may hold at most ${max} sequences`);
-            const index = stop.findIndex((sequence) => typeof sequence !== "string");
-            return index < 0 ? stop as string[] : fail("a stop sequence is a string", [index]);
+            const index = typeof stop === "string" ? -1 : stop.findIndex((sequence) => typeof sequence !== "string");
+            if (index >= 0)
+                return fail("a stop sequence is a string", [index]);
+            const tooLong = stopListTooLong("stop", typeof stop === "string" ? [stop] : stop as string[]);
+            return tooLong == null ? stop as string | string[] : fail(tooLong);
         });
 }
 

@@ -85,4 +85,17 @@ describe("StopMatcher", () => {
         const stops = Array.from({length: 200_000}, (_, index) => `s${index}`);
         expect(run([...stops, "END"], ["abc", "EN", "D"])).toBe("abc");
     });
+
+    it("finds a stop whose beginning repeats inside it, across pieces, holding back only what could still match", () => {
+        // "aab" inside "aaab": after "aa", the automaton falls back to "aa" rather than starting over.
+        expect(run(["aab"], ["a", "a", "a", "b", "tail"])).toBe("a");
+        const matcher = new StopMatcher(["a".repeat(50) + "b", "abc"]);
+        let emitted = "";
+        for (let index = 0; index < 120; index++)
+            emitted += matcher.push("a");
+        // Only the 50 "a"s that could still begin the first stop are held.
+        expect(emitted).toBe("a".repeat(70));
+        expect(matcher.push("b")).toBe("");
+        expect(matcher.matchedStop).toBe("a".repeat(50) + "b");
+    });
 });

@@ -111,6 +111,15 @@ describe("POST /v1/messages", () => {
         expect(t.model.generations[0]!.options.stop).toEqual(["END"]);
     });
 
+    it("refuses stop_sequences of more than 16,384 characters together, naming the field", async () => {
+        const t = createTestApp();
+        const res = await request(t.app).post("/v1/messages").send(body({stop_sequences: Array.from({length: 64}, () => "s".repeat(1000))}));
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({type: "error", error: {type: "invalid_request_error", message: expect.stringContaining("stop_sequences")}});
+        expect(res.body.error.message).toContain("at most 16384 characters in all");
+        expect(t.model.generations).toHaveLength(0);
+    });
+
     it("count_tokens renders the request without generating", async () => {
         const t = createTestApp();
         const res = await request(t.app).post("/v1/messages/count_tokens").send({model: MODEL, messages: [{role: "user", content: "one two three"}]}).expect(200);
