@@ -5,6 +5,7 @@ import type {ConversationService} from "./conversation/conversationService.js";
 import type {ServerMetrics} from "./metrics/serverMetrics.js";
 import type {ModelRegistry} from "./models/modelRegistry.js";
 import {requireApiKey} from "./http/auth.js";
+import {cachePartitions} from "./http/cachePartition.js";
 import {cors} from "./http/cors.js";
 import {useErrorEnvelope} from "./http/errorEnvelope.js";
 import {errorHandler, notFound} from "./http/errorHandler.js";
@@ -29,7 +30,7 @@ import type {EmbeddingService} from "./api/openai-embeddings/embeddingService.js
 import {openAiErrors} from "./api/openai-shared/openAiErrors.js";
 
 export type AppDependencies = {
-    config: Pick<Config, "apiKeys" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts">,
+    config: Pick<Config, "apiKeys" | "sharePrefixCache" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts">,
     logger: Logger,
     registry: ModelRegistry,
     /** The chat-shaped APIs' conversations (chat completions directly; Responses and Messages through their services). */
@@ -92,6 +93,7 @@ export function createApp({config, logger, registry, conversations, responses, m
     if (metrics != null)
         app.use(metricsRoute(metrics, config.apiKeys));
     app.use("/v1", requireApiKey(config.apiKeys));
+    app.use("/v1", cachePartitions(config));
     app.use(jsonBody(config.bodyLimit));
     for (const {routes} of apis)
         app.use(routes);

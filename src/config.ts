@@ -23,6 +23,12 @@ export const configSchema = z.object({
     port: z.number().int().min(0).max(65535).default(8080),
     /** Bearer keys; empty means no authentication. */
     apiKeys: z.array(z.string().min(1)).default([]),
+    /**
+     * With several keys, whether their requests share cached prompt prefixes (and decoded images).
+     * Off by default: each key reuses only its own, or another key's client could read a prompt a
+     * token at a time from `cached_tokens` (http/cachePartition.ts). On suits one team's server.
+     */
+    sharePrefixCache: z.boolean().default(false),
     gpu: z.enum(gpuChoices).default("auto"),
     /**
      * Context window per request (per sequence), in tokens; capped at what the model was trained on.

@@ -1,3 +1,4 @@
+import type {CachePartition} from "../engine/generationOptions.js";
 import type {HoldOptions} from "../models/registrySettings.js";
 
 /**
@@ -33,7 +34,12 @@ export type Conversation = {
     /** How many replies to generate (OpenAI's `n`), one after another on one sequence. */
     choices: number,
     /** Report each sampled token's log probability with this many alternatives (0–20). */
-    logprobs?: {top: number}
+    logprobs?: {top: number},
+    /**
+     * Whose cached prompts and images it may reuse (absent: those every request shares). Who sent it,
+     * not what it says: set beside the converters (from the HTTP layer's http/cachePartition.ts), never by them.
+     */
+    cachePartition?: CachePartition
 };
 
 /** Where something is in its API's request, as an error names it: `messages[2].content[1]`. */

@@ -68,7 +68,7 @@ export class ConversationService {
                 format,
                 ...(conversation.logprobs != null ? {logprobs: conversation.logprobs} : {})
             };
-            const lease = await model.acquireSequence(prompt, signal);
+            const lease = await model.acquireSequence(prompt, signal, conversation.cachePartition);
             return {
                 opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
                 promptTokens: promptCells(prompt),
@@ -110,7 +110,9 @@ export class ConversationService {
             if (seen.length < imageParts.length)
                 history = toChatHistory(conversation.messages, {images: false});
             const images = await this.loadImages(model, seen, conversation.promptPath, signal);
-            const prompt = await model.prepareChat(history, {tools: format.type === "toolCalls" ? format.tools : [], thinking, images, promptName: conversation.promptPath});
+            const prompt = await model.prepareChat(history, {
+                tools: format.type === "toolCalls" ? format.tools : [], thinking, images, promptName: conversation.promptPath, cachePartition: conversation.cachePartition
+            });
             return {held, prompt, format};
         } catch (error) {
             held.release();

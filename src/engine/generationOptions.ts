@@ -59,3 +59,12 @@ export type GenerationOptions = {
     /** Report each sampled token's log probability with `top` alternatives (0–20); with `prompt`, the prompt's tokens' too. */
     logprobs?: {top: number, prompt?: boolean}
 };
+
+/**
+ * Whose cached prompts a request may reuse: a cache (a sequence's KV prefix, a projector's decoded
+ * image) filled for one partition is never reused for another, so neither `cached_tokens` nor the
+ * time a reply takes tells one partition what another sent. Opaque to the engine; requests with the
+ * same partition (undefined included) share their caches. The HTTP layer gives each API key its own
+ * when several are configured (http/cachePartition.ts).
+ */
+export type CachePartition = string;

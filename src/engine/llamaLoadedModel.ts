@@ -7,12 +7,13 @@ import type {LlamaEmbedder} from "./llamaEmbedder.js";
 import {loadModelParts, type GenerationParts, type ModelLoadOptions} from "./llamaModelParts.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {takeLongerPrefix} from "./prefixSharing.js";
+import {claimCache, imageCacheId} from "./cachePartitions.js";
 import {forgetUnevaluatedTail, generateOnSequence} from "./sequenceGeneration.js";
 import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt} from "./textPrompt.js";
 import type {EmbeddingResult, LoadedModel, ModelActivity, SequenceLease} from "./loadedModel.js";
 import type {ChatPromptOptions, PreparedPrompt} from "./preparedPrompt.js";
-import type {GenerationOptions, JsonSchema} from "./generationOptions.js";
+import type {CachePartition, GenerationOptions, JsonSchema} from "./generationOptions.js";
 
 /**
  * A GGUF model loaded through node-llama-cpp: its weights; for text generation one context split
@@ -78,11 +79,12 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public prepareChat(
-        history: ChatHistoryItem[], {images = [], promptName, ...options}: ChatPromptOptions
+        history: ChatHistoryItem[], {images = [], promptName, cachePartition, ...options}: ChatPromptOptions
     ): Promise<PreparedPrompt> {
         return this.outsideSequence(async () => {
             await refuseHistoryBeyondContext(this.model, history, this.contextLength, promptName);
-            const tokenized = await this.vision.tokenize(images, this.generating().context.batchSize, promptName);
+            const partitioned = images.map((image) => ({...image, id: imageCacheId(image.id, cachePartition)}));
+            const tokenized = await this.vision.tokenize(partitioned, this.generating().context.batchSize, promptName);
             return renderChatPrompt(this.model, this.generating().chatWrapper, history, {...options, images: tokenized, promptName});
         });
     }
@@ -132,11 +134,14 @@ export class LlamaLoadedModel implements LoadedModel {
         return {running: pool.leased, waiting: pool.queued, kvCacheUsage: cells / (context.contextSize * sequences.length)};
     }
 
-    public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease> {
+    public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal, cachePartition?: CachePartition): Promise<SequenceLease> {
         const {pool, sequences, steps, grammars} = this.generating();
-        const sequence = await pool.acquire(prompt.tokens, signal);
+        const sequence = await pool.acquire(prompt.tokens, signal, cachePartition);
         try {
-            if (await takeLongerPrefix(sequence, sequences, prompt.tokens) > 0)
+            // Another partition's tokens are erased before this request's prompt is compared with them.
+            if (await claimCache(sequence, cachePartition))
+                forgetUnevaluatedTail(sequence);
+            if (await takeLongerPrefix(sequence, sequences, prompt.tokens, cachePartition) > 0)
                 forgetUnevaluatedTail(sequence);
         } catch (error) {
             pool.release(sequence);

@@ -1,7 +1,7 @@
 import type {ChatHistoryItem} from "node-llama-cpp";
 import type {ApiError} from "../errors.js";
 import type {GenerationEvent, GenerationResult} from "./generationEvents.js";
-import type {GenerationOptions, JsonSchema} from "./generationOptions.js";
+import type {CachePartition, GenerationOptions, JsonSchema} from "./generationOptions.js";
 import type {ChatPromptOptions, PreparedPrompt} from "./preparedPrompt.js";
 
 /**
@@ -65,8 +65,11 @@ export interface LoadedModel {
     embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult>,
     /** Its sequences' use now; undefined for a model without sequences (embeddings only). */
     activity?(): ModelActivity | undefined,
-    /** Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. */
-    acquireSequence(prompt: PreparedPrompt, signal: AbortSignal): Promise<SequenceLease>,
+    /**
+     * Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. The lease reuses
+     * cached prompts of `cachePartition` only (every generation on it is that partition's).
+     */
+    acquireSequence(prompt: PreparedPrompt, signal: AbortSignal, cachePartition?: CachePartition): Promise<SequenceLease>,
     /**
      * The model is going (shutdown, or its file changed or left): requests waiting for a sequence,
      * and any that would wait or start preparing a prompt, fail with `reason` at once.

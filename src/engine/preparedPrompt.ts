@@ -1,5 +1,5 @@
 import type {LlamaText, Token} from "node-llama-cpp";
-import type {ToolDefinition} from "./generationOptions.js";
+import type {CachePartition, ToolDefinition} from "./generationOptions.js";
 
 /**
  * A prompt as the engine hands it back once rendered and tokenized, with what it learned from the
@@ -65,5 +65,10 @@ export type ToolCallSyntax = {
     betweenCalls: LlamaText | null
 };
 
-/** `promptName`: what the client calls its prompt ("messages", "input"), as errors name it; the engine knows no wire names. */
-export type ChatPromptOptions = {tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[], promptName: string};
+/**
+ * `promptName`: what the client calls its prompt ("messages", "input"), as errors name it; the engine knows no wire names.
+ * `cachePartition`: whose decoded images the projector's cache may hand back (cachePartitions.ts).
+ */
+export type ChatPromptOptions = {
+    tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[], promptName: string, cachePartition?: CachePartition
+};

@@ -1,4 +1,6 @@
 import {ServerBusyError} from "../errors.js";
+import {holdsCacheOf} from "./cachePartitions.js";
+import type {CachePartition} from "./generationOptions.js";
 
 /** What the pool needs to know about a sequence to place a prompt on it. */
 export type PooledSequence = {readonly contextTokens: readonly number[]};
@@ -6,7 +8,7 @@ export type PooledSequence = {readonly contextTokens: readonly number[]};
 /** A shared prefix this long, or half the prompt, is worth going to its sequence for. */
 const usefulPrefix = 64;
 
-type Waiter<S> = {prompt: readonly number[], resolve: (sequence: S) => void, reject: (error: unknown) => void};
+type Waiter<S> = {prompt: readonly number[], partition: CachePartition | undefined, resolve: (sequence: S) => void, reject: (error: unknown) => void};
 
 /**
  * Hands out a model's sequences, one request each.
@@ -15,9 +17,10 @@ type Waiter<S> = {prompt: readonly number[], resolve: (sequence: S) => void, rej
  * so follow-up turns and repeated system prompts only evaluate what is new. A prefix too short to
  * matter (a chat template's first tokens) does not count: the request then takes the free sequence
  * used least recently, as llama-server picks its slot, instead of overwriting another conversation's
- * cache for a few tokens. When every sequence is busy, requests wait in a FIFO queue up to
- * `maxQueue`; beyond that they fail fast with 503. A waiter whose client goes away leaves the queue
- * at once.
+ * cache for a few tokens. Only a sequence holding tokens of the request's own cache partition shares
+ * a prefix with it (cachePartitions.ts): another partition's is at most a blank sequence to it. When
+ * every sequence is busy, requests wait in a FIFO queue up to `maxQueue`; beyond that they fail fast
+ * with 503. A waiter whose client goes away leaves the queue at once.
  */
 export class SequencePool<S extends PooledSequence> {
     private readonly free: S[];
@@ -43,10 +46,10 @@ export class SequencePool<S extends PooledSequence> {
         return this.size - this.free.length;
     }
 
-    public acquire(prompt: readonly number[], signal: AbortSignal): Promise<S> {
+    public acquire(prompt: readonly number[], signal: AbortSignal, partition?: CachePartition): Promise<S> {
         signal.throwIfAborted();
         if (this.free.length > 0)
-            return Promise.resolve(this.lease(this.takeBestFor(prompt), signal));
+            return Promise.resolve(this.lease(this.takeBestFor(prompt, partition), signal));
         if (this.closedWith != null)
             return Promise.reject(this.closedWith);
         // A sequence whose client has gone is as good as free: its generation stops at the next step
@@ -63,6 +66,7 @@ export class SequencePool<S extends PooledSequence> {
             };
             const waiter: Waiter<S> = {
                 prompt,
+                partition,
                 resolve: (sequence) => {
                     signal.removeEventListener("abort", onAbort);
                     resolve(this.lease(sequence, signal));
@@ -82,7 +86,7 @@ export class SequencePool<S extends PooledSequence> {
         this.free.push(sequence);
         const waiter = this.waiters.shift();
         if (waiter != null)
-            waiter.resolve(this.takeBestFor(waiter.prompt));
+            waiter.resolve(this.takeBestFor(waiter.prompt, waiter.partition));
         else if (this.free.length === this.size)
             this.idleListeners.splice(0).forEach((listener) => listener());
     }
@@ -116,11 +120,11 @@ export class SequencePool<S extends PooledSequence> {
     }
 
     /** `free` is in release order: its first sequence is the one used least recently. */
-    private takeBestFor(prompt: readonly number[]): S {
+    private takeBestFor(prompt: readonly number[], partition: CachePartition | undefined): S {
         let bestIndex = 0;
         let bestLength = -1;
         this.free.forEach((sequence, index) => {
-            const length = commonPrefixLength(sequence.contextTokens, prompt);
+            const length = holdsCacheOf(sequence, partition) ? commonPrefixLength(sequence.contextTokens, prompt) : 0;
             if (length > bestLength) {
                 bestIndex = index;
                 bestLength = length;

@@ -1,4 +1,5 @@
 import {Router} from "express";
+import {cachePartitionOf} from "../../http/cachePartition.js";
 import type {ReplyWriter} from "../../http/replyWriter.js";
 import {parseBody} from "../parseBody.js";
 import {countTokensRequestSchema, messagesRequestSchema} from "./messagesRequest.js";
@@ -15,7 +16,7 @@ export function messagesRoute(service: MessagesService, replies: ReplyWriter): R
     router.post("/v1/messages", async (req, res) => {
         const request = parseBody(messagesRequestSchema, req.body);
         const signal = replies.begin(res, request.model, {system: request.system, messages: request.messages});
-        const generation = await service.start(request, signal);
+        const generation = await service.start(request, signal, cachePartitionOf(res));
         const release = () => generation.release();
         if (request.stream === true)
             await replies.sse(res, release, (sse) => messageStream(sse, request.model, generation));
@@ -26,7 +27,7 @@ export function messagesRoute(service: MessagesService, replies: ReplyWriter): R
     router.post("/v1/messages/count_tokens", async (req, res) => {
         const request = parseBody(countTokensRequestSchema, req.body);
         res.locals.model = request.model;
-        res.json({input_tokens: await service.countTokens({...request, max_tokens: request.max_tokens ?? 1})});
+        res.json({input_tokens: await service.countTokens({...request, max_tokens: request.max_tokens ?? 1}, cachePartitionOf(res))});
     });
     return router;
 }

@@ -1,5 +1,6 @@
 import {Router} from "express";
 import type {ConversationService} from "../../conversation/conversationService.js";
+import {cachePartitionOf} from "../../http/cachePartition.js";
 import type {ReplyWriter} from "../../http/replyWriter.js";
 import {parseBody} from "../parseBody.js";
 import {newReplyIdentity} from "../openai-shared/replyFields.js";
@@ -16,7 +17,8 @@ export function chatCompletionsRoute(service: ConversationService, replies: Repl
     router.post("/v1/chat/completions", async (req, res) => {
         const request = parseBody(chatCompletionRequestSchema, req.body);
         const signal = replies.begin(res, request.model, {messages: request.messages});
-        const generation = {...await service.start(toConversation(request), signal), identity: newReplyIdentity(request.model)};
+        const conversation = {...toConversation(request), cachePartition: cachePartitionOf(res)};
+        const generation = {...await service.start(conversation, signal), identity: newReplyIdentity(request.model)};
         const release = () => generation.release();
         if (request.stream === true)
             await replies.sse(res, release, (sse) => chatCompletionStream(sse, generation, request.stream_options?.include_usage === true));

@@ -4,7 +4,7 @@ import {toSampling} from "../openai-shared/samplingFields.js";
 import type {SamplingDefaults} from "../../models/modelSettings.js";
 import type {LoadedModel, SequenceLease} from "../../engine/loadedModel.js";
 import type {PreparedPrompt} from "../../engine/preparedPrompt.js";
-import type {GenerationOptions} from "../../engine/generationOptions.js";
+import type {CachePartition, GenerationOptions} from "../../engine/generationOptions.js";
 import {BadRequestError} from "../../errors.js";
 import type {ModelSource} from "../../models/modelRegistry.js";
 import {defaultCompletionMaxTokens, type CompletionRequest} from "./completionRequest.js";
@@ -61,13 +61,14 @@ async function prepare(
 export class CompletionService {
     public constructor(private readonly models: ModelSource) {}
 
-    public async start(request: CompletionRequest, signal: AbortSignal): Promise<CompletionRun> {
+    /** `cachePartition`: whose cached prompts its sequence may reuse (http/cachePartition.ts). */
+    public async start(request: CompletionRequest, signal: AbortSignal, cachePartition?: CachePartition): Promise<CompletionRun> {
         rejectUnsupportedCompletionFields(request);
         // Before the model is loaded or a sequence taken: a 1,000-prompt list would hold one for minutes.
         choiceCount(request.n, promptsOf(request.prompt).length);
         const held = await this.models.acquire(request.model, "completion", {keepAlive: request.keep_alive, signal});
         try {
-            const run = await this.runOn(held.model, request, signal, held.sampling);
+            const run = await this.runOn(held.model, request, signal, held.sampling, cachePartition);
             return {...run, release: () => {
                 run.release();
                 held.release();
@@ -79,7 +80,9 @@ export class CompletionService {
     }
 
     /** The request's prompts prepared on the model held for it, and a sequence to run them on. */
-    private async runOn(model: LoadedModel, request: CompletionRequest, signal: AbortSignal, modelDefaults?: SamplingDefaults): Promise<CompletionRun> {
+    private async runOn(
+        model: LoadedModel, request: CompletionRequest, signal: AbortSignal, modelDefaults: SamplingDefaults | undefined, cachePartition: CachePartition | undefined
+    ): Promise<CompletionRun> {
         const fim = request.suffix != null && (request.suffix !== "" || model.supportsInfill);
         if (fim && !model.supportsInfill)
             throw new BadRequestError(`The model '${request.model}' has no fill-in-the-middle tokens, so 'suffix' cannot be used with it.`,
@@ -113,7 +116,7 @@ export class CompletionService {
             }
         }
 
-        const lease = await model.acquireSequence(jobs[0]!.prompt, signal);
+        const lease = await model.acquireSequence(jobs[0]!.prompt, signal, cachePartition);
         return {
             identity: newReplyIdentity(request.model, "cmpl"), jobs, echo: request.echo === true, logprobs: request.logprobs != null,
             lease, release: () => lease.release()

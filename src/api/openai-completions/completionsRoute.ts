@@ -1,4 +1,5 @@
 import {Router} from "express";
+import {cachePartitionOf} from "../../http/cachePartition.js";
 import type {ReplyWriter} from "../../http/replyWriter.js";
 import {parseBody} from "../parseBody.js";
 import {completionBody, completionStream} from "./completionReply.js";
@@ -15,7 +16,7 @@ export function completionsRoute(service: CompletionService, replies: ReplyWrite
         const request = parseBody(completionRequestSchema, req.body);
         // An IDE's prompt is its user's code: logged only with --log-prompts, as every prompt.
         const signal = replies.begin(res, request.model, {prompt: request.prompt, suffix: request.suffix});
-        const run = await service.start(request, signal);
+        const run = await service.start(request, signal, cachePartitionOf(res));
         const release = () => run.release();
         if (request.stream === true)
             await replies.sse(res, release, (sse) => completionStream(sse, run, request.stream_options?.include_usage === true, signal));

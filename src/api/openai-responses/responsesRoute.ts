@@ -1,4 +1,5 @@
 import {Router, type Response} from "express";
+import {cachePartitionOf} from "../../http/cachePartition.js";
 import type {ReplyWriter} from "../../http/replyWriter.js";
 import {parseBody} from "../parseBody.js";
 import {responsesRequestSchema} from "./responsesRequest.js";
@@ -17,7 +18,7 @@ export function responsesRoute(service: ResponsesService, replies: ReplyWriter):
     router.post("/v1/responses", async (req, res) => {
         const request = parseBody(responsesRequestSchema, req.body);
         const signal = replies.begin(res, request.model, {instructions: request.instructions, input: request.input});
-        const run = await service.start(request, ownerOf(res), signal);
+        const run = await service.start(request, ownerOf(res), signal, cachePartitionOf(res));
         const keep: KeepResponse = (response) => service.keep(ownerOf(res), run, response);
         const release = () => run.generation.release();
         if (request.stream === true)
@@ -30,7 +31,7 @@ export function responsesRoute(service: ResponsesService, replies: ReplyWriter):
         // OpenAI's model is optional here; a local server has no default model to count with.
         const request = parseBody(responsesRequestSchema, req.body);
         res.locals.model = request.model;
-        const tokens = await service.countInputTokens(request, ownerOf(res));
+        const tokens = await service.countInputTokens(request, ownerOf(res), cachePartitionOf(res));
         res.json({object: "response.input_tokens", input_tokens: tokens});
     });
 

@@ -1,5 +1,6 @@
 import type {Logger} from "pino";
 import type {ConversationService, ChatGeneration} from "../../conversation/conversationService.js";
+import type {CachePartition} from "../../engine/generationOptions.js";
 import {ApiError, BadRequestError, NotFoundError} from "../../errors.js";
 import type {InputItem, ResponsesRequest} from "./responsesRequest.js";
 import type {ResponseObject} from "./responsesResponse.js";
@@ -32,15 +33,16 @@ export class ResponsesService {
         private readonly logger: Logger
     ) {}
 
-    public async start(request: ResponsesRequest, owner: string, signal: AbortSignal): Promise<ResponseRun> {
+    /** `owner`: whose stored responses it may continue; `cachePartition`: whose cached prompts it may reuse (http/cachePartition.ts). */
+    public async start(request: ResponsesRequest, owner: string, signal: AbortSignal, cachePartition?: CachePartition): Promise<ResponseRun> {
         const {conversation, items, tools} = this.toConversation(request, owner);
-        const generation = await this.conversations.start(conversation, signal);
+        const generation = await this.conversations.start({...conversation, cachePartition}, signal);
         return {snapshot: newResponseSnapshot(request), tools, items, store: request.store !== false, generation};
     }
 
     /** `POST /v1/responses/input_tokens`: the prompt's tokens, nothing generated. */
-    public async countInputTokens(request: ResponsesRequest, owner: string): Promise<number> {
-        return this.conversations.countPromptTokens(this.toConversation(request, owner).conversation);
+    public async countInputTokens(request: ResponsesRequest, owner: string, cachePartition?: CachePartition): Promise<number> {
+        return this.conversations.countPromptTokens({...this.toConversation(request, owner).conversation, cachePartition});
     }
 
     /** Keeps a finished response (unless the request said `store: false`). */

@@ -60,6 +60,9 @@ export class FakeModel implements LoadedModel {
     public renderedTools: readonly ToolDefinition[] = [];
     public renderedThinking = true;
     public readonly generations: Array<{options: GenerationOptions, signal: AbortSignal}> = [];
+    /** Each lease's cache partition, and each chat prompt's (its images' cache), in order. */
+    public readonly leasePartitions: Array<string | undefined> = [];
+    public readonly promptPartitions: Array<string | undefined> = [];
     public activeLeases = 0;
     public disposed = false;
     /** Set when dispose ran while a sequence was leased: a reply cut mid-way (the registry must never do it). */
@@ -70,7 +73,10 @@ export class FakeModel implements LoadedModel {
     public onDispose: () => void = () => {};
     private releaseListeners: Array<() => void> = [];
 
-    public async prepareChat(history: ChatHistoryItem[], {tools = [], thinking = true}: {tools?: readonly ToolDefinition[], thinking?: boolean} = {}): Promise<PreparedPrompt> {
+    public async prepareChat(
+        history: ChatHistoryItem[], {tools = [], thinking = true, cachePartition}: {tools?: readonly ToolDefinition[], thinking?: boolean, cachePartition?: string} = {}
+    ): Promise<PreparedPrompt> {
+        this.promptPartitions.push(cachePartition);
         this.renderedTools = tools;
         this.renderedThinking = thinking;
         return wordTokens(renderForTest(history));
@@ -101,9 +107,10 @@ export class FakeModel implements LoadedModel {
         };
     }
 
-    public async acquireSequence(_prompt: PreparedPrompt, _signal: AbortSignal): Promise<SequenceLease> {
+    public async acquireSequence(_prompt: PreparedPrompt, _signal: AbortSignal, cachePartition?: string): Promise<SequenceLease> {
         if (this.script.busy)
             throw new ServerBusyError(1);
+        this.leasePartitions.push(cachePartition);
         this.activeLeases++;
         let released = false;
         return {

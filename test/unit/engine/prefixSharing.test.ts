@@ -1,6 +1,7 @@
 import type {LlamaContextSequence, Token} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
 import {minimumSharedGain, takeLongerPrefix} from "../../../src/engine/prefixSharing.js";
+import {claimCache} from "../../../src/engine/cachePartitions.js";
 
 /** A sequence double: its cached tokens, and node-llama-cpp's copy as its decision context calls it. */
 class FakeSequence {
@@ -57,5 +58,31 @@ describe("takeLongerPrefix", () => {
         expect(await take(target, [target, new FakeSequence(tokens(300))], prompt)).toBe(0);
         expect(target.cleared).toBe(1);
         expect(target.contextTokens).toEqual([]);
+    });
+});
+
+describe("takeLongerPrefix with cache partitions", () => {
+    const prompt = tokens(300);
+    /** A sequence `partition`'s request filled with `cached` (claimed as llamaLoadedModel.ts claims a leased one). */
+    const filledBy = async (cached: Token[], partition: string | undefined) => {
+        const sequence = new FakeSequence([]);
+        await claimCache(sequence as unknown as LlamaContextSequence, partition);
+        sequence.contextTokens = cached;
+        return sequence;
+    };
+
+    it("never copies another partition's prefix, however long: the request evaluates its prompt itself", async () => {
+        const target = await filledBy([], "key-b");
+        const others = [target, await filledBy(tokens(290), "key-a")];
+        expect(await takeLongerPrefix(target as unknown as LlamaContextSequence, others as unknown as LlamaContextSequence[], prompt, "key-b")).toBe(0);
+        expect(target.copies).toEqual([]);
+    });
+
+    it("copies from its own partition's sequence, passing over a longer one of another", async () => {
+        const target = await filledBy([], "key-b");
+        const own = await filledBy(tokens(200), "key-b");
+        const others = [target, await filledBy(tokens(290), "key-a"), own];
+        expect(await takeLongerPrefix(target as unknown as LlamaContextSequence, others as unknown as LlamaContextSequence[], prompt, "key-b")).toBe(200);
+        expect(target.copies).toEqual([{from: own, length: 200}]);
     });
 });

@@ -1,6 +1,8 @@
 import {describe, expect, it} from "vitest";
 import {ServerBusyError} from "../../../src/errors.js";
 import {commonPrefixLength, SequencePool} from "../../../src/engine/sequencePool.js";
+import {claimCache} from "../../../src/engine/cachePartitions.js";
+import type {LlamaContextSequence} from "node-llama-cpp";
 
 type Seq = {name: string, contextTokens: number[]};
 const seq = (name: string, contextTokens: number[] = []): Seq => ({name, contextTokens});
@@ -174,5 +176,37 @@ describe("SequencePool", () => {
         expect(pool.queued).toBe(0);
         pool.release(held);
         await expect(pool.acquire([], never())).resolves.toBe(held);
+    });
+});
+
+describe("SequencePool with cache partitions", () => {
+    /** A sequence whose cache `partition`'s request filled with `tokens` (as llamaLoadedModel.ts claims a leased one). */
+    const filledBy = async (name: string, tokens: number[], partition: string | undefined): Promise<Seq> => {
+        const sequence = {name, contextTokens: [] as number[], nextTokenIndex: 0, clearHistory: async () => {}};
+        await claimCache(sequence as unknown as LlamaContextSequence, partition);
+        sequence.contextTokens = tokens;
+        return sequence;
+    };
+    const prompt = Array.from({length: 300}, (_, index) => index + 1);
+
+    it("never gives a request another partition's cached prefix: it takes the least recently used sequence as a blank one", async () => {
+        const pool = new SequencePool([await filledBy("fresh", [], undefined), await filledBy("a's", prompt.slice(0, 250), "key-a")], 4);
+        // Key B's prompt shares 250 tokens with a's cache, but that is not B's to reuse.
+        expect((await pool.acquire(prompt, never(), "key-b")).name).toBe("fresh");
+    });
+
+    it("still gives a request its own partition's longest prefix", async () => {
+        const pool = new SequencePool([
+            await filledBy("b's short", prompt.slice(0, 80), "key-b"),
+            await filledBy("a's long", prompt.slice(0, 250), "key-a"),
+            await filledBy("b's long", prompt.slice(0, 200), "key-b")
+        ], 4);
+        expect((await pool.acquire(prompt, never(), "key-b")).name).toBe("b's long");
+        expect((await pool.acquire(prompt, never(), "key-a")).name).toBe("a's long");
+    });
+
+    it("shares prefixes between requests without a partition, as before", async () => {
+        const pool = new SequencePool([await filledBy("empty", [], undefined), await filledBy("shared", prompt.slice(0, 250), undefined)], 4);
+        expect((await pool.acquire(prompt, never())).name).toBe("shared");
     });
 });
