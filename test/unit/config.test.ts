@@ -9,6 +9,7 @@ describe("resolveConfig", () => {
             allowedHosts: [],
             port: 8080,
             apiKeys: [],
+            sharePrefixCache: false,
             gpu: "auto",
             flashAttention: "auto",
             maxQueue: 64,
