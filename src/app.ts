@@ -87,7 +87,7 @@ export function createApp({config, logger, registry, conversations, responses, m
     if (metrics != null)
         app.use(requestMetrics(metrics, registry));
     // Before anything answers, /health and CORS preflights included: a DNS-rebinding page gets nothing (hostCheck.ts).
-    app.use(allowedHostsOnly(config.host, config.allowedHosts));
+    app.use(allowedHostsOnly(config.host, config.allowedHosts, config.apiKeys.length > 0));
     app.use(cors(config.corsOrigins));
     app.use(healthRoute(backend));
     if (metrics != null)

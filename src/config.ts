@@ -14,9 +14,9 @@ export const configSchema = z.object({
     modelsDir: z.string().default("./models"),
     host: z.string().default("127.0.0.1"),
     /**
-     * Names the server answers to besides the loopback ones (`--allowed-host`): on a loopback bind
-     * every other `Host` is refused, against DNS rebinding; on another bind, given any, the check
-     * applies there too (http/hostCheck.ts).
+     * Names the server answers to besides the loopback ones (`--allowed-host`): every other `Host`
+     * is refused, against DNS rebinding, on a loopback bind and on any bind without API keys;
+     * `*` accepts every name (http/hostCheck.ts).
      */
     allowedHosts: z.array(z.string().min(1)).default([]),
     /** 0 picks a free port (tests). */

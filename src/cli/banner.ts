@@ -84,8 +84,11 @@ function residencyLine(config: Config, budget: RunningServer["memoryBudget"]): s
 function exposureWarning(config: Config): string | null {
     if (isLoopbackHost(config.host) || config.apiKeys.length > 0)
         return null;
-    return `warning: listening on ${config.host} with no API key: anyone who can reach this port can run the models and read their replies. ` +
-        "Give keys with --api-key-file (or --api-key), or listen on 127.0.0.1 only (the default).";
+    const names = config.allowedHosts.includes("*")
+        ? "and --allowed-host '*' lets any web page a browser here opens reach it under a name of its own (DNS rebinding). "
+        : "Requests must name it by address, a loopback name or an --allowed-host name (a web page could otherwise rebind a name of its own to it). ";
+    return `warning: listening on ${config.host} with no API key: anyone who can reach this port can run the models and read their replies; ` +
+        names + "Give keys with --api-key-file (or --api-key), or listen on 127.0.0.1 only (the default).";
 }
 
 /** Whether images work, and where not why: a build without vision, or models with it. */

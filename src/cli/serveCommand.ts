@@ -49,7 +49,7 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--max-image-pixels <n>", "most pixels per image, as a count or WIDTHxHEIGHT, read from its header before decoding (default: 8192x4096)").argParser(pixelCount))
         .addOption(new Option("--max-images-per-request <n>", "most image parts in one request (default: 16)").argParser(integer(0)))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
-        .addOption(new Option("--allowed-host <name>", "answer requests whose Host is NAME (repeatable); default: on a loopback --host only localhost names, against DNS rebinding; on another, any").argParser(collect).default([]))
+        .addOption(new Option("--allowed-host <name>", "answer requests whose Host is NAME (repeatable; '*': any name); default, against DNS rebinding: loopback names, and addresses off loopback; any name off loopback with API keys").argParser(collect).default([]))
         .addOption(new Option("--no-metrics", "do not serve Prometheus metrics at GET /metrics"))
         .addOption(new Option("--log-level <level>", "log level").choices(logLevels).default("info"))
         .addOption(new Option("--log-prompts", "log each request's messages or prompt (off by default: prompts are private)").default(false));

@@ -13,17 +13,21 @@ import {ApiError, BadRequestError} from "../errors.js";
  *   `--allowed-host` (a reverse proxy that passes its own Host on). Everything else is a 403,
  *   /health included: it names the backend, and a supervisor on this machine says localhost anyway.
  *   This is Jupyter's rule when it listens on localhost, and Ollama's.
- * - On any other bind, the server is meant to be reached by names chatserve cannot know, so there
- *   is no check (API keys guard it), unless `--allowed-host` names them: then those names, the
- *   loopback ones, and addresses are served. An address can never be a rebinding page's Host: the
- *   attack needs a name whose DNS answer the attacker controls.
+ * - On any other bind (`--host 0.0.0.0`, the usual container set-up) without API keys, the same
+ *   check holds, for the same page can rebind its name to this machine's LAN address: loopback
+ *   names, addresses and the `--allowed-host` names are served. An address can never be a
+ *   rebinding page's Host: the attack needs a name whose DNS answer the attacker controls.
+ * - On another bind with API keys, any Host is served unless `--allowed-host` names some: a
+ *   rebinding page cannot know a key, and the server is meant to be reached by names chatserve
+ *   cannot know.
+ * - `--allowed-host '*'` serves every Host on every bind: the explicit way to turn the check off.
  *
  * HTTP/1.1 requires `Host`; a request without one is a 400 (Node would answer it with a bare
  * status line: malformedRequest.ts turns that off). One that sends it twice is a 400 too.
  */
-export function allowedHostsOnly(bindHost: string, allowedHosts: readonly string[]) {
+export function allowedHostsOnly(bindHost: string, allowedHosts: readonly string[], keysConfigured: boolean) {
     const allowed = new Set(allowedHosts.map(normalized));
-    const checked = isLoopbackHost(bindHost) || allowed.size > 0;
+    const checked = !allowed.has("*") && (isLoopbackHost(bindHost) || !keysConfigured || allowed.size > 0);
     const addressesPass = !isLoopbackHost(bindHost);
     return (req: Request, _res: Response, next: NextFunction) => {
         const hosts = req.headersDistinct.host ?? [];

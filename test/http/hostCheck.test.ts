@@ -51,16 +51,38 @@ describe("on a loopback bind (the default)", () => {
 });
 
 describe("on another bind", () => {
-    it("serves any Host when no --allowed-host is given (API keys guard it)", async () => {
+    it("without API keys: loopback names and addresses only, as a rebinding page can aim its name at the LAN address too", async () => {
         const {app} = createTestApp({host: "0.0.0.0"});
-        expect((await request(app).get("/v1/models").set("Host", "anything.example:8080")).status).toBe(200);
+        for (const host of ["localhost:8080", "192.168.1.5:8080", "10.0.0.2", "[fe80::1]:8080"])
+            expect((await request(app).get("/v1/models").set("Host", host)).status, host).toBe(200);
+        for (const host of ["anything.example:8080", "evil.example", "chat.lan"]) {
+            const res = await request(app).post("/v1/chat/completions").set("Host", host).send(chatRequest());
+            expect(res.status, host).toBe(403);
+            expect(errorOf(res.body)).toMatchObject({code: "host_not_allowed", message: expect.stringContaining("--allowed-host")});
+        }
     });
 
-    it("with --allowed-host: those names, the loopback ones and addresses", async () => {
-        const {app} = createTestApp({host: "0.0.0.0", allowedHosts: ["chat.lan"]});
-        for (const host of ["chat.lan:8080", "localhost:8080", "192.168.1.5:8080", "[fe80::1]:8080"])
-            expect((await request(app).get("/v1/models").set("Host", host)).status, host).toBe(200);
-        expect((await request(app).get("/v1/models").set("Host", "evil.example")).status).toBe(403);
+    it("with API keys: any Host (a rebinding page cannot know a key)", async () => {
+        const {app} = createTestApp({host: "0.0.0.0", apiKeys: ["sk-test"]});
+        const res = await request(app).get("/v1/models").set("Host", "anything.example:8080").set("Authorization", "Bearer sk-test");
+        expect(res.status).toBe(200);
+    });
+
+    it("with --allowed-host: those names, the loopback ones and addresses, keys or not", async () => {
+        for (const apiKeys of [[], ["sk-test"]]) {
+            const {app} = createTestApp({host: "0.0.0.0", allowedHosts: ["chat.lan"], apiKeys});
+            const get = (host: string) => request(app).get("/v1/models").set("Host", host).set("Authorization", "Bearer sk-test");
+            for (const host of ["chat.lan:8080", "localhost:8080", "192.168.1.5:8080", "[fe80::1]:8080"])
+                expect((await get(host)).status, host).toBe(200);
+            expect((await get("evil.example")).status).toBe(403);
+        }
+    });
+
+    it("--allowed-host '*' serves every name, on any bind", async () => {
+        for (const host of ["0.0.0.0", "127.0.0.1"]) {
+            const {app} = createTestApp({host, allowedHosts: ["*"]});
+            expect((await request(app).get("/v1/models").set("Host", "anything.example")).status, host).toBe(200);
+        }
     });
 });
 
