@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import {unsafeFileNameReason} from "./localFileName.js";
 import type {HubRepo} from "./pullSource.js";
 
 /** One file of a hub repository, with what the hub says of it (size and, for LFS files, SHA-256). */
@@ -74,7 +75,8 @@ export async function listHubFiles(endpoint: string, repo: HubRepo, token?: stri
     if (body == null || !Array.isArray(body.siblings))
         throw new Error(`${host} did not answer with a file list for ${name} (is --hf-endpoint a Hugging Face hub or mirror?)`);
     return body.siblings.flatMap((sibling: {rfilename?: unknown, size?: unknown, lfs?: {sha256?: unknown, size?: unknown}}) => {
-        if (typeof sibling?.rfilename !== "string")
+        // A .gguf whose name could not be a file here (`..\..\x.gguf`) is no candidate to pull.
+        if (typeof sibling?.rfilename !== "string" || (/\.gguf$/i.test(sibling.rfilename) && unsafeFileNameReason(path.posix.basename(sibling.rfilename)) != null))
             return [];
         const size = typeof sibling.lfs?.size === "number" ? sibling.lfs.size : typeof sibling.size === "number" ? sibling.size : undefined;
         const sha256 = typeof sibling.lfs?.sha256 === "string" ? sibling.lfs.sha256 : undefined;

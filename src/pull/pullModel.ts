@@ -1,6 +1,7 @@
 import path from "node:path";
 import {findModelFiles} from "../models/modelFiles.js";
 import {hubFileUrl, hubToken, listHubFiles, type HubFile} from "./hubListing.js";
+import {localFileName} from "./localFileName.js";
 import {planHubPull, type HubPullPlan} from "./pullPlan.js";
 import type {PullSource} from "./pullSource.js";
 import {stagedDownload, type DownloadItem, type DownloadOptions} from "./stagedDownload.js";
@@ -41,9 +42,10 @@ export async function pullModel(request: PullRequest): Promise<PullResult> {
         const files = await listHubFiles(hubEndpoint, source.repo, await hubToken());
         const plan = planHubPull(files, source.kind === "hub" ? {quant: source.quant} : {file: source.file}, label);
         folder = path.join(modelsDir, safeFolderName(source.repo.name));
+        const fileName = (file: HubFile) => localFileName(path.posix.basename(file.path), `${label}'s file`);
         items = [
-            {url: hubFileUrl(hubEndpoint, source.repo, plan.model[0]!.path), fileName: path.posix.basename(plan.model[0]!.path), expected: expectations(plan.model), model: true},
-            ...(plan.projector != null ? [{url: hubFileUrl(hubEndpoint, source.repo, plan.projector.path), fileName: path.posix.basename(plan.projector.path), expected: expectations([plan.projector]), model: false}] : [])
+            {url: hubFileUrl(hubEndpoint, source.repo, plan.model[0]!.path), fileName: fileName(plan.model[0]!), expected: expectations(plan.model), model: true},
+            ...(plan.projector != null ? [{url: hubFileUrl(hubEndpoint, source.repo, plan.projector.path), fileName: fileName(plan.projector), expected: expectations([plan.projector]), model: false}] : [])
         ];
         request.say(describePlan(plan, label, new URL(hubEndpoint).host));
     }

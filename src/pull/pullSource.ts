@@ -1,4 +1,5 @@
 import path from "node:path";
+import {localFileName} from "./localFileName.js";
 
 /**
  * What `chatserve pull` was asked for:
@@ -41,9 +42,9 @@ export function parsePullSource(text: string, hubEndpoint: string): PullSource {
     }
 
     const fileName = path.posix.basename(decoded(url.pathname));
-    if (!/\.gguf$/i.test(fileName) || !isSafeFileName(fileName))
+    if (!/\.gguf$/i.test(fileName))
         throw new Error(`the URL must name a .gguf file (its path ends in '${fileName}')`);
-    return {kind: "url", url, fileName};
+    return {kind: "url", url, fileName: localFileName(fileName, "the URL's file")};
 }
 
 /** `user/repo[:quant][#revision]` or `user/repo/path/file.gguf[#revision]`. */
@@ -95,10 +96,6 @@ function decoded(segment: string): string {
 }
 
 /** A name that can only land in the models folder itself. */
-function isSafeFileName(name: string): boolean {
-    return name !== "" && !name.startsWith(".") && !/[\\/\0]/.test(name);
-}
-
 /** How a pull is written back for messages: `hf:user/repo:Q4_K_M`. */
 export function describePullSource(source: PullSource): string {
     const revision = source.kind !== "url" && source.repo.revision !== "main" ? `#${source.repo.revision}` : "";
