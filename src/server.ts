@@ -41,8 +41,12 @@ export type RunningServer = {
     registry: ModelRegistry,
     /** chatserve.json: its path, and why it was refused when it was (the banner says so). */
     settingsFile: Pick<SettingsFile, "path" | "error" | "current">,
-    /** Graceful shutdown: stop accepting, let in-flight requests end (cut after `graceMs`), release the models. */
-    close(graceMs?: number): Promise<void>
+    /**
+     * Graceful shutdown: stop accepting, let in-flight requests end (cut after `graceMs`), release the
+     * models. A load still running after a while is left behind (`loadsLeftRunning`), and llama.cpp is
+     * then not disposed under it: the caller exits without waiting for it (cli/serveCommand.ts).
+     */
+    close(graceMs?: number): Promise<{loadsLeftRunning: number}>
 };
 
 /** Builds every dependency, listens, and owns shutdown. */
@@ -65,7 +69,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         tools: descriptor.capabilities.includes("tools"),
         embeds: descriptor.capabilities.includes("embeddings"),
         chatTemplate: plan.chatTemplate,
-        ...(plan.projector == null ? {} : {projector: {path: plan.projector, threads: runtime.threads}})
+        ...(plan.projector == null ? {} : {projector: {path: plan.projector, threads: runtime.threads}}),
+        ...(plan.projectorRefusal == null ? {} : {projectorRefusal: plan.projectorRefusal})
     }), {
         // Each model's default context is sized to the budget, not only to what is free: one model alone always fits it.
         context: {
@@ -112,7 +117,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const port = (server.address() as AddressInfo).port;
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
 
-    let closing: Promise<void> | null = null;
+    let closing: Promise<{loadsLeftRunning: number}> | null = null;
     const close = (graceMs = 5000) => closing ??= (async () => {
         catalogue.close();
         registry.stopQueueing();
@@ -130,8 +135,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await closed;
         clearInterval(sweep);
         clearTimeout(timer);
-        await registry.dispose();
-        await runtime.llama.dispose();
+        const {loadsLeftRunning} = await registry.dispose();
+        if (loadsLeftRunning === 0)
+            await runtime.llama.dispose();
+        return {loadsLeftRunning};
     })();
 
     return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, vision: runtime.vision, freeMemoryBytes: runtime.freeMemoryBytes, memoryBudget, registry, settingsFile, close};

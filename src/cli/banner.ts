@@ -40,7 +40,8 @@ export function printBanner(config: Config, server: RunningServer): void {
     for (const model of models)
         lines.push(model.status === "unavailable"
             ? `  - ${model.id}: unavailable (${model.error})`
-            : `  - ${model.id} (${model.architecture}, ${model.capabilities.join(", ")}): ${servedAs(model)}`);
+            : `  - ${model.id} (${model.architecture}, ${model.capabilities.join(", ")}): ${servedAs(model)}` +
+                (model.visionError == null ? "" : `; text only: ${model.visionError}`));
     const visionLine = imageInputLine(server, models);
     if (visionLine != null)
         lines.push(visionLine);

@@ -118,7 +118,14 @@ async function serve(config: Config): Promise<void> {
             return;
         }
         logger.info({event: "shutdown", signal}, `${signal}: finishing in-flight requests, then exiting`);
-        server.close().then(() => process.exit(0), (error: unknown) => {
+        server.close().then(({loadsLeftRunning}) => {
+            if (loadsLeftRunning === 0)
+                process.exit(0);
+            // A load still running (one that hangs): process.exit() would wait for its thread (libuv
+            // joins its pool at exit); the signal's default does not.
+            process.removeAllListeners("SIGINT").removeAllListeners("SIGTERM");
+            process.kill(process.pid, signal);
+        }, (error: unknown) => {
             logger.error({event: "shutdown_failed", err: error});
             process.exit(1);
         });

@@ -22,7 +22,9 @@ export type ModelLoadOptions = {
     /** A Jinja chat template (chatserve.json's chat_template) used instead of the one in the GGUF. */
     chatTemplate?: string,
     /** A vision projector (mmproj GGUF) loaded with the model, for image input; `threads` encode an image. */
-    projector?: {path: string, threads: number}
+    projector?: {path: string, threads: number},
+    /** Why a paired projector is not loaded (its file failed the checks before llama.cpp sees it): image requests hear it. */
+    projectorRefusal?: string
 };
 
 /** What a model that generates text holds: one context split into sequences, their decode loop and pool, its chat template and grammars. */
@@ -76,7 +78,7 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
         const embedder = options.embeds
             ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
             : null;
-        const vision = await ModelVision.load(runtime.llama, model, generation?.context ?? null, options.projector);
+        const vision = await ModelVision.load(runtime.llama, model, generation?.context ?? null, options.projector, options.projectorRefusal);
         return {model, generation, embedder, vision, contextSize};
     } catch (error) {
         await model.dispose();

@@ -38,3 +38,16 @@ export async function boundedWait<T>(work: Promise<T>, {signals, deadline, onDea
         clearTimeout(timer);
     }
 }
+
+export const stillRunning = Symbol("still running");
+
+/** `work`'s value, or `stillRunning` once `ms` have passed (`work` goes on: what cannot be stopped is only no longer waited for). */
+export async function withinMs<T>(work: Promise<T>, ms: number): Promise<T | typeof stillRunning> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<typeof stillRunning>((resolve) => timer = setTimeout(() => resolve(stillRunning), ms));
+    try {
+        return await Promise.race([work, timeout]);
+    } finally {
+        clearTimeout(timer);
+    }
+}

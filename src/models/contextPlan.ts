@@ -35,7 +35,9 @@ export type ContextPlan = {
     /** The vision projector loaded with it: chatserve.json's `mmproj`, else the one paired in its folder. Load-time too. */
     projector?: string,
     /** The projector file's size: what its weights add to the model's memory. */
-    projectorBytes?: number
+    projectorBytes?: number,
+    /** Why the model's projector is not loaded (its header failed the checks: projectorCheck.ts): it serves text, and image requests hear this. */
+    projectorRefusal?: string
 };
 
 /** Whether a loaded model serves `next` as it is: nothing a load decides (context, sequences, template, projector) differs. */

@@ -5,7 +5,8 @@ import type {FileHandle} from "node:fs/promises";
  * header's counts, then every metadata entry's key, string and array length. node-llama-cpp
  * believes them: a 300-byte file whose one entry claimed an array of 2^40 bytes had it read element
  * by element until the 10 s timeout, and left the server ~700 MB bigger. Only lengths are read
- * (in large chunks), never the values.
+ * (in large chunks), and the values of the keys `wanted` names (ggufLoadChecks.ts reads them), so
+ * that the vocabulary is walked once, not again by node-llama-cpp.
  */
 
 /** Bytes of each scalar metadata type, by GGUF type id (8 is a string, 9 an array). */
@@ -14,14 +15,18 @@ const stringType = 8;
 const arrayType = 9;
 const chunkBytes = 1 << 20;
 
-export async function checkGgufBounds(file: FileHandle, size: number): Promise<void> {
+/** A wanted key's value: a number, a string (bytes as latin1, one character a byte), or an array of them. */
+export type HeaderValue = number | string | Array<number | string>;
+
+export async function checkGgufBounds(file: FileHandle, size: number, wanted: (key: string) => boolean = () => false): Promise<Map<string, HeaderValue>> {
     const cursor = new HeaderCursor(file, size);
+    const values = new Map<string, HeaderValue>();
     // Not a GGUF, or version 1 (whose counts are 32-bit): node-llama-cpp's reader says so.
     if (size < 24)
-        return;
+        return values;
     await cursor.need(24);
     if (cursor.text(4) !== "GGUF" || cursor.u32() < 2)
-        return;
+        return values;
     const tensors = cursor.u64();
     const entries = cursor.u64();
     // node-llama-cpp reads zeros past a file's end, so a truncated header claiming billions of
@@ -31,10 +36,53 @@ export async function checkGgufBounds(file: FileHandle, size: number): Promise<v
         throw new Error(`the GGUF header claims ${entries} metadata entries and ${tensors} tensors, more than a file of ${size} bytes can hold`);
     for (let entry = 0; entry < entries; entry++) {
         await cursor.need(8);
-        cursor.skip(cursor.length(cursor.u64(), 1, `metadata entry ${entry}'s key`, "bytes"));
-        await cursor.need(4);
-        await skipValue(cursor, cursor.u32(), `metadata entry ${entry}`);
+        const keyBytes = cursor.length(cursor.u64(), 1, `metadata entry ${entry}'s key`, "bytes");
+        await cursor.need(keyBytes + 4);
+        const key = cursor.text(keyBytes);
+        const type = cursor.u32();
+        if (wanted(key))
+            values.set(key, await readValue(cursor, type, key));
+        else
+            await skipValue(cursor, type, `metadata entry ${entry}`);
     }
+    return values;
+}
+
+/** A wanted entry's value; an array of arrays is only checked (no key read here holds one). */
+async function readValue(cursor: HeaderCursor, type: number, key: string): Promise<HeaderValue> {
+    if (scalarBytes.has(type) || type === stringType)
+        return await readScalar(cursor, type, key);
+    if (type !== arrayType)
+        throw new Error(`the GGUF header's ${key} has an unknown type (${type})`);
+    await cursor.need(12);
+    const itemType = cursor.u32();
+    const count = cursor.length(cursor.u64(), scalarBytes.get(itemType) ?? (itemType === stringType ? 8 : 12), `${key}'s array`);
+    if (itemType === arrayType) {
+        for (let index = 0; index < count; index++)
+            await skipValue(cursor, itemType, key);
+        return [];
+    }
+    const items: Array<number | string> = [];
+    for (let index = 0; index < count; index++)
+        items.push(await readScalar(cursor, itemType, key));
+    return items;
+}
+
+async function readScalar(cursor: HeaderCursor, type: number, key: string): Promise<number | string> {
+    if (type === stringType) {
+        if (!cursor.has(8))
+            await cursor.need(8);
+        const bytes = cursor.length(cursor.u64(), 1, `${key}'s string`, "bytes");
+        if (!cursor.has(bytes))
+            await cursor.need(bytes);
+        return cursor.text(bytes);
+    }
+    const bytes = scalarBytes.get(type);
+    if (bytes == null)
+        throw new Error(`the GGUF header's ${key} has an unknown type (${type})`);
+    if (!cursor.has(bytes))
+        await cursor.need(bytes);
+    return cursor.number(type);
 }
 
 async function skipValue(cursor: HeaderCursor, type: number, what: string): Promise<void> {
@@ -88,7 +136,8 @@ class HeaderCursor {
             throw new Error(`the GGUF header ends past the end of the file (${this.size} bytes)`);
         if (this.has(bytes))
             return;
-        this.chunk = Buffer.alloc(Math.min(chunkBytes, this.size - this.position));
+        // A string longer than a chunk (a wanted value) gets a chunk of its own size.
+        this.chunk = Buffer.alloc(Math.min(Math.max(chunkBytes, bytes), this.size - this.position));
         this.chunkStart = this.position;
         await this.file.read(this.chunk, 0, this.chunk.length, this.position);
     }
@@ -104,6 +153,24 @@ class HeaderCursor {
 
     public u32(): number {
         return this.chunk.readUInt32LE(this.take(4));
+    }
+
+    /** A scalar of GGUF type `type` (integers past 2^53 lose their last digits: no count read here comes near). */
+    public number(type: number): number {
+        const start = this.take(scalarBytes.get(type)!);
+        const chunk = this.chunk;
+        switch (type) {
+            case 0: case 7: return chunk.readUInt8(start);
+            case 1: return chunk.readInt8(start);
+            case 2: return chunk.readUInt16LE(start);
+            case 3: return chunk.readInt16LE(start);
+            case 4: return chunk.readUInt32LE(start);
+            case 5: return chunk.readInt32LE(start);
+            case 6: return chunk.readFloatLE(start);
+            case 10: return Number(chunk.readBigUInt64LE(start));
+            case 11: return Number(chunk.readBigInt64LE(start));
+            default: return chunk.readDoubleLE(start);
+        }
     }
 
     /** Exact up to 2^53, which no file reaches; a number, as a BigInt per vocabulary entry was slow. */

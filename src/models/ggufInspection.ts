@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import {GgufFileType, readGgufFileInfo, type Llama} from "node-llama-cpp";
 import {checkGgufBounds} from "./ggufBounds.js";
+import {isLoadCheckedKey, refuseWhatLlamaAsserts} from "./ggufLoadChecks.js";
 import {kvCacheEstimate, type KvCacheEstimate} from "./kvCacheEstimate.js";
 import {memoryEstimate, type MemoryEstimate} from "./memoryEstimate.js";
 import type {ModelCapability} from "./modelDescriptor.js";
@@ -34,15 +35,7 @@ const headerReadTimeoutMs = 10_000;
  * whole footprint in memory (memoryEstimate.ts; the tensor table is read for it).
  */
 export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSummary> {
-    const file = await fs.open(path, "r");
-    try {
-        await checkGgufBounds(file, (await file.stat()).size);
-    } finally {
-        await file.close();
-    }
-    const info = await readGgufFileInfo(path, {
-        readTensorInfo: llama != null, logWarnings: false, ignoreKeys: skippedKeys, signal: AbortSignal.timeout(headerReadTimeoutMs)
-    });
+    const info = await readCheckedHeader(path, {readTensorInfo: llama != null});
     const metadata = info.metadata as unknown as Record<string, Record<string, unknown> | undefined>;
     const architecture = (info.metadata.general?.architecture as string | undefined) ?? null;
     if (architecture == null)
@@ -79,6 +72,37 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSumm
             generates: capabilities.includes("chat"), embeds: capabilities.includes("embeddings")
         })
     };
+}
+
+/**
+ * A vision projector's header, read as a model's is (bounds first, then node-llama-cpp's reader
+ * with the same time limit): a 124-byte projector claiming 2^40 entries was parsed for ever at load,
+ * growing the server by 1.7 GB in 45 s. Throws the reason a projector cannot be loaded.
+ */
+export async function inspectProjector(path: string): Promise<void> {
+    const info = await readCheckedHeader(path, {readTensorInfo: true});
+    const architecture = info.metadata.general?.architecture as string | undefined;
+    // llama.cpp's converter writes every projector (mmproj) as architecture "clip".
+    if (architecture !== "clip")
+        throw new Error(`it is not a vision projector (its general.architecture is ${architecture == null ? "missing" : `'${architecture}'`}, not 'clip')`);
+    if ((info.tensorInfo?.length ?? 0) === 0)
+        throw new Error("it holds no tensors");
+}
+
+/**
+ * The header of a GGUF whose lengths (ggufBounds.ts) and load-time asserts (ggufLoadChecks.ts)
+ * were checked first, read by node-llama-cpp within `headerReadTimeoutMs`.
+ */
+async function readCheckedHeader(path: string, {readTensorInfo}: {readTensorInfo: boolean}) {
+    const file = await fs.open(path, "r");
+    try {
+        refuseWhatLlamaAsserts(await checkGgufBounds(file, (await file.stat()).size, isLoadCheckedKey));
+    } finally {
+        await file.close();
+    }
+    return await readGgufFileInfo(path, {
+        readTensorInfo, logWarnings: false, ignoreKeys: skippedKeys, signal: AbortSignal.timeout(headerReadTimeoutMs)
+    });
 }
 
 /** llama.cpp's file type as people write it in file names: MOSTLY_Q4_K_M → Q4_K_M, ALL_F32 → F32. */

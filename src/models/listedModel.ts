@@ -44,6 +44,8 @@ export type ListedModel = {
     sizeBytes: number,
     /** Why it cannot be used, when unavailable. */
     error?: string,
+    /** Why a model planned with a projector takes no images: it failed its checks, or llama.cpp could not load it. It serves text. */
+    visionError?: string,
     /** On an alias's entry: the model it serves. */
     aliasFor?: string,
     /** On a model's entry: the aliases and patterns that lead to it. */
@@ -73,6 +75,8 @@ export function listedModel(descriptor: ModelDescriptor, plan: ContextPlan, view
             : residency != null ? "loading"
                 : "available";
     const contextMemory = loaded?.contextMemoryBytes;
+    // Planned with a projector, it only knows whether the projector loaded once it has.
+    const visionError = plan.projectorRefusal ?? (plan.projector != null ? loaded?.imageInputRefusal ?? undefined : undefined);
     return {
         id: descriptor.id,
         modifiedAt: descriptor.modifiedAt,
@@ -80,7 +84,7 @@ export function listedModel(descriptor: ModelDescriptor, plan: ContextPlan, view
         parallel: plan.parallel,
         kvCacheBytes: plan.kvCacheBytes,
         ...(contextMemory != null ? {contextMemoryBytes: contextMemory} : {}),
-        capabilities: withVision(loaded == null ? descriptor.capabilities : withInfill(descriptor.capabilities, loaded.supportsInfill), plan),
+        capabilities: withVision(loaded == null ? descriptor.capabilities : withInfill(descriptor.capabilities, loaded.supportsInfill), plan, visionError),
         status,
         waitingForMemory: status === "loading" && residency!.state === "waiting",
         unloading: loaded != null && residency!.unloading,
@@ -93,6 +97,7 @@ export function listedModel(descriptor: ModelDescriptor, plan: ContextPlan, view
         architecture: descriptor.architecture,
         sizeBytes: descriptor.sizeBytes,
         ...(error != null ? {error} : {}),
+        ...(visionError != null ? {visionError} : {}),
         ...(aliases.length > 0 ? {aliases: [...aliases]} : {})
     };
 }
@@ -124,7 +129,7 @@ function withInfill(capabilities: ModelCapability[], supportsInfill: boolean): M
     return supportsInfill ? [...others, "fim"] : others;
 }
 
-/** A model served with a projector takes images (a projector that then fails to load is a 400 with its reason). */
-function withVision(capabilities: ModelCapability[], plan: ContextPlan): ModelCapability[] {
-    return plan.projector != null && capabilities.includes("chat") ? [...capabilities, "vision"] : capabilities;
+/** A model served with a projector takes images, unless the projector failed (`visionError`: a 400 with that reason). */
+function withVision(capabilities: ModelCapability[], plan: ContextPlan, visionError: string | undefined): ModelCapability[] {
+    return plan.projector != null && visionError == null && capabilities.includes("chat") ? [...capabilities, "vision"] : capabilities;
 }

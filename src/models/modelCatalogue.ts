@@ -1,8 +1,10 @@
 import type {Stats} from "node:fs";
 import fs from "node:fs/promises";
 import type {Logger} from "pino";
-import {inspectGguf, type GgufSummary} from "./ggufInspection.js";
+import {inspectGguf, inspectProjector, type GgufSummary} from "./ggufInspection.js";
+import {UnloadableModelError} from "./ggufLoadChecks.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
+import {projectorRefusal} from "./projectorCheck.js";
 import {findModelFiles, isMomentaryFailure, type ModelFileGroup} from "./modelFiles.js";
 
 export type Catalogue = {
@@ -29,7 +31,8 @@ export class ModelCatalogue implements Catalogue {
     public constructor(
         private readonly modelsDir: string,
         private readonly logger: Logger,
-        private readonly inspect: (path: string) => Promise<GgufSummary> = inspectGguf
+        private readonly inspect: (path: string) => Promise<GgufSummary> = inspectGguf,
+        private readonly checkProjector: (path: string) => Promise<void> = inspectProjector
     ) {}
 
     public list(): ModelDescriptor[] {
@@ -77,7 +80,8 @@ export class ModelCatalogue implements Catalogue {
         const groups = await findModelFiles(this.modelsDir);
         const next = new Map<string, ModelDescriptor>();
         for (const group of groups) {
-            const stats = await statAll(group.files);
+            // The projector's stats too: a projector replaced in place is checked again.
+            const stats = await statAll(group.projector == null ? group.files : [...group.files, group.projector]);
             if (stats == null)
                 continue; // deleted while scanning, or unreadable
 
@@ -90,8 +94,9 @@ export class ModelCatalogue implements Catalogue {
                 continue;
             }
 
-            const sizeBytes = stats.reduce((sum, stat) => sum + stat.size, 0);
-            const modifiedAt = Math.floor(Math.max(...stats.map((stat) => stat.mtimeMs)) / 1000);
+            const modelStats = stats.slice(0, group.files.length);
+            const sizeBytes = modelStats.reduce((sum, stat) => sum + stat.size, 0);
+            const modifiedAt = Math.floor(Math.max(...modelStats.map((stat) => stat.mtimeMs)) / 1000);
             const descriptor = await this.describe(group, sizeBytes, modifiedAt);
             this.signatures.set(group.id, signature);
             next.set(group.id, descriptor);
@@ -115,11 +120,17 @@ export class ModelCatalogue implements Catalogue {
         if (group.missingParts > 0)
             return unavailable(`split model is missing ${group.missingParts} of its parts`);
 
+        let summary: GgufSummary;
         try {
-            return {...base, ...await this.inspect(group.path)};
+            summary = await this.inspect(group.path);
         } catch (error) {
-            return unavailable(`not a readable GGUF file (${error instanceof Error ? error.message : String(error)})`);
+            return unavailable(error instanceof UnloadableModelError
+                ? `llama.cpp cannot load it: ${error.message}`
+                : `not a readable GGUF file (${error instanceof Error ? error.message : String(error)})`);
         }
+        const projectorError = group.projector == null ? undefined
+            : await this.checkProjector(group.projector).then(() => undefined, (error: unknown) => projectorRefusal(group.projector!, error));
+        return {...base, ...summary, ...(projectorError == null ? {} : {projectorError})};
     }
 
     private logFound(descriptor: ModelDescriptor, changed: boolean): void {

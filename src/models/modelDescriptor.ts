@@ -32,6 +32,8 @@ export type ModelDescriptor = {
     memory?: MemoryEstimate,
     /** The vision projector (mmproj GGUF) found beside it (models/projectorPairing.ts). */
     projector?: string,
+    /** Why the paired projector cannot be loaded (its header failed the checks a model's gets): the model then serves text only. */
+    projectorError?: string,
     /** Set when the file cannot be served; the model is listed as unavailable with this reason. */
     error?: string
 };

@@ -9,6 +9,7 @@ import {ModelLookup} from "./modelLookup.js";
 import type {ModelOccupancy} from "./modelOccupancy.js";
 import {ModelScheduler} from "./modelScheduler.js";
 import {ModelSizing} from "./modelSizing.js";
+import {withCheckedProjector} from "./projectorCheck.js";
 import type {HeldModel, HoldOptions, ModelLoader, RegistrySettings} from "./registrySettings.js";
 import type {LoadedSettings} from "./settingsFile.js";
 
@@ -39,7 +40,7 @@ export class ModelRegistry {
         const memory = settings.memory ?? {};
         const budget = {bytes: memory.bytes ?? Number.POSITIVE_INFINITY, models: memory.models ?? Number.POSITIVE_INFINITY, source: memory.source ?? "--memory-limit"};
         const keepAlive = memory.keepAlive ?? null;
-        this.scheduler = new ModelScheduler(catalogue, load, this.sizing, {
+        this.scheduler = new ModelScheduler(catalogue, withCheckedProjector(load), this.sizing, {
             budget, keepAlive, waitMs: memory.waitMs ?? defaultMemoryWaitMs, maxWaiting: memory.maxWaiting
         }, settings.lifecycle, logger);
         this.listing = new ModelListing(catalogue, this.lookup, this.sizing, this.scheduler.residencies, budget, keepAlive);
@@ -114,9 +115,9 @@ export class ModelRegistry {
         this.scheduler.stopQueueing();
     }
 
-    /** Frees every model, once its load (and any batch it is decoding) has ended: llama.cpp must outlive both. */
-    public async dispose(): Promise<void> {
-        await this.scheduler.dispose();
+    /** Frees every model, once its load (and any batch it is decoding) has ended: llama.cpp must outlive both; a load running past `loadWaitMs` is left (counted). */
+    public async dispose(loadWaitMs?: number): Promise<{loadsLeftRunning: number}> {
+        return await this.scheduler.dispose(loadWaitMs);
     }
 
     /** The model `name` stands for, if it can be served at all. Not checked before finding it: a rescan may wait, and shutdown begin meanwhile. */

@@ -169,9 +169,9 @@ export class ModelScheduler {
         this.ledger.stopQueueing(reason);
     }
 
-    /** Frees every model, once its load (and any batch it is decoding) has ended: llama.cpp must outlive both. */
-    public async dispose(): Promise<void> {
-        await this.ledger.dispose();
+    /** Frees every model, once its load (and any batch it is decoding) has ended: llama.cpp must outlive both; a load running past `loadWaitMs` is left (counted). */
+    public async dispose(loadWaitMs?: number): Promise<{loadsLeftRunning: number}> {
+        return await this.ledger.dispose(loadWaitMs);
     }
 
     /** A new residency for the model, waiting for room; refused at once when the model cannot fit even alone. */

@@ -50,7 +50,10 @@ export class ModelSizing {
             if (own.chatTemplateText != null)
                 plan = {...plan, chatTemplate: own.chatTemplateText};
             const projector = own.mmproj ?? descriptor.projector;
-            if (this.flags.vision === true && projector != null)
+            // The paired projector was checked at the scan; chatserve.json's is checked as it loads (projectorCheck.ts).
+            if (this.flags.vision === true && projector != null && own.mmproj == null && descriptor.projectorError != null)
+                plan = {...plan, projectorRefusal: descriptor.projectorError};
+            else if (this.flags.vision === true && projector != null)
                 plan = {...plan, projector, projectorBytes: fileSize(projector)};
             this.plans.set(descriptor, plan);
         }

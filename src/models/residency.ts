@@ -18,7 +18,9 @@ export type LoadedFacts = {
     contextLength: number,
     supportsInfill: boolean,
     contextMemoryBytes?: number,
-    memory?: MemoryFootprint
+    memory?: MemoryFootprint,
+    /** Why it takes no images (no projector, or one that failed to load); null when it does. */
+    imageInputRefusal?: string | null
 };
 
 /**
@@ -101,7 +103,7 @@ export class Residency {
         this.model = model;
         this.facts = {
             contextLength: model.contextLength, supportsInfill: model.supportsInfill,
-            contextMemoryBytes: model.contextMemoryBytes, memory: model.memory
+            contextMemoryBytes: model.contextMemoryBytes, memory: model.memory, imageInputRefusal: model.imageInputRefusal
         };
         this.state = "loaded";
     }

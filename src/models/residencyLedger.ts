@@ -1,11 +1,15 @@
 import type {Logger} from "pino";
 import type {LoadedModel} from "../engine/loadedModel.js";
 import {ModelUnloadedError, ServiceShuttingDownError, type ApiError} from "../errors.js";
+import {stillRunning, withinMs} from "./boundedWait.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
 import type {ModelLifecycleObserver} from "./registrySettings.js";
 import type {Residency} from "./residency.js";
 import {ResidencyDisposal} from "./residencyDisposal.js";
 import {TransitionSignal} from "./transitionSignal.js";
+
+/** How long shutdown waits for a load still running (a real load of a big model takes seconds; a hung one, for ever). */
+const shutdownLoadWaitMs = 10_000;
 
 /**
  * The book of every model's residency (residency.ts): which one serves each model id, which wait
@@ -150,21 +154,33 @@ export class ResidencyLedger {
         }
     }
 
-    /** Frees every model, once its load (and any batch it is decoding) has ended: llama.cpp must outlive both. */
-    public async dispose(): Promise<void> {
+    /**
+     * Frees every model, once its load (and any batch it is decoding) has ended: llama.cpp must outlive
+     * both. A load still running after `loadWaitMs` is left to run (a load that hangs must not hold
+     * shutdown: a malformed projector's load once did, for ever): the count of those is returned, and
+     * llama.cpp must then not be disposed under them (server.ts).
+     */
+    public async dispose(loadWaitMs = shutdownLoadWaitMs): Promise<{loadsLeftRunning: number}> {
         this.closed = true;
         const everyone = new Set([...this.byId.values(), ...this.claims]);
         this.byId.clear();
         this.queue.splice(0);
         const shutdown = new ServiceShuttingDownError();
+        let loadsLeftRunning = 0;
         await Promise.all([...everyone].map(async (residency) => {
             residency.clearExpiry();
             residency.cancel(shutdown);
-            const model = await residency.ready.catch(() => null);
+            const model = await withinMs(residency.ready.catch(() => null), loadWaitMs);
+            if (model === stillRunning) {
+                loadsLeftRunning++;
+                this.logger.warn({event: "model_load_abandoned", model: residency.id}, `shutting down while ${residency.id} still loads: its load is left behind`);
+                return;
+            }
             if (model != null)
                 this.disposals.free(residency, model, "the server is shutting down");
             await residency.disposal;
         }));
+        return {loadsLeftRunning};
     }
 
     /** The last request let go of a loaded model: it goes now if marked to, else its keep-alive starts. */

@@ -67,6 +67,8 @@ export type ModelObject = {
     size_bytes: number,
     /** Why the model cannot be used, when status is "unavailable". */
     error?: string,
+    /** Why a model served with a projector takes no images (its projector failed its checks or its load): it serves text. */
+    vision_error?: string,
     /** On an alias's entry: the model it serves (the entry's other fields are that model's). */
     alias_for?: string,
     /** On a model's entry: the aliases and `*` patterns (--model-alias) that serve it. */

@@ -34,6 +34,7 @@ export function toModelObject(model: ListedModel): ModelObject {
         architecture: model.architecture,
         size_bytes: model.sizeBytes,
         ...(model.error != null ? {error: model.error} : {}),
+        ...(model.visionError != null ? {vision_error: model.visionError} : {}),
         ...(model.aliasFor != null ? {alias_for: model.aliasFor} : {}),
         ...(model.aliases != null && model.aliases.length > 0 ? {aliases: [...model.aliases]} : {})
     };

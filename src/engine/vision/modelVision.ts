@@ -21,10 +21,10 @@ export class ModelVision {
 
     /** `context`: the generation context images go into (null for an embedding-only load). */
     public static async load(
-        llama: Llama, model: LlamaModel, context: LlamaContext | null, projector: {path: string, threads: number} | undefined
+        llama: Llama, model: LlamaModel, context: LlamaContext | null, projector: {path: string, threads: number} | undefined, refused?: string
     ): Promise<ModelVision> {
         if (projector == null)
-            return new ModelVision(null, "no vision projector (mmproj) is paired with it (README, \"Image input\")");
+            return new ModelVision(null, refused ?? "no vision projector (mmproj) is paired with it (README, \"Image input\")");
         if (context == null)
             return new ModelVision(null, "it was loaded for embeddings only");
         try {
