@@ -3,7 +3,7 @@ import {createReadStream} from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import {createModelDownloader, type ModelDownloader} from "node-llama-cpp";
-import {inspectGguf} from "../models/ggufInspection.js";
+import {inspectGguf, inspectProjector} from "../models/ggufInspection.js";
 
 /** One thing to download: a file, or part 1 of a split model (node-llama-cpp fetches every part). */
 export type DownloadItem = {
@@ -12,7 +12,7 @@ export type DownloadItem = {
     fileName: string,
     /** What the source says of each file, by name, to check the download against. */
     expected?: ReadonlyMap<string, {size?: number, sha256?: string}>,
-    /** A GGUF whose header must read before it lands (the model itself, not its projector). */
+    /** The model itself (its header must read, and pass the load checks, before it lands); false: its projector (checked as one). */
     model: boolean
 };
 
@@ -81,12 +81,15 @@ export async function stagedDownload(options: DownloadOptions): Promise<Download
         options.onVerify?.();
         for (const file of files)
             await verify(file.filePath, file.totalSize, file.item.expected?.get(file.fileName));
-        for (const [index, downloader] of downloaders.entries())
-            if (options.items[index]!.model)
-                await inspectGguf(downloader.entrypointFilePath).catch(async (error: Error) => {
-                    await fs.rm(downloader.entrypointFilePath, {force: true});
-                    throw new Error(`the downloaded ${downloader.entrypointFilename} is not a readable GGUF file (${error.message})`);
-                });
+        // A projector gets the checks a model gets (a malformed one wedged the server that loaded it):
+        // nothing lands when either fails.
+        for (const [index, downloader] of downloaders.entries()) {
+            const model = options.items[index]!.model;
+            await (model ? inspectGguf(downloader.entrypointFilePath) : inspectProjector(downloader.entrypointFilePath)).catch(async (error: Error) => {
+                await fs.rm(downloader.entrypointFilePath, {force: true});
+                throw new Error(`the downloaded ${downloader.entrypointFilename} is not a ${model ? "readable GGUF file" : "usable vision projector"} (${error.message}); it was deleted`);
+            });
+        }
 
         for (const name of landingOrder(downloaders))
             await fs.rename(path.join(staging, name), path.join(options.folder, name));
