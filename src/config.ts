@@ -90,6 +90,11 @@ export const configSchema = z.object({
     maxImagePixels: z.number().int().min(1).default(8192 * 4096),
     /** Image parts per request, over all its messages. */
     maxImagesPerRequest: z.number().int().min(0).default(16),
+    /**
+     * Let chatserve.json's `chat_template` and `mmproj` name files outside the models folder
+     * (through `..`, an absolute path or a symlink); off, they are refused (models/settingsPaths.ts).
+     */
+    allowPathsOutsideModels: z.boolean().default(false),
     /** How often the models folder is rescanned for new files, in ms. */
     rescanIntervalMs: z.number().int().min(100).default(2000)
 });

@@ -84,7 +84,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         lifecycle: metrics?.lifecycle
     }, logger);
     // chatserve.json is read before the first listing (the banner's), then again at every rescan.
-    const settingsFile = new SettingsFile(config.modelsDir, logger);
+    const settingsFile = new SettingsFile(config.modelsDir, logger, config.allowPathsOutsideModels);
     const reloadSettings = () => settingsFile.reload((settings) => registry.applySettings(settings))
         .catch((error: unknown) => logger.error({event: "settings_read_failed", err: error}, `cannot read ${settingsFile.path}`));
     await reloadSettings();

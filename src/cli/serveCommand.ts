@@ -47,6 +47,7 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--allow-private-image-urls", "fetch image URLs from loopback, private and link-local addresses too (off: only public ones)").default(false))
         .addOption(new Option("--max-image-bytes <size>", "largest image, inline or downloaded, e.g. 20MB (default: 10MB)").argParser(byteSize))
         .addOption(new Option("--max-image-pixels <n>", "most pixels per image, as a count or WIDTHxHEIGHT, read from its header before decoding (default: 8192x4096)").argParser(pixelCount))
+        .addOption(new Option("--allow-paths-outside-models", "let chatserve.json's chat_template and mmproj name files outside the models folder (off: refused)").default(false))
         .addOption(new Option("--max-images-per-request <n>", "most image parts in one request (default: 16)").argParser(integer(0)))
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
         .addOption(new Option("--allowed-host <name>", "answer requests whose Host is NAME (repeatable; '*': any name); default, against DNS rebinding: loopback names, and addresses off loopback; any name off loopback with API keys").argParser(collect).default([]))
@@ -79,6 +80,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
             corsOrigins: options.corsOrigin,
             bodyLimit: options.bodyLimit,
             allowPrivateImageUrls: options.allowPrivateImageUrls,
+            allowPathsOutsideModels: options.allowPathsOutsideModels,
             maxImageBytes: options.maxImageBytes,
             maxImagePixels: options.maxImagePixels,
             maxImagesPerRequest: options.maxImagesPerRequest,
@@ -96,7 +98,7 @@ type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
     threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
-    bodyLimit?: string, allowPrivateImageUrls: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,
+    bodyLimit?: string, allowPrivateImageUrls: boolean, allowPathsOutsideModels: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,
     apiKeyFile?: string, sharePrefixCache: boolean, allowedHost: string[],
     modelAlias: ModelAliasSetting[], corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean, metrics: boolean
 };

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type {Logger} from "pino";
 import {parseSettingsFile, SettingsTable, type ModelSettings} from "./modelSettings.js";
+import {readTemplateFile, resolveProjectorPath, resolveSettingsPath, type SettingsPathPolicy} from "./settingsPaths.js";
 
 export const settingsFileName = "chatserve.json";
 
@@ -25,8 +26,8 @@ export function settingsForModel(settings: LoadedSettings, id: string): Resolved
 /**
  * `chatserve.json` in the models folder, read again at every rescan of the folder (modelCatalogue.ts):
  * a change (to the file or to a template it names) is validated whole and applied; a file that is
- * not valid (bad JSON, a wrong field, a template or projector that is not there, an alias the
- * registry refuses) is logged once, with what is wrong, and the settings in force stay. No file: no settings.
+ * not valid (bad JSON, a wrong field, a template or projector that is not there or lies outside
+ * the models folder, an alias the registry refuses) is logged once, with what is wrong, and the settings in force stay. No file: no settings.
  */
 export class SettingsFile {
     private settings: LoadedSettings = noSettings;
@@ -34,7 +35,12 @@ export class SettingsFile {
     private signature = "";
     public error: string | null = null;
 
-    public constructor(private readonly modelsDir: string, private readonly logger: Logger) {}
+    private readonly paths: SettingsPathPolicy;
+
+    /** `allowPathsOutside`: --allow-paths-outside-models (settingsPaths.ts). */
+    public constructor(private readonly modelsDir: string, private readonly logger: Logger, allowPathsOutside = false) {
+        this.paths = {modelsDir, allowOutside: allowPathsOutside};
+    }
 
     public get path(): string {
         return path.join(this.modelsDir, settingsFileName);
@@ -94,24 +100,20 @@ export class SettingsFile {
         let signature = text;
         for (const [key, entry] of Object.entries(table.models)) {
             if (entry.chat_template != null && !templates.has(entry.chat_template)) {
-                const template = await fs.readFile(this.resolve(entry.chat_template), "utf8").catch((error: Error) => {
-                    throw new Error(`models.${key}.chat_template: cannot read ${entry.chat_template} (${error.message})`);
+                const file = entry.chat_template;
+                const template = await resolveSettingsPath(file, this.paths).then((real) => readTemplateFile(real, file)).catch((error: Error) => {
+                    throw new Error(`models.${key}.chat_template: ${error.message}`);
                 });
-                templates.set(entry.chat_template, template);
+                templates.set(file, template);
                 signature += `\0${template}`;
             }
             if (entry.mmproj != null) {
-                const stat = await fs.stat(this.resolve(entry.mmproj)).catch(() => null);
-                if (stat == null || !stat.isFile())
-                    throw new Error(`models.${key}.mmproj: ${entry.mmproj} is not a file in the models folder`);
                 // Resolved once, here: the model is loaded with this path.
-                entry.mmproj = this.resolve(entry.mmproj);
+                entry.mmproj = await resolveProjectorPath(entry.mmproj, this.paths).catch((error: Error) => {
+                    throw new Error(`models.${key}.mmproj: ${error.message}`);
+                });
             }
         }
         return {settings: {table, templates}, signature};
-    }
-
-    private resolve(file: string): string {
-        return path.resolve(this.modelsDir, file);
     }
 }

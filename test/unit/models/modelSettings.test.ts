@@ -1,3 +1,4 @@
+import {spawnSync} from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -109,15 +110,57 @@ describe("SettingsFile", () => {
         const file = new SettingsFile(dir, silent);
         await fs.writeFile(path.join(dir, "chatserve.json"), `{"models": {"m": {"chat_template": "missing.jinja"}}}`);
         await file.reload(() => {});
-        expect(file.error).toMatch(/models\.m\.chat_template: cannot read missing\.jinja/);
+        expect(file.error).toMatch(/models\.m\.chat_template: missing\.jinja does not exist/);
         await fs.writeFile(path.join(dir, "chatserve.json"), `{"models": {"m": {"mmproj": "nope.gguf"}}}`);
         await file.reload(() => {});
-        expect(file.error).toMatch(/models\.m\.mmproj: nope\.gguf is not a file/);
+        expect(file.error).toMatch(/models\.m\.mmproj: nope\.gguf does not exist/);
         await fs.writeFile(path.join(dir, "chatserve.json"), `{"models": {"m": {"aliases": ["x"]}}}`);
         expect(await file.reload(() => {
             throw new Error("'x' is given twice");
         })).toBe(false);
         expect(file.error).toMatch(/'x' is given twice/);
+    });
+
+    it("refuses a template or projector outside the models folder (.., absolute, a symlink out) unless allowed", async () => {
+        const outside = await folder();
+        const dir = path.join(outside, "models");
+        await fs.mkdir(dir);
+        await fs.writeFile(path.join(outside, "secret.jinja"), "{{ secret }}");
+        await fs.writeFile(path.join(outside, "mmproj-x.gguf"), "GGUF");
+        await fs.symlink(path.join(outside, "secret.jinja"), path.join(dir, "link.jinja"));
+        const file = new SettingsFile(dir, silent);
+        for (const [field, written] of [["chat_template", "../secret.jinja"], ["chat_template", path.join(outside, "secret.jinja")],
+            ["chat_template", "link.jinja"], ["mmproj", "../mmproj-x.gguf"]]) {
+            await fs.writeFile(path.join(dir, "chatserve.json"), JSON.stringify({models: {m: {[field!]: written}}}));
+            expect(await file.reload(() => {}), written).toBe(false);
+            expect(file.error).toContain(`models.m.${field}: ${written} lies outside the models folder`);
+            expect(file.error).toContain("--allow-paths-outside-models");
+        }
+        const allowed = new SettingsFile(dir, silent, true);
+        await fs.writeFile(path.join(dir, "chatserve.json"), JSON.stringify({models: {m: {chat_template: "../secret.jinja", mmproj: "../mmproj-x.gguf"}}}));
+        expect(await allowed.reload(() => {})).toBe(true);
+        expect(settingsForModel(allowed.current, "m")).toMatchObject({chatTemplateText: "{{ secret }}", mmproj: path.join(await fs.realpath(outside), "mmproj-x.gguf")});
+        // A symlink that stays inside is fine.
+        await fs.writeFile(path.join(dir, "t.jinja"), "{{ messages }}");
+        await fs.symlink(path.join(dir, "t.jinja"), path.join(dir, "inside.jinja"));
+        await fs.writeFile(path.join(dir, "chatserve.json"), JSON.stringify({models: {m: {chat_template: "inside.jinja"}}}));
+        expect(await file.reload(() => {})).toBe(true);
+    });
+
+    it("reads a template only from a regular file of at most 1 MiB: not a folder, a FIFO or a huge file", async () => {
+        const dir = await folder();
+        await fs.mkdir(path.join(dir, "folder.jinja"));
+        await fs.writeFile(path.join(dir, "huge.jinja"), "x".repeat(1024 * 1024 + 1));
+        const fifo = spawnSync("mkfifo", [path.join(dir, "pipe.jinja")]).status === 0;
+        const file = new SettingsFile(dir, silent);
+        const cases: [string, string][] = [["folder.jinja", "is not a regular file"], ["huge.jinja", "holds 1048577 bytes, more than a chat template's 1048576"]];
+        if (fifo)
+            cases.push(["pipe.jinja", "is not a regular file"]);
+        for (const [name, reason] of cases) {
+            await fs.writeFile(path.join(dir, "chatserve.json"), JSON.stringify({models: {m: {chat_template: name}}}));
+            expect(await file.reload(() => {}), name).toBe(false);
+            expect(file.error).toContain(`models.m.chat_template: ${name} ${reason}`);
+        }
     });
 
     it("means no settings when there is no file", async () => {
