@@ -57,6 +57,12 @@ describe("printBanner", () => {
             .toContain("image input: not available (no image support in this build)\n");
     });
 
+    it("says why a model whose projector failed its checks serves text only", () => {
+        const llava: Partial<ListedModel> = {...qwen, id: "llava", visionError: "its projector mmproj-llava.gguf cannot be loaded: the GGUF header ends past the end of the file (124 bytes)"};
+        expect(bannerFor({}, [llava])).toContain(
+            "  - llava (qwen2, chat, completion, tools): 32768 tokens per request, 2 at once, KV cache 3.5 GiB; text only: its projector mmproj-llava.gguf cannot be loaded: the GGUF header ends past the end of the file (124 bytes)\n");
+    });
+
     it("says what the loaded models may take together, and how long an idle one stays", () => {
         expect(bannerFor({}, [qwen])).toContain(
             "loaded models: up to 18 GiB together (the memory free at start, less a tenth); an idle one stays until its memory is needed for another\n");
