@@ -111,7 +111,8 @@ export class ConversationService {
                 history = toChatHistory(conversation.messages, {images: false});
             const images = await this.loadImages(model, seen, conversation.promptPath, signal);
             const prompt = await model.prepareChat(history, {
-                tools: format.type === "toolCalls" ? format.tools : [], thinking, images, promptName: conversation.promptPath, cachePartition: conversation.cachePartition
+                tools: format.type === "toolCalls" ? format.tools : [], thinking, images, promptName: conversation.promptPath, cachePartition: conversation.cachePartition,
+                ...(signal == null ? {} : {signal})
             });
             return {held, prompt, format};
         } catch (error) {

@@ -79,12 +79,12 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public prepareChat(
-        history: ChatHistoryItem[], {images = [], promptName, cachePartition, ...options}: ChatPromptOptions
+        history: ChatHistoryItem[], {images = [], promptName, cachePartition, signal = new AbortController().signal, ...options}: ChatPromptOptions
     ): Promise<PreparedPrompt> {
         return this.outsideSequence(async () => {
             await refuseHistoryBeyondContext(this.model, history, this.contextLength, promptName);
             const partitioned = images.map((image) => ({...image, id: imageCacheId(image.id, cachePartition)}));
-            const tokenized = await this.vision.tokenize(partitioned, this.generating().context.batchSize, promptName);
+            const tokenized = await this.vision.tokenize(partitioned, this.generating().context.batchSize, promptName, signal);
             return renderChatPrompt(this.model, this.generating().chatWrapper, history, {...options, images: tokenized, promptName});
         });
     }

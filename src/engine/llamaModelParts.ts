@@ -78,7 +78,8 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
         const embedder = options.embeds
             ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
             : null;
-        const vision = await ModelVision.load(runtime.llama, model, generation?.context ?? null, options.projector, options.projectorRefusal);
+        const projector = options.projector == null ? undefined : {...options.projector, decodes: runtime.imageDecodes};
+        const vision = await ModelVision.load(runtime.llama, model, generation?.context ?? null, projector, options.projectorRefusal);
         return {model, generation, embedder, vision, contextSize};
     } catch (error) {
         await model.dispose();

@@ -5,6 +5,7 @@ import type {Config} from "../config.js";
 import {LlamaErrorLog} from "./llamaErrorLog.js";
 import {usesOpenMP} from "./openmp.js";
 import {libuvPoolSize, resolveDecodeThreads, resolveThreadCount} from "./threads.js";
+import {ImageDecodePool, imageDecodeConcurrency} from "./vision/imageDecodePool.js";
 import {visionSupport} from "./vision/nativeVision.js";
 
 export type Backend = "CPU" | "CUDA" | "Metal" | "Vulkan";
@@ -25,7 +26,9 @@ export type LlamaRuntime = {
     /** Memory free when the server started, which default contexts are sized to (models/contextPlan.ts). */
     freeMemoryBytes: number,
     /** Whether this llama.cpp build can load vision projectors, and if not, why. */
-    vision: ReturnType<typeof visionSupport>
+    vision: ReturnType<typeof visionSupport>,
+    /** Image decodes for every model's projector: a few at a time, the rest queued as --max-queue allows (no limit without one). */
+    imageDecodes: ImageDecodePool
 };
 
 /**
@@ -33,7 +36,7 @@ export type LlamaRuntime = {
  * `build: "never"`: the server must never start compiling llama.cpp (or download its source)
  * at run time; the prebuilt binaries that npm installed are used, or it fails with a clear message.
  */
-export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads" | "flashAttention">, logger: Logger): Promise<LlamaRuntime> {
+export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads" | "flashAttention"> & Partial<Pick<Config, "maxQueue">>, logger: Logger): Promise<LlamaRuntime> {
     const llamaLog = logger.child({component: "llama.cpp"});
     const errors = new LlamaErrorLog();
     const llama = await getLlama({
@@ -65,7 +68,8 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         flashAttention: flashAttentionOption(config.flashAttention),
         errors,
         freeMemoryBytes: await freeMemory(llama),
-        vision: visionSupport(llama)
+        vision: visionSupport(llama),
+        imageDecodes: new ImageDecodePool(imageDecodeConcurrency(threads), config.maxQueue ?? Infinity)
     };
 }
 

@@ -68,7 +68,9 @@ export type ToolCallSyntax = {
 /**
  * `promptName`: what the client calls its prompt ("messages", "input"), as errors name it; the engine knows no wire names.
  * `cachePartition`: whose decoded images the projector's cache may hand back (cachePartitions.ts).
+ * `signal`: the request's; once it aborts, images not decoded yet never are.
  */
 export type ChatPromptOptions = {
-    tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[], promptName: string, cachePartition?: CachePartition
+    tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[], promptName: string, cachePartition?: CachePartition,
+    signal?: AbortSignal
 };

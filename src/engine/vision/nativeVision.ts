@@ -1,4 +1,7 @@
 import {readGgufFileInfo, type Llama, type LlamaModel} from "node-llama-cpp";
+import type {ImageDecodePool} from "./imageDecodePool.js";
+import {keptImages, tokenizedImageSize} from "./imageMemory.js";
+import {TokenizedImageCache} from "./tokenizedImageCache.js";
 
 /**
  * chatserve's native vision calls (native/vision.cpp), compiled into node-llama-cpp's addon by
@@ -57,21 +60,24 @@ export function visionSupport(llama: Llama): {available: true} | {available: fal
 
 let nextEncodeId = 1;
 
-/** Images a projector keeps tokenized (and encoded): a few conversations' worth, each up to a few MB of embeddings. */
-const keptImages = 8;
-
 /**
  * A vision projector (mmproj GGUF) loaded against one loaded model. Loading, tokenizing and
- * encoding run on native threads of their own, so that other streams keep decoding meanwhile;
- * `decode` runs on node-llama-cpp's worker like a batch and must be called under the context lock.
+ * encoding run on native threads of their own, so that other streams keep decoding meanwhile
+ * (tokenizing through the server's pool of image decodes, imageDecodePool.ts); `decode` runs on
+ * node-llama-cpp's worker like a batch and must be called under the context lock.
  */
 export class NativeProjector {
-    /** Recently tokenized images by SHA-256, least recently used first. */
-    private readonly recent = new Map<string, Promise<TokenizedImage>>();
+    private constructor(
+        private readonly native: NativeVisionObject,
+        public readonly mrope: boolean,
+        /** The server's image decodes, which every projector's tokenize takes a slot of. */
+        private readonly decodes: ImageDecodePool,
+        private readonly recent: TokenizedImageCache<TokenizedImage>
+    ) {}
 
-    private constructor(private readonly native: NativeVisionObject, public readonly mrope: boolean) {}
-
-    public static async load(llama: Llama, model: LlamaModel, projectorPath: string, options: {threads: number, marker: string}): Promise<NativeProjector> {
+    public static async load(
+        llama: Llama, model: LlamaModel, projectorPath: string, options: {threads: number, marker: string, decodes: ImageDecodePool}
+    ): Promise<NativeProjector> {
         const Vision = visionClass(llama);
         if (Vision == null)
             throw new Error("this llama.cpp build has no image support");
@@ -84,31 +90,21 @@ export class NativeProjector {
         const flashAttention = header.patches != null && header.patches <= maxFlashAttentionPatches;
         const native = new Vision(nativeModel, projectorPath, {threads: options.threads, useGpu: llama.gpu !== false, flashAttention, marker: options.marker});
         const {mrope} = await native.load();
-        return new NativeProjector(native, mrope);
+        const sizeOf = (image: TokenizedImage) => tokenizedImageSize(image, {embedding: model.embeddingVectorSize, patch: header.patchSize ?? 14, patches: header.patches ?? 0});
+        const recent = new TokenizedImageCache<TokenizedImage>(keptImages, sizeOf);
+        return new NativeProjector(native, mrope, options.decodes, recent);
     }
 
     /**
-     * Decodes the file (PNG, JPEG, GIF, BMP) and splits it into the projector's parts. The last few
-     * images are kept by their SHA-256, with their embeddings once encoded: the next turn of a
-     * conversation sends its image again, and reading and resizing it took 170 ms of a cached
-     * follow-up's 240 (LLaVA 1.5's shapes, 2 cores); an image the cache lost is not encoded again.
+     * Decodes the file (PNG, JPEG, GIF, BMP) and splits it into the projector's parts, when the
+     * server's pool of decodes has a slot for it (a 503 when its queue is full); rejects with the
+     * signal's reason once aborted (a decode not started then never starts). The last few images are
+     * kept by their SHA-256, with their embeddings once encoded: the next turn of a conversation
+     * sends its image again, and reading and resizing it took 170 ms of a cached follow-up's 240
+     * (LLaVA 1.5's shapes, 2 cores); an image the cache lost is not encoded again.
      */
-    public tokenize(bytes: Uint8Array, id: string): Promise<TokenizedImage> {
-        const kept = this.recent.get(id);
-        if (kept != null) {
-            this.recent.delete(id);
-            this.recent.set(id, kept);
-            return kept;
-        }
-        const tokenized = this.native.tokenize(bytes);
-        this.recent.set(id, tokenized);
-        tokenized.catch(() => this.recent.delete(id));
-        for (const oldest of this.recent.keys()) {
-            if (this.recent.size <= keptImages)
-                break;
-            this.recent.delete(oldest);
-        }
-        return tokenized;
+    public tokenize(bytes: Uint8Array, id: string, signal: AbortSignal): Promise<TokenizedImage> {
+        return this.recent.get(id, signal, (decodeSignal) => this.decodes.run(() => this.native.tokenize(bytes), decodeSignal));
     }
 
     /** Runs the vision tower on one image chunk; an abort stops it at its next check and rejects with an AbortError. */
@@ -155,7 +151,7 @@ export class NativeProjector {
  * towers of at most 1,024 patches per image (image side over patch side, squared), off above, and
  * off when the header does not say.
  */
-async function readProjectorHeader(projectorPath: string): Promise<{projectorType?: string, patches?: number}> {
+async function readProjectorHeader(projectorPath: string): Promise<{projectorType?: string, patches?: number, patchSize?: number}> {
     const {metadata} = await readGgufFileInfo(projectorPath, {readTensorInfo: false});
     const clip = (metadata as unknown as {clip?: {projector_type?: unknown, vision?: {image_size?: unknown, patch_size?: unknown, projector_type?: unknown}}}).clip;
     const projectorType = clip?.vision?.projector_type ?? clip?.projector_type;
@@ -163,7 +159,8 @@ async function readProjectorHeader(projectorPath: string): Promise<{projectorTyp
     const patchSize = Number(clip?.vision?.patch_size);
     return {
         ...(typeof projectorType === "string" ? {projectorType} : {}),
-        ...(imageSize > 0 && patchSize > 0 ? {patches: (imageSize / patchSize) ** 2} : {})
+        ...(imageSize > 0 && patchSize > 0 ? {patches: (imageSize / patchSize) ** 2} : {}),
+        ...(patchSize > 0 ? {patchSize} : {})
     };
 }
 
