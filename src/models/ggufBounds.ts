@@ -63,8 +63,9 @@ async function readValue(cursor: HeaderCursor, type: number, key: string): Promi
         return [];
     }
     const items: Array<number | string> = [];
+    // A vocabulary is hundreds of thousands of strings: those already in the chunk are read without a wait each.
     for (let index = 0; index < count; index++)
-        items.push(await readScalar(cursor, itemType, key));
+        items.push((itemType === stringType ? cursor.stringInChunk(key) : null) ?? await readScalar(cursor, itemType, key));
     return items;
 }
 
@@ -144,6 +145,18 @@ class HeaderCursor {
 
     public skip(bytes: number): void {
         this.position += bytes;
+    }
+
+    /** The next string, if the chunk holds all of it (else null, and the cursor stays). */
+    public stringInChunk(what: string): string | null {
+        if (!this.has(8))
+            return null;
+        const start = this.position - this.chunkStart;
+        const bytes = this.chunk.readUInt32LE(start + 4) * 2 ** 32 + this.chunk.readUInt32LE(start);
+        if (!this.has(8 + bytes))
+            return null;
+        this.skip(8);
+        return this.text(this.length(bytes, 1, `${what}'s string`, "bytes"));
     }
 
     public text(bytes: number): string {
