@@ -1,4 +1,5 @@
 import {statSync} from "node:fs";
+import {keptImages} from "../engine/vision/imageMemory.js";
 import {planContext, type ContextPlan, type ContextSettings} from "./contextPlan.js";
 import type {MemoryFootprint} from "./memoryEstimate.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
@@ -89,10 +90,11 @@ export class ModelSizing {
 
 /**
  * A vision projector's weights, which llama.cpp's account of the model does not include (mtmd
- * allocates its own buffers): counted at their file's size, in RAM (an estimate, on a GPU too).
+ * allocates its own buffers): counted at their file's size, in RAM (an estimate, on a GPU too); and
+ * the images its cache may keep decoded and encoded, at the cache's bound in bytes (engine/vision/imageMemory.ts).
  */
 function withProjector(footprint: MemoryFootprint, plan: ContextPlan): MemoryFootprint {
-    return plan.projectorBytes == null ? footprint : {...footprint, ram: footprint.ram + plan.projectorBytes};
+    return plan.projectorBytes == null ? footprint : {...footprint, ram: footprint.ram + plan.projectorBytes + keptImages.bytes};
 }
 
 function fileSize(file: string): number {

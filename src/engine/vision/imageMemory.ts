@@ -1,16 +1,19 @@
 import type {TokenizedImage} from "./nativeVision.js";
 
 /**
- * What images hold in memory beside a model's weights, as the memory budget counts it.
+ * What images hold in memory beside a model's weights, and what the memory budget counts of it.
  *
- * Two things are counted. A projector's cache of tokenized images (nativeVision.ts), bounded in
- * bytes: `keptImages.bytes` is added to every model with a projector (models/modelSizing.ts). And a
- * decode under way (stb_image's pixels, then mtmd's resized copy): a few at a time for the whole
- * server (imageDecodePool.ts), each bounded by its declared size (--max-image-pixels, checked from the
- * header before any decode: images/), which `inFlightDecodeBytes` gives. What is not counted: a
- * tokenized image a request holds while it is not in the cache (evicted, or dropped when its client
- * left) until the garbage collector frees its native handle; and mtmd's encoder buffers, which come
- * with the projector's own weights.
+ * Counted: a projector's cache of tokenized images (nativeVision.ts), bounded in bytes:
+ * `keptImages.bytes` is added to the footprint of every model with a projector (models/modelSizing.ts).
+ *
+ * Bounded but not counted: decodes under way. At most two run for the whole server
+ * (imageDecodePool.ts), each bounded by its declared size, checked from the header before any
+ * decode (--max-image-pixels, images/): stb_image's pixels and mtmd's copies of them, three bytes a
+ * pixel each, about 300 MB for three copies at the default 8192×4096. Reserving that from the budget
+ * of every server that can serve images would cost every text model as much, for a peak that lasts
+ * a second; it is left out. Also not counted: a tokenized image a request holds outside the cache
+ * (evicted, or dropped when its client left) until the garbage collector frees its native handle,
+ * and mtmd's encoder buffers, which come with the projector's weights.
  */
 
 /**
@@ -40,13 +43,4 @@ export function tokenizedImageSize(image: TokenizedImage, shape: {embedding: num
         bytes += part.tokens * shape.embedding * floatBytes + pixels * 3 * floatBytes;
     }
     return bytes;
-}
-
-/**
- * A decode's memory at most, by the image's declared size: stb_image's pixels (three bytes each),
- * a float copy the projector's preprocessing makes (twelve), and the file's bytes copied for the
- * native thread. `maxPixels` and `maxBytes` are the request limits the header was checked against.
- */
-export function inFlightDecodeBytes(limits: {maxPixels: number, maxBytes: number}): number {
-    return limits.maxPixels * (3 + 3 * floatBytes) + limits.maxBytes;
 }
