@@ -3,6 +3,7 @@ import {GgufFileType, readGgufFileInfo, type Llama} from "node-llama-cpp";
 import {checkGgufBounds} from "./ggufBounds.js";
 import {isLoadCheckedKey, refuseWhatLlamaAsserts} from "./ggufLoadChecks.js";
 import {kvCacheEstimate, type KvCacheEstimate} from "./kvCacheEstimate.js";
+import {refuseWhatMtmdAsserts} from "./projectorLoadChecks.js";
 import {memoryEstimate, type MemoryEstimate} from "./memoryEstimate.js";
 import type {ModelCapability} from "./modelDescriptor.js";
 
@@ -87,6 +88,7 @@ export async function inspectProjector(path: string): Promise<void> {
         throw new Error(`it is not a vision projector (its general.architecture is ${architecture == null ? "missing" : `'${architecture}'`}, not 'clip')`);
     if ((info.tensorInfo?.length ?? 0) === 0)
         throw new Error("it holds no tensors");
+    refuseWhatMtmdAsserts((info.metadata as {clip?: Parameters<typeof refuseWhatMtmdAsserts>[0]}).clip, info.tensorInfo!.map((tensor) => tensor.name));
 }
 
 /**

@@ -28,6 +28,7 @@ async function write(name: string, file: GgufFile | Buffer): Promise<string> {
     return target;
 }
 
+const withMetadata = (file: GgufFile, metadata: GgufFile["metadata"]): GgufFile => ({...file, metadata: {...file.metadata, ...metadata}});
 const tokensOf = (file: GgufFile) => [...file.metadata["tokenizer.ggml.tokens"]!.value as readonly string[]];
 
 describe("the load checks of a model's header", () => {
@@ -87,6 +88,16 @@ describe("a projector's header", () => {
         await expect(inspectProjector(await write("mmproj-model.gguf", tinyChatModelFile()))).rejects.toThrow("its general.architecture is 'llama', not 'clip'");
         const projector = mlpProjectorFile({imageSize: 32, patchSize: 8, nEmbd: 32, nFf: 64, nHead: 2, nLayer: 2}, 64);
         await expect(inspectProjector(await write("mmproj-good.gguf", projector))).resolves.toBeUndefined();
+    });
+
+    // Each of these aborted (or crashed) the process in mtmd's load, tried on this very projector.
+    it.each([
+        ["an image_size of 0 (ggml_conv_2d's assert)", (file: GgufFile) => withMetadata(file, {"clip.vision.image_size": u32(0)}), "its image_size (0) is smaller than its patch_size (8)"],
+        ["a head count of 0 (a reshape's assert)", (file: GgufFile) => withMetadata(file, {"clip.vision.attention.head_count": u32(0)}), "its embedding_length (32) does not split into its head_count (0) heads"],
+        ["an MLP without mm.2 (SIGSEGV)", (file: GgufFile) => ({...file, tensors: file.tensors.filter((tensor) => !tensor.name.startsWith("mm.2"))}), "its MLP projection lacks mm.2.weight"]
+    ])("refuses a projector with %s", async (_case, change, reason) => {
+        const projector = change(mlpProjectorFile({imageSize: 32, patchSize: 8, nEmbd: 32, nFf: 64, nHead: 2, nLayer: 2}, 64));
+        await expect(inspectProjector(await write("mmproj-broken.gguf", projector))).rejects.toThrow(reason);
     });
 
     it("leaves the model listed, with the projector's reason beside it", async () => {
