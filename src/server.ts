@@ -34,6 +34,8 @@ export type RunningServer = {
     decodeThreads: number,
     /** Whether this build takes images (a model also needs a projector), and if not, why. */
     vision: LlamaRuntime["vision"],
+    /** The image decodes every projector shares (engine/vision/imageDecodePool.ts): how many run and wait. */
+    imageDecodes: LlamaRuntime["imageDecodes"],
     /** Memory free at start (VRAM on a GPU backend). */
     freeMemoryBytes: number,
     /** What the loaded models may take together (--memory-limit, or the memory free at start less a margin), and how many there may be. */
@@ -141,7 +143,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         return {loadsLeftRunning};
     })();
 
-    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, vision: runtime.vision, freeMemoryBytes: runtime.freeMemoryBytes, memoryBudget, registry, settingsFile, close};
+    return {url: `http://${host}:${port}/v1`, port, backend: runtime.backend, openmp: runtime.openmp, threads: runtime.threads, decodeThreads: runtime.decodeThreads, vision: runtime.vision, imageDecodes: runtime.imageDecodes, freeMemoryBytes: runtime.freeMemoryBytes, memoryBudget, registry, settingsFile, close};
 }
 
 export type MemoryBudgetSetting = {bytes: number, models: number, source: string};

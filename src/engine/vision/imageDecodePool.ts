@@ -19,6 +19,7 @@ type Queued = {start: () => void, leave: (error: unknown) => void};
 export class ImageDecodePool {
     private readonly waiting: Queued[] = [];
     private active = 0;
+    private begun = 0;
 
     public constructor(public readonly concurrency: number, private readonly maxQueue: number) {}
 
@@ -31,6 +32,11 @@ export class ImageDecodePool {
         return this.waiting.length;
     }
 
+    /** Decodes started since the server started (one whose request left while it waited never is). */
+    public get started(): number {
+        return this.begun;
+    }
+
     /** Runs `work` when a slot is free; rejects with the signal's reason once aborted, whatever `work` is doing. */
     public run<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
         if (signal.aborted)
@@ -40,6 +46,7 @@ export class ImageDecodePool {
             const start = () => {
                 signal.removeEventListener("abort", onAbortWhileQueued);
                 this.active++;
+                this.begun++;
                 const onAbort = () => reject(signal.reason);
                 signal.addEventListener("abort", onAbort, {once: true});
                 let running: Promise<T>;

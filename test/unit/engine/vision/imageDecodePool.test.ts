@@ -78,6 +78,7 @@ describe("the pool of image decodes", () => {
         await settled();
         expect(abandoned.started).toBe(false);
         expect(next.started).toBe(true);
+        expect(pool.started).toBe(2);
         next.finish("next");
         await expect(nextResult).resolves.toBe("next");
     });
