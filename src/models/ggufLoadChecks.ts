@@ -16,8 +16,21 @@ export function isLoadCheckedKey(key: string): boolean {
 
 const tokensKey = "tokenizer.ggml.tokens";
 const checkedSuffixes = [
-    ".block_count", ".nextn_predict_layers", ".expert_count", ".expert_used_count", ".expert_group_count", ".expert_group_used_count"
+    ".block_count", ".nextn_predict_layers", ".expert_count", ".expert_used_count", ".expert_group_count", ".expert_group_used_count",
+    ".attention.head_count", ".attention.head_count_kv", ".feed_forward_length"
 ];
+
+/**
+ * Transformers whose every layer has attention and a feed-forward block. A head count, KV head count
+ * or feed-forward length of 0 makes a weight's shape 0, which llama-model-loader.cpp's
+ * `GGML_ASSERT(t_meta.ne[dim] >= 1)` aborts on (tried: llama). Recurrent and hybrid models (Mamba,
+ * RWKV, Jamba's or Granite's hybrids) have 0 there by design, so only these are checked.
+ */
+const denseArchitectures = new Set([
+    "llama", "llama4", "mistral3", "qwen2", "qwen2vl", "qwen25vl", "qwen3", "qwen3vl", "qwen2moe", "qwen3moe", "gemma", "gemma2", "gemma3",
+    "phi2", "phi3", "starcoder2", "gpt2", "falcon", "stablelm", "olmo", "olmo2", "deepseek", "deepseek2", "command-r", "cohere2",
+    "granite", "internlm2", "smollm3", "exaone", "glm4", "gptneox", "bert", "nomic-bert"
+]);
 
 /** llama-hparams.h. */
 const maxLayers = 512;
@@ -30,6 +43,12 @@ export function refuseWhatLlamaAsserts(values: ReadonlyMap<string, HeaderValue>)
     // load_hparams() stops before its asserts for a projector (clip).
     if (typeof architecture === "string" && architecture !== "clip")
         checkLayersAndExperts((name) => values.get(`${architecture}.${name}`));
+    if (typeof architecture === "string" && denseArchitectures.has(architecture))
+        for (const name of ["attention.head_count", "attention.head_count_kv", "feed_forward_length"]) {
+            const value = values.get(`${architecture}.${name}`);
+            if (value === 0 || (Array.isArray(value) && value.includes(0)))
+                throw new UnloadableModelError(`its ${name} is 0${Array.isArray(value) ? " for a layer" : ""}, which gives a weight no size and makes llama.cpp abort`);
+        }
 }
 
 /**

@@ -61,9 +61,13 @@ describe("the load checks of a model's header", () => {
         ["experts used per layer, one too many", {"llama.expert_count": u32(4), "llama.expert_used_count": i32Arr([2, 5])}, "expert_used_count 5 is over expert_count 4"],
         ["experts, none used", {"llama.expert_count": u32(4)}, "expert_count is 4 but expert_used_count is 0"],
         ["2,000 experts", {"llama.expert_count": u32(2000), "llama.expert_used_count": u32(2)}, "expert_count 2000 is over 1024"],
+        ["no attention heads", {"llama.attention.head_count": u32(0)}, "its attention.head_count is 0"],
+        ["no KV heads", {"llama.attention.head_count_kv": u32(0)}, "its attention.head_count_kv is 0"],
+        ["no feed-forward width", {"llama.feed_forward_length": u32(0)}, "its feed_forward_length is 0"],
+        ["a layer without a feed-forward width", {"llama.feed_forward_length": i32Arr([128, 0])}, "its feed_forward_length is 0 for a layer"],
         ["groups without experts", {"llama.expert_group_count": u32(2)}, "expert_group_count 2 without experts"],
         ["uneven expert groups", {"llama.expert_count": u32(8), "llama.expert_used_count": u32(2), "llama.expert_group_count": u32(3), "llama.expert_group_used_count": u32(1)}, "expert_count 8 in 3 groups"]
-    ])("refuses %s (llama-model.cpp's load_hparams asserts)", async (_case, metadata, reason) => {
+    ])("refuses %s (llama-model.cpp's load_hparams asserts, llama-model-loader.cpp's on a weight of size 0)", async (_case, metadata, reason) => {
         await expect(inspectGguf(await write("hparams.gguf", tinyModelWith(metadata)))).rejects.toThrow(reason);
     });
 
