@@ -43,6 +43,8 @@ export type AppDependencies = {
     embeddings: EmbeddingService,
     /** Aborted with an ApiError when the server stops serving: running replies end with that error. */
     stopping?: AbortSignal,
+    /** How long a stream waits for a client that reads nothing before dropping it (default streamedBody.ts's streamStallMs; tests shorten it). */
+    streamStallMs?: number,
     /** What runs the models ("CPU", "CUDA" …), as `GET /health` names it. */
     backend?: string,
     /** Counts every request and serves `GET /metrics`; absent (--no-metrics): neither, and /metrics is a 404. */
@@ -62,8 +64,8 @@ type MountedApi = {
  * here) → health (no key) → /metrics (/v1's key) → API key → JSON body → each API's routes → 405
  * or 404 → errors. It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
-export function createApp({config, logger, registry, conversations, responses, messages, completions, embeddings, stopping, backend, metrics}: AppDependencies): express.Express {
-    const replies = new ReplyWriter({logger, logPrompts: config.logPrompts, stopping});
+export function createApp({config, logger, registry, conversations, responses, messages, completions, embeddings, stopping, streamStallMs, backend, metrics}: AppDependencies): express.Express {
+    const replies = new ReplyWriter({logger, logPrompts: config.logPrompts, stopping, streamStallMs});
     // One line per API.
     const apis: MountedApi[] = [
         {routes: modelsRoute(registry)},

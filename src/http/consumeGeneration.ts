@@ -12,7 +12,12 @@ export type GenerationHandlers = {
     /** A sampled token's log probability (only when the request asked for them), before its text. */
     logprobs?(token: TokenLogprob): void,
     /** The prompt's tokens' (legacy completions' `echo` with `logprobs`). */
-    promptLogprobs?(first: Omit<TokenLogprob, "logprob" | "top">, rest: TokenLogprob[]): void
+    promptLogprobs?(first: Omit<TokenLogprob, "logprob" | "top">, rest: TokenLogprob[]): void,
+    /**
+     * Asked after each event whether to go on now; a promise pauses the generation until it
+     * settles (a stream's client reading slower than the model writes: streamedBody.ts's `ready`).
+     */
+    pace?(): Promise<void> | undefined
 };
 
 /** Runs a generation to its end, handing each event on as it comes. */
@@ -25,6 +30,10 @@ export async function consumeGeneration(
             if (step.done === true)
                 return step.value;
             handle(step.value, handlers);
+            // Not asking for the next event is what pauses: the sequence decodes nothing meanwhile.
+            const paused = handlers.pace?.();
+            if (paused != null)
+                await paused;
         }
     } catch (error) {
         // A handler that throws leaves the generation paused at a yield: closing it runs its cleanup

@@ -10,8 +10,8 @@ import {StreamedBody} from "./streamedBody.js";
  * format may send an object of its own) and an error is one more line, in the request's envelope.
  */
 export class NdjsonWriter extends StreamedBody {
-    public constructor(res: Response) {
-        super(res, "application/x-ndjson");
+    public constructor(res: Response, stallMs?: number) {
+        super(res, "application/x-ndjson", stallMs);
     }
 
     public send(data: unknown): void {

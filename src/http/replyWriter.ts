@@ -6,6 +6,7 @@ import {abortWhenClientLeaves} from "./clientAbort.js";
 import {consumeGeneration} from "./consumeGeneration.js";
 import {NdjsonWriter} from "./ndjsonWriter.js";
 import type {JsonReplyFormat, ReplyFormat, StreamReplyFormat} from "./replyFormat.js";
+import {limitReplySize, maxJsonReplyBytes} from "./replySizeGuard.js";
 import {abandoned, recordError, recordUsage} from "./requestLog.js";
 import {SseWriter} from "./sseWriter.js";
 
@@ -14,7 +15,9 @@ export type ReplyWriterOptions = {
     /** --log-prompts: a request's prompt is logged (it is the user's data: only when the operator asked). */
     logPrompts: boolean,
     /** Aborted when the server stops serving: running replies end with its reason. */
-    stopping?: AbortSignal
+    stopping?: AbortSignal,
+    /** How long a stream waits for a client that reads nothing (streamedBody.ts); tests shorten it. */
+    streamStallMs?: number
 };
 
 /** A stream's framing, as the writer uses it (sseWriter.ts, ndjsonWriter.ts). */
@@ -23,6 +26,8 @@ type ReplyStream = {
     readonly closed: boolean,
     /** Keeps an idle connection open during a long prompt (SSE's comment line); a framing without one sends nothing. */
     comment?(text: string): void,
+    /** Pauses the generation while the client is behind (streamedBody.ts). */
+    ready(): Promise<void> | undefined,
     fail(error: ApiError): void,
     close(): void
 };
@@ -64,12 +69,12 @@ export class ReplyWriter {
 
     /** The reply as server-sent events. */
     public sse(res: Response, release: () => void, format: (sse: SseWriter) => StreamReplyFormat): Promise<void> {
-        return this.stream(res, new SseWriter(res), release, format);
+        return this.stream(res, new SseWriter(res, this.options.streamStallMs), release, format);
     }
 
     /** The reply as newline-delimited JSON (Ollama's streams). */
     public ndjson(res: Response, release: () => void, format: (ndjson: NdjsonWriter) => StreamReplyFormat): Promise<void> {
-        return this.stream(res, new NdjsonWriter(res), release, format);
+        return this.stream(res, new NdjsonWriter(res, this.options.streamStallMs), release, format);
     }
 
     private async stream<Stream extends ReplyStream>(
@@ -100,10 +105,14 @@ export class ReplyWriter {
      */
     private async generate(res: Response, reply: ReplyFormat, gone: () => boolean, stream?: ReplyStream): Promise<GenerationResult | undefined> {
         const results: GenerationResult[] = [];
+        // One budget for all the choices of a reply sent whole.
+        const replySizeLeft = {bytes: maxJsonReplyBytes};
         for (let index = 0; index < reply.choices; index++) {
             const choice = reply.startChoice(index);
             const keepAlive = stream?.comment == null ? {} : {keepAlive: (text: string) => stream.comment!(text)};
-            const result = await consumeGeneration(choice.events, {...keepAlive, ...choice.handlers});
+            // A stream waits for a slow reader; a reply sent whole is bounded instead (replySizeGuard.ts).
+            const handlers = stream == null ? limitReplySize(choice.handlers, replySizeLeft) : {...choice.handlers, pace: () => stream.ready()};
+            const result = await consumeGeneration(choice.events, {...keepAlive, ...handlers});
             if (result.finishReason === "abort" || gone()) {
                 recordUsage(res, abandoned(usageOf(reply, [...results, result])));
                 return undefined;

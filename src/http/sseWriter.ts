@@ -10,8 +10,8 @@ import {StreamedBody} from "./streamedBody.js";
  * SSE client, the official SDKs included, ignores them.
  */
 export class SseWriter extends StreamedBody {
-    public constructor(res: Response) {
-        super(res, "text/event-stream; charset=utf-8");
+    public constructor(res: Response, stallMs?: number) {
+        super(res, "text/event-stream; charset=utf-8", stallMs);
     }
 
     public send(data: unknown): void {

@@ -1,12 +1,31 @@
 import type {Response} from "express";
 
 /**
+ * Bytes a stream may have waiting in the server for its client before its generation pauses. A
+ * reader that keeps up never comes near it (an event is a few hundred bytes); one that stops
+ * reading holds the generation here instead of making the server buffer all of it.
+ */
+export const streamHighWaterBytes = 64 * 1024;
+
+/**
+ * How long a paused stream waits for its client to read before the server drops it (closing the
+ * connection, which aborts the generation and frees its sequence for others). A client on a slow
+ * link drains within seconds; one that has stopped reading while keeping the connection open
+ * would otherwise hold a sequence for ever.
+ */
+export const streamStallMs = 60_000;
+
+/**
  * A response body written piece by piece as a generation runs: the headers every stream sends,
  * and the write that puts each piece on the wire at once. The framings (sseWriter.ts,
  * ndjsonWriter.ts) say what a piece looks like.
  */
 export abstract class StreamedBody {
-    protected constructor(protected readonly res: Response, private readonly contentType: string) {}
+    protected constructor(
+        protected readonly res: Response,
+        private readonly contentType: string,
+        private readonly stallMs = streamStallMs
+    ) {}
 
     public open(): void {
         // Answered already (the server's stop): every later write is a no-op too.
@@ -33,6 +52,38 @@ export abstract class StreamedBody {
     public close(): void {
         if (!this.res.writableEnded)
             this.res.end();
+    }
+
+    /** Bytes written and not yet taken by the client (in the response and in its socket). */
+    public get backlog(): number {
+        return this.res.writableLength + (this.res.socket?.writableLength ?? 0);
+    }
+
+    /**
+     * Resolves when the stream may take more: at once while under streamHighWaterBytes, otherwise
+     * once the client has read it down (the socket's `drain`) or gone. A client that reads nothing
+     * for stallMs is dropped: its connection is destroyed, which aborts its generation.
+     */
+    public ready(): Promise<void> | undefined {
+        if (this.closed || this.backlog <= streamHighWaterBytes)
+            return undefined;
+        const socket = this.res.socket;
+        return new Promise<void>((resolve) => {
+            const done = () => {
+                clearTimeout(timer);
+                socket?.off("drain", done);
+                this.res.off("drain", done);
+                this.res.off("close", done);
+                resolve();
+            };
+            const timer = setTimeout(() => {
+                this.res.destroy(new Error(`the client read nothing for ${this.stallMs} ms with ${this.backlog} bytes waiting`));
+                done();
+            }, this.stallMs);
+            socket?.on("drain", done);
+            this.res.on("drain", done);
+            this.res.once("close", done);
+        });
     }
 
     /** One piece of the body, unless the stream has closed. */

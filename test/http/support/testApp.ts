@@ -39,10 +39,12 @@ export function createTestApp(
         /** The memory budget, count limit and keep-alive. */
         memory?: MemorySettings,
         /** False: as --no-metrics (no GET /metrics). */
-        metrics?: boolean
+        metrics?: boolean,
+        /** How long a stream waits for a client that reads nothing. */
+        streamStallMs?: number
     } = {}
 ): TestApp {
-    const {logLines, stopping, descriptors, loader, memory, metrics: withMetrics = true, ...settings} = options;
+    const {logLines, stopping, descriptors, loader, memory, metrics: withMetrics = true, streamStallMs, ...settings} = options;
     const config = resolveConfig(settings);
     // With `logLines`, the log's JSON lines are kept there; otherwise nothing is logged.
     const logger = logLines == null ? createLogger("silent") : createLogger("info", {write: (line: string) => logLines.push(line)});
@@ -56,7 +58,7 @@ export function createTestApp(
     }, {context: {ctxSize: CONTEXT_LENGTH, parallel: 1}, aliases: new ModelAliases(config.modelAliases), memory, lifecycle: metrics?.lifecycle}, logger);
     const conversations = new ConversationService(registry);
     const app = createApp({
-        config, logger, registry,
+        config, logger, registry, streamStallMs,
         conversations,
         responses: new ResponsesService(conversations, new ResponseStore(), logger),
         messages: new MessagesService(conversations, logger),

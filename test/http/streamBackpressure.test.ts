@@ -1,0 +1,112 @@
+// A client that stops reading a stream: the generation pauses (nothing more is pulled from it)
+// instead of the server buffering the whole reply, and a client that reads nothing for the stall
+// time is dropped, its sequence freed. A reply sent whole is bounded instead, with a 400.
+import http from "node:http";
+import net from "node:net";
+import type {AddressInfo} from "node:net";
+import request from "supertest";
+import {afterEach, describe, expect, it} from "vitest";
+import {maxJsonReplyBytes} from "../../src/http/replySizeGuard.js";
+import {chatRequest, createTestApp, errorOf, type TestApp} from "./support/testApp.js";
+
+const pieceBytes = 1024 * 1024;
+
+/** Pieces pulled lazily, counted as the generation asks for them. */
+function countedPieces(count: number): {pieces: string[], pulled: () => number} {
+    let pulled = 0;
+    const piece = "x".repeat(pieceBytes);
+    const pieces = Object.assign([] as string[], {
+        * [Symbol.iterator]() {
+            for (; pulled < count;) {
+                pulled++;
+                yield piece;
+            }
+        }
+    });
+    return {pieces, pulled: () => pulled};
+}
+
+let server: http.Server | undefined;
+afterEach(() => new Promise<void>((resolve) => {
+    server?.closeAllConnections();
+    server?.close(() => resolve());
+}));
+
+async function listen(t: TestApp): Promise<number> {
+    server = http.createServer(t.app);
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    return (server.address() as AddressInfo).port;
+}
+
+/** Sends a streamed chat request on a raw socket and stops reading once the headers are in. */
+async function pausedStream(port: number): Promise<net.Socket> {
+    const body = JSON.stringify(chatRequest({stream: true, max_tokens: 60}));
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
+    await new Promise<void>((resolve) => socket.once("data", () => {
+        socket.pause();
+        resolve();
+    }));
+    return socket;
+}
+
+/** Waits until `value` has not changed for a while (the generation has stopped being pulled). */
+async function settled(value: () => number): Promise<number> {
+    let last = -1;
+    for (let still = 0; still < 5; still = value() === last ? still + 1 : 0) {
+        last = value();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return last;
+}
+
+describe("a stream whose client stops reading", () => {
+    it("pauses its generation, then goes on to the end once the client reads again", async () => {
+        const t = createTestApp();
+        const {pieces, pulled} = countedPieces(50);
+        t.model.script = {pieces};
+        const socket = await pausedStream(await listen(t));
+        const pausedAt = await settled(pulled);
+        // 50 MiB were asked for; what was pulled is what the socket's buffers took, and a little more.
+        expect(pausedAt).toBeLessThan(50);
+        expect(t.model.activeLeases).toBe(1);
+
+        let tail = "";
+        socket.resume();
+        await new Promise<void>((resolve) => socket.on("data", (chunk: Buffer) => {
+            tail = (tail + chunk.toString("latin1")).slice(-64);
+            if (tail.includes("data: [DONE]"))
+                resolve();
+        }));
+        expect(pulled()).toBe(50);
+        socket.destroy();
+    });
+
+    it("is dropped when it reads nothing for the stall time, and its sequence is freed", async () => {
+        const t = createTestApp({streamStallMs: 300});
+        t.model.script = {pieces: countedPieces(50).pieces};
+        const socket = await pausedStream(await listen(t));
+        socket.on("error", () => {});
+        expect(t.model.activeLeases).toBe(1);
+        // The server drops it, having waited 300 ms with more than the high-water mark unread:
+        // the abort ends the generation and frees the sequence.
+        while (t.model.activeLeases > 0)
+            await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(t.model.generations[0]!.signal.aborted).toBe(true);
+        socket.destroy();
+        expect((await request(t.app).post("/v1/chat/completions").send(chatRequest({max_tokens: 2}))).status).toBe(200);
+    });
+});
+
+describe("a reply sent whole", () => {
+    it("past its size bound, is a 400 reply_too_large and its generation stops", async () => {
+        const t = createTestApp();
+        const {pieces, pulled} = countedPieces(50);
+        t.model.script = {pieces};
+        const res = await request(t.app).post("/v1/chat/completions").send(chatRequest({max_tokens: 60}));
+        expect(res.status).toBe(400);
+        expect(errorOf(res.body)).toMatchObject({code: "reply_too_large", message: expect.stringContaining("stream it")});
+        expect(pulled()).toBe(Math.floor(maxJsonReplyBytes / pieceBytes) + 1);
+        expect(t.model.activeLeases).toBe(0);
+    });
+});
