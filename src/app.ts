@@ -9,6 +9,7 @@ import {cachePartitions} from "./http/cachePartition.js";
 import {cors} from "./http/cors.js";
 import {useErrorEnvelope} from "./http/errorEnvelope.js";
 import {errorHandler, notFound} from "./http/errorHandler.js";
+import {adminOnly} from "./http/adminOnly.js";
 import {allowedHostsOnly} from "./http/hostCheck.js";
 import {jsonBody} from "./http/jsonBody.js";
 import {ReplyWriter} from "./http/replyWriter.js";
@@ -30,7 +31,7 @@ import type {EmbeddingService} from "./api/openai-embeddings/embeddingService.js
 import {openAiErrors} from "./api/openai-shared/openAiErrors.js";
 
 export type AppDependencies = {
-    config: Pick<Config, "apiKeys" | "sharePrefixCache" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts">,
+    config: Pick<Config, "apiKeys" | "adminApiKeys" | "sharePrefixCache" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts">,
     logger: Logger,
     registry: ModelRegistry,
     /** The chat-shaped APIs' conversations (chat completions directly; Responses and Messages through their services). */
@@ -94,9 +95,10 @@ export function createApp({config, logger, registry, conversations, responses, m
     app.use(healthRoute(backend));
     if (metrics != null)
         app.use(metricsRoute(metrics, config.apiKeys));
-    app.use("/v1", requireApiKey(config.apiKeys));
+    app.use("/v1", requireApiKey(config.apiKeys, config.adminApiKeys));
     app.use("/v1", cachePartitions(config));
     app.use(jsonBody(config.bodyLimit));
+    app.use(adminOnly(config.adminApiKeys.length > 0));
     for (const {routes} of apis)
         app.use(routes);
     app.use(notFound);

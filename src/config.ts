@@ -21,8 +21,14 @@ export const configSchema = z.object({
     allowedHosts: z.array(z.string().min(1)).default([]),
     /** 0 picks a free port (tests). */
     port: z.number().int().min(0).max(65535).default(8080),
-    /** Bearer keys; empty means no authentication. */
+    /** Bearer keys; empty means no authentication. Holds the admin keys too (resolveConfig adds them). */
     apiKeys: z.array(z.string().min(1)).default([]),
+    /**
+     * Keys that may also change what is loaded for everyone (`--admin-api-key`): load and unload
+     * models, and send `keep_alive` (pin a model, or unload it after a request). Given any, other
+     * keys may not (http/adminOnly.ts); given none, every key may, as before.
+     */
+    adminApiKeys: z.array(z.string().min(1)).default([]),
     /**
      * With several keys, whether their requests share cached prompt prefixes (and decoded images).
      * Off by default: each key reuses only its own, or another key's client could read a prompt a
@@ -105,7 +111,14 @@ export type ConfigInput = z.input<typeof configSchema>;
 export type ModelAliasSetting = Config["modelAliases"][number];
 
 export function resolveConfig(input: ConfigInput = {}): Config {
-    return configSchema.parse(input);
+    const config = configSchema.parse(input);
+    // An admin key is a key: every check that asks whether keys are set, or which, counts it.
+    return {...config, apiKeys: [...new Set([...config.apiKeys, ...config.adminApiKeys])]};
+}
+
+/** Admin keys from the environment: CHATSERVE_ADMIN_API_KEY, or several comma-separated in CHATSERVE_ADMIN_API_KEYS. */
+export function adminApiKeysFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+    return apiKeysFromEnv({CHATSERVE_API_KEY: env.CHATSERVE_ADMIN_API_KEY, CHATSERVE_API_KEYS: env.CHATSERVE_ADMIN_API_KEYS});
 }
 
 /** Keys from the environment: CHATSERVE_API_KEY, or several comma-separated in CHATSERVE_API_KEYS. */

@@ -1,6 +1,6 @@
 import {Command, InvalidArgumentError, Option} from "commander";
 import {
-    apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, modelAliasesFromEnv, parseModelAlias, resolveConfig, type Config, type ModelAliasSetting
+    adminApiKeysFromEnv, apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, modelAliasesFromEnv, parseModelAlias, resolveConfig, type Config, type ModelAliasSetting
 } from "../config.js";
 import {parseByteSize} from "../models/byteSize.js";
 import {readApiKeyFile} from "./apiKeyFile.js";
@@ -31,6 +31,7 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("-p, --port <port>", "port to listen on").default(8080).argParser(integer(0, 65535)).env("CHATSERVE_PORT"))
         .addOption(new Option("--api-key <key>", "require this bearer key (repeatable; also CHATSERVE_API_KEY / CHATSERVE_API_KEYS)").argParser(apiKey).default([]))
         .addOption(new Option("--api-key-file <path>", "require the bearer keys in this file, one a line (# comments); unlike --api-key, not shown by ps").env("CHATSERVE_API_KEY_FILE"))
+        .addOption(new Option("--admin-api-key <key>", "a key that may also load and unload models and send keep_alive; given one, other keys may not (repeatable; also CHATSERVE_ADMIN_API_KEY / CHATSERVE_ADMIN_API_KEYS)").argParser(apiKey).default([]))
         .addOption(new Option("--share-prefix-cache", "with several keys, let their requests reuse each other's cached prompt prefixes (off: each key only its own, so none can read another's prompts from cached_tokens)").default(false))
         .addOption(new Option("--gpu <backend>", "compute backend").choices(gpuChoices).default("auto"))
         .addOption(new Option("-c, --ctx-size <tokens>", "context window per request, capped at the model's trained context (default: the trained context up to 32768, less if memory is short)").argParser(integer(64)))
@@ -64,6 +65,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
             host: options.host,
             port: options.port,
             apiKeys: [...options.apiKey, ...apiKeysFromEnv(), ...(options.apiKeyFile != null ? readApiKeyFile(options.apiKeyFile) : [])],
+            adminApiKeys: [...options.adminApiKey, ...adminApiKeysFromEnv()],
             sharePrefixCache: options.sharePrefixCache,
             gpu: options.gpu,
             ctxSize: options.ctxSize,
@@ -99,7 +101,7 @@ type ServeOptions = {
     threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
     bodyLimit?: string, allowPrivateImageUrls: boolean, allowPathsOutsideModels: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,
-    apiKeyFile?: string, sharePrefixCache: boolean, allowedHost: string[],
+    apiKeyFile?: string, adminApiKey: string[], sharePrefixCache: boolean, allowedHost: string[],
     modelAlias: ModelAliasSetting[], corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean, metrics: boolean
 };
 

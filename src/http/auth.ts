@@ -6,10 +6,12 @@ import {AuthenticationError, BadRequestError} from "../errors.js";
  * Bearer-key check for `/v1`. Keys are compared as SHA-256 digests with `timingSafeEqual`, so the
  * time taken says nothing about how much of a guess was right (nor about the key's length).
  * Without configured keys every request passes, whatever header it carries: the official SDKs
- * always send one. With keys, `res.locals.keyOwner` identifies the key a request came with.
+ * always send one. With keys, `res.locals.keyOwner` identifies the key a request came with, and
+ * `res.locals.admin` says whether it is one of `adminKeys` (which `apiKeys` holds too).
  */
-export function requireApiKey(apiKeys: readonly string[]) {
+export function requireApiKey(apiKeys: readonly string[], adminKeys: readonly string[] = []) {
     const digests = apiKeys.map(digest);
+    const adminDigests = adminKeys.map(digest);
     return (req: Request, res: Response, next: NextFunction) => {
         rejectConflictingCredentials(req);
         if (digests.length === 0)
@@ -24,6 +26,8 @@ export function requireApiKey(apiKeys: readonly string[]) {
         const valid = digests.reduce((found, key) => timingSafeEqual(key, offered) || found, false);
         if (!valid)
             throw new AuthenticationError("Incorrect API key provided.");
+        // What only an admin key may do: adminOnly.ts.
+        res.locals.admin = adminDigests.reduce((found, key) => timingSafeEqual(key, offered) || found, false);
         // Whose data a request may see (stored responses are kept per key): the key's digest, never the key.
         res.locals.keyOwner = offered.toString("hex");
         next();

@@ -2,6 +2,11 @@ import {describe, expect, it} from "vitest";
 import {apiKeysFromEnv, modelAliasesFromEnv, parseModelAlias, resolveConfig} from "../../src/config.js";
 
 describe("resolveConfig", () => {
+    it("counts the admin keys among the keys", () => {
+        expect(resolveConfig({apiKeys: ["a"], adminApiKeys: ["b", "a"]})).toMatchObject({apiKeys: ["a", "b"], adminApiKeys: ["b", "a"]});
+        expect(resolveConfig({adminApiKeys: ["b"]}).apiKeys).toEqual(["b"]);
+    });
+
     it("fills in every default", () => {
         expect(resolveConfig()).toEqual({
             modelsDir: "./models",
@@ -9,6 +14,7 @@ describe("resolveConfig", () => {
             allowedHosts: [],
             port: 8080,
             apiKeys: [],
+            adminApiKeys: [],
             sharePrefixCache: false,
             gpu: "auto",
             flashAttention: "auto",
@@ -22,6 +28,7 @@ describe("resolveConfig", () => {
             logPrompts: false,
             bodyLimit: "8mb",
             allowPrivateImageUrls: false,
+            allowPathsOutsideModels: false,
             maxImageBytes: 10_000_000,
             maxImagePixels: 8192 * 4096,
             maxImagesPerRequest: 16,

@@ -28,7 +28,7 @@ export type TestApp = {
 
 export function createTestApp(
     options: {
-        apiKeys?: string[], sharePrefixCache?: boolean, corsOrigins?: string[], bodyLimit?: string, logPrompts?: boolean, logLines?: string[], stopping?: AbortSignal,
+        apiKeys?: string[], adminApiKeys?: string[], sharePrefixCache?: boolean, corsOrigins?: string[], bodyLimit?: string, logPrompts?: boolean, logLines?: string[], stopping?: AbortSignal,
         modelAliases?: ConfigInput["modelAliases"],
         /** The interface it would listen on (default 127.0.0.1) and --allowed-host: which Host headers are served. */
         host?: string, allowedHosts?: string[],
