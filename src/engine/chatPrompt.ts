@@ -6,6 +6,8 @@ import {endPromptForThought} from "./thoughtPrompt.js";
 import {thoughtSyntax} from "./thoughtSyntax.js";
 import type {PreparedPrompt, ToolCallSyntax} from "./preparedPrompt.js";
 import type {ToolDefinition} from "./generationOptions.js";
+// Importing it bounds every Jinja render in the process (templateDeadline.ts).
+import {TemplateDeadlineError} from "./templateDeadline.js";
 
 /**
  * Renders a conversation with the model's own chat template (node-llama-cpp's wrapper for it:
@@ -75,6 +77,9 @@ function renderWithTemplate(chatWrapper: ChatWrapper, chatHistory: ChatHistoryIt
         return chatWrapper.generateContextState({chatHistory, availableFunctions, documentFunctionParams: true});
     } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
+        if (error instanceof TemplateDeadlineError)
+            throw new BadRequestError(`The model's chat template could not render these messages: ${reason}. The template (the GGUF's, or chat_template in ` +
+                "chatserve.json) needs fixing.", {param: promptName, code: "chat_template_timeout"});
         throw new BadRequestError(`The model's chat template refused these messages: ${reason}`, {param: promptName, code: "chat_template_error"});
     }
 }
