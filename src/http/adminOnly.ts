@@ -14,8 +14,10 @@ export function adminOnly(adminKeysConfigured: boolean) {
     return (req: Request, res: Response, next: NextFunction) => {
         if (!adminKeysConfigured || res.locals.admin === true)
             return next();
-        if (req.method === "POST" && /^\/v1\/models\/.+\/(load|unload)$/.test(req.path))
-            throw adminRequired(`${req.path.endsWith("/load") ? "Loading" : "Unloading"} a model changes what is loaded for everyone`, null);
+        // Case-insensitive, as Express's routing is: /V1/Models/x/unload reaches the same route.
+        const action = req.method === "POST" ? /^\/v1\/models\/.+\/(load|unload)$/i.exec(req.path)?.[1] : undefined;
+        if (action != null)
+            throw adminRequired(`${action.toLowerCase() === "load" ? "Loading" : "Unloading"} a model changes what is loaded for everyone`, null);
         const body = req.body as Record<string, unknown> | undefined;
         if (body != null && typeof body === "object" && body.keep_alive != null)
             throw adminRequired("'keep_alive' decides how long a model stays loaded for everyone; leave it out to get the model's own", "keep_alive");

@@ -18,6 +18,14 @@ describe("with an admin key", () => {
         }
     });
 
+    it("refuses another key's load and unload however the path is cased (Express routes it case-insensitively)", async () => {
+        for (const path of ["/V1/models/tiny-chat/unload", "/v1/Models/tiny-chat/load", "/V1/MODELS/tiny-chat/unload"]) {
+            const res = await request(t.app).post(path).set(user).send({});
+            expect(res.status, path).toBe(403);
+            expect(errorOf(res.body), path).toMatchObject({code: "admin_key_required"});
+        }
+    });
+
     it("refuses another key's keep_alive, pinning or unloading, on every API; the admin's is taken", async () => {
         for (const keepAlive of [-1, 0, "5m"]) {
             const res = await request(t.app).post("/v1/chat/completions").set(user).send(chatRequest({keep_alive: keepAlive}));
