@@ -4,6 +4,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import {createModelDownloader, type ModelDownloader} from "node-llama-cpp";
 import {inspectGguf, inspectProjector} from "../models/ggufInspection.js";
+import {localFileName} from "./localFileName.js";
 
 /** One thing to download: a file, or part 1 of a split model (node-llama-cpp fetches every part). */
 export type DownloadItem = {
@@ -42,6 +43,9 @@ export type DownloadResult = {files: string[], totalBytes: number, alreadyThere:
  * and the next pull of the same thing resumes it.
  */
 export async function stagedDownload(options: DownloadOptions): Promise<DownloadResult> {
+    // The sink of every remote name: checked here again whoever the caller, before anything is created.
+    for (const item of options.items)
+        localFileName(item.fileName, "the file");
     const staging = path.join(options.folder, ".partial");
     await fs.mkdir(staging, {recursive: true});
     const releaseLock = await lockStaging(staging, options.items[0]!.fileName);
@@ -62,6 +66,9 @@ export async function stagedDownload(options: DownloadOptions): Promise<Download
             throw refusal(error, item.fileName) ?? error;
         })));
         const files = downloaders.flatMap((downloader, index) => downloader.filesInfo.map((info) => ({...info, item: options.items[index]!})));
+        // A split model's other parts are named by node-llama-cpp from part 1's: checked like it.
+        for (const file of files)
+            localFileName(file.fileName, "the file");
         const totalBytes = files.reduce((sum, file) => sum + file.totalSize, 0);
         if (await allInPlace(options.folder, files)) {
             await Promise.all(downloaders.map((downloader) => downloader.cancel({deleteTempFile: true})));

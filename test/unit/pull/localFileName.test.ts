@@ -1,7 +1,11 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import {afterEach, describe, expect, it, vi} from "vitest";
 import {listHubFiles} from "../../../src/pull/hubListing.js";
 import {localFileName, unsafeFileNameReason} from "../../../src/pull/localFileName.js";
 import {parsePullSource} from "../../../src/pull/pullSource.js";
+import {stagedDownload} from "../../../src/pull/stagedDownload.js";
 
 describe("unsafeFileNameReason", () => {
     it.each([
@@ -35,5 +39,18 @@ describe("names from a URL and from a hub listing get the same check", () => {
         vi.stubGlobal("fetch", async () => new Response(JSON.stringify({siblings}), {status: 200, headers: {"content-type": "application/json"}}));
         const files = await listHubFiles("https://hub.example/", {user: "u", name: "r", revision: "main"});
         expect(files.map((file) => file.path)).toEqual(["good-Q4_K_M.gguf", "README.md"]);
+    });
+});
+
+describe("the download itself checks every name it is given", () => {
+    it.each(["..\\..\\evil.gguf", "../evil.gguf", "C:\\evil.gguf", "evil\u0000.gguf"])("refuses %j before creating anything or asking the network", async (fileName) => {
+        const folder = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-names-"));
+        try {
+            await expect(stagedDownload({folder, hubEndpoint: "https://hub.example/", items: [{url: "https://hub.example/x.gguf", fileName, model: true}]}))
+                .rejects.toThrow("cannot be written into the models folder");
+            expect(await fs.readdir(folder)).toEqual([]);
+        } finally {
+            await fs.rm(folder, {recursive: true, force: true});
+        }
     });
 });
