@@ -11,7 +11,7 @@ import type {GenerationHandlers} from "./consumeGeneration.js";
 export const maxJsonReplyBytes = 32 * 1024 * 1024;
 
 /** What a log probability costs in the reply's JSON, about: `{"token":"…","logprob":-1.2345,"bytes":[…]}`. */
-const bytesPerLogprob = 64;
+export const bytesPerLogprob = 64;
 
 /**
  * `handlers` with the reply's size counted against `budget` as it is assembled (one budget for all a

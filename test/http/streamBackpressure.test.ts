@@ -109,4 +109,29 @@ describe("a reply sent whole", () => {
         expect(pulled()).toBe(Math.floor(maxJsonReplyBytes / pieceBytes) + 1);
         expect(t.model.activeLeases).toBe(0);
     });
+    it("is refused up front, before any token, when its log probabilities alone would pass the bound at its token limit", async () => {
+        const t = createTestApp();
+        // 128 × 4096 × (1 + 20) entries of 64 bytes: 704 MiB of log probabilities.
+        const chat = await request(t.app).post("/v1/chat/completions")
+            .send(chatRequest({n: 128, max_completion_tokens: 4096, logprobs: true, top_logprobs: 20}));
+        expect(chat.status).toBe(400);
+        expect(errorOf(chat.body)).toMatchObject({param: "max_completion_tokens", message: expect.stringMatching(/n \(128\) × max_completion_tokens \(4096\) × top_logprobs \(20\).*stream it/)});
+        const single = await request(t.app).post("/v1/chat/completions")
+            .send(chatRequest({max_tokens: 30_000, logprobs: true, top_logprobs: 20}));
+        expect(errorOf(single.body)).toMatchObject({param: "max_tokens", message: expect.stringContaining("top_logprobs (20)")});
+        const legacy = await request(t.app).post("/v1/completions")
+            .send({model: "tiny-chat", prompt: "the cat", n: 128, max_tokens: 8192, logprobs: 5});
+        expect(legacy.status).toBe(400);
+        expect(errorOf(legacy.body)).toMatchObject({param: "max_tokens", message: expect.stringContaining("logprobs (5)")});
+        expect(t.model.generations).toHaveLength(0);
+
+        // The same asked as a stream, or without log probabilities, or within the bound, goes ahead.
+        for (const extra of [
+            {n: 128, max_completion_tokens: 4096, logprobs: true, top_logprobs: 20, stream: true},
+            {n: 128, max_completion_tokens: 4096},
+            {n: 2, max_tokens: 4096, logprobs: true, top_logprobs: 20}
+        ])
+            expect((await request(t.app).post("/v1/chat/completions").send(chatRequest(extra))).status).toBe(200);
+        expect(t.model.activeLeases).toBe(0);
+    });
 });

@@ -1,6 +1,7 @@
 import {z} from "zod";
 import {keepAliveField} from "../keepAlive.js";
 import {logitBiasField, seed, stopSequences} from "../openai-shared/requestFields.js";
+import {refuseOversizedReply} from "../openai-shared/replySizeLimit.js";
 
 /**
  * OpenAI's `POST /v1/chat/completions` request body, spec fields in the order of OpenAI's API reference.
@@ -109,7 +110,13 @@ export const chatCompletionRequestSchema = z.object({
     function_call: z.unknown().optional(),
     modalities: z.array(z.string()).nullish(),
     audio: z.unknown().optional()
-});
+}).superRefine((request, context) => refuseOversizedReply({
+    stream: request.stream,
+    n: request.n,
+    maxTokens: request.max_completion_tokens != null ? {field: "max_completion_tokens", value: request.max_completion_tokens}
+        : request.max_tokens != null ? {field: "max_tokens", value: request.max_tokens} : undefined,
+    topLogprobs: request.logprobs === true ? {field: "top_logprobs", value: request.top_logprobs ?? 0} : undefined
+}, context));
 
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
 export type ChatMessage = z.infer<typeof chatMessageSchema>;

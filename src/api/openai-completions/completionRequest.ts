@@ -1,6 +1,7 @@
 import {z} from "zod";
 import {keepAliveField} from "../keepAlive.js";
 import {logitBiasField, seed, stopSequences} from "../openai-shared/requestFields.js";
+import {refuseOversizedReply} from "../openai-shared/replySizeLimit.js";
 import {textsOrTokenIds} from "../openai-shared/textsOrTokenIds.js";
 
 /**
@@ -33,7 +34,12 @@ export const completionRequestSchema = z.object({
     // --- chatserve extensions ---
     // Ollama's: how long the model stays loaded once idle after this request (api/keepAlive.ts).
     keep_alive: keepAliveField
-});
+}).superRefine((request, context) => refuseOversizedReply({
+    stream: request.stream,
+    n: request.n,
+    maxTokens: {field: "max_tokens", value: request.max_tokens ?? defaultCompletionMaxTokens},
+    topLogprobs: request.logprobs != null ? {field: "logprobs", value: request.logprobs} : undefined
+}, context));
 
 export type CompletionRequest = z.infer<typeof completionRequestSchema>;
 
