@@ -29,7 +29,9 @@ type ReplyStream = {
     /** Pauses the generation while the client is behind (streamedBody.ts). */
     ready(): Promise<void> | undefined,
     fail(error: ApiError): void,
-    close(): void
+    close(): void,
+    /** Set when the server dropped a client that read nothing for too long (streamedBody.ts). */
+    readonly dropped?: {stallMs: number, waitingBytes: number}
 };
 
 /**
@@ -95,6 +97,9 @@ export class ReplyWriter {
                 this.fail(res, stream, reply, error);
             }
         } finally {
+            if (stream.dropped != null)
+                this.options.logger.warn({event: "stream_dropped", reqId: res.locals.requestId, ...stream.dropped},
+                    "a client that read nothing for the stall time was dropped; its generation stopped and its sequence was freed");
             release();
         }
     }

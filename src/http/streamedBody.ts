@@ -43,6 +43,9 @@ export abstract class StreamedBody {
         this.res.socket?.setNoDelay(true);
     }
 
+    /** Set when the server dropped a client that read nothing for stallMs: how long, and how much was waiting. */
+    public dropped: {stallMs: number, waitingBytes: number} | undefined;
+
     /** The client left, or the stream ended (its last event, an error event, or the server's stop). */
     public get closed(): boolean {
         return this.res.writableEnded || this.res.destroyed;
@@ -77,6 +80,8 @@ export abstract class StreamedBody {
                 resolve();
             };
             const timer = setTimeout(() => {
+                // Kept for the writer's log line (replyWriter.ts): the operator sees why a stream ended early.
+                this.dropped = {stallMs: this.stallMs, waitingBytes: this.backlog};
                 this.res.destroy(new Error(`the client read nothing for ${this.stallMs} ms with ${this.backlog} bytes waiting`));
                 done();
             }, this.stallMs);

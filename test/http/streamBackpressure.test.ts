@@ -83,7 +83,8 @@ describe("a stream whose client stops reading", () => {
     });
 
     it("is dropped when it reads nothing for the stall time, and its sequence is freed", async () => {
-        const t = createTestApp({streamStallMs: 300});
+        const logLines: string[] = [];
+        const t = createTestApp({streamStallMs: 300, logLines});
         t.model.script = {pieces: countedPieces(50).pieces};
         const socket = await pausedStream(await listen(t));
         socket.on("error", () => {});
@@ -93,6 +94,10 @@ describe("a stream whose client stops reading", () => {
         while (t.model.activeLeases > 0)
             await new Promise((resolve) => setTimeout(resolve, 50));
         expect(t.model.generations[0]!.signal.aborted).toBe(true);
+        // The operator's log says why the stream ended.
+        const dropped = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.event === "stream_dropped");
+        expect(dropped).toMatchObject({level: 40, stallMs: 300, waitingBytes: expect.any(Number)});
+        expect(dropped!.waitingBytes as number).toBeGreaterThan(64 * 1024);
         socket.destroy();
         expect((await request(t.app).post("/v1/chat/completions").send(chatRequest({max_tokens: 2}))).status).toBe(200);
     });
