@@ -120,6 +120,15 @@ describe("POST /v1/messages", () => {
         expect(t.model.generations).toHaveLength(0);
     });
 
+    it("refuses more than 64 stop_sequences, naming the field", async () => {
+        const t = createTestApp();
+        const res = await request(t.app).post("/v1/messages").send(body({stop_sequences: Array.from({length: 65}, (_, index) => `s${index}`)}));
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({type: "error", error: {type: "invalid_request_error", message: expect.stringContaining("stop_sequences")}});
+        expect(t.model.generations).toHaveLength(0);
+        expect((await request(t.app).post("/v1/messages").send(body({stop_sequences: Array.from({length: 64}, (_, index) => `s${index}`)}))).status).toBe(200);
+    });
+
     it("count_tokens renders the request without generating", async () => {
         const t = createTestApp();
         const res = await request(t.app).post("/v1/messages/count_tokens").send({model: MODEL, messages: [{role: "user", content: "one two three"}]}).expect(200);
