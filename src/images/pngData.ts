@@ -74,29 +74,29 @@ export async function checkPngData(bytes: Buffer, signal: AbortSignal): Promise<
     await new Promise<void>((resolve, reject) => {
         const inflate = createInflate();
         let inflated = 0;
-        const stop = (error: Error) => {
+        const finish = (error?: Error) => {
             signal.removeEventListener("abort", onAbort);
             inflate.destroy();
-            reject(error);
+            if (error == null)
+                resolve();
+            else
+                reject(error);
         };
-        const onAbort = () => stop(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+        const onAbort = () => finish(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
         signal.addEventListener("abort", onAbort, {once: true});
         inflate.on("data", (chunk: Buffer) => {
             inflated += chunk.length;
             if (inflated > allowed)
-                stop(new ImageHeaderError(`the PNG's image data inflates to more than the ${allowed} bytes its ${layout.width}x${layout.height} header `
+                finish(new ImageHeaderError(`the PNG's image data inflates to more than the ${allowed} bytes its ${layout.width}x${layout.height} header `
                     + "declares (a decompression bomb)"));
         });
         inflate.on("error", (error: Error & {code?: string}) => {
             // stb_image skips zlib's checksum: a wrong one, met after every byte was counted, is no reason to refuse.
             if (/incorrect data check/.test(error.message))
-                return inflate.emit("end");
-            stop(new ImageHeaderError(`the PNG's image data is corrupt (${zlibReason(error)})`));
+                return finish();
+            finish(new ImageHeaderError(`the PNG's image data is corrupt (${zlibReason(error)})`));
         });
-        inflate.on("end", () => {
-            signal.removeEventListener("abort", onAbort);
-            resolve();
-        });
+        inflate.on("end", () => finish());
         if (signal.aborted)
             return onAbort();
         for (const chunk of chunks)

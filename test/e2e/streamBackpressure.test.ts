@@ -1,6 +1,7 @@
 import net from "node:net";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
+import {settled} from "../http/support/rawSocket.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
 
 /**
@@ -37,16 +38,6 @@ describe("a real stream whose client stops reading", () => {
 
     const holds = () => server.registry.occupancy().find((entry) => entry.id === model)?.holds ?? 0;
 
-    /** Waits until `value` has not changed for a second. */
-    async function settled(value: () => number): Promise<number> {
-        let last = -1;
-        for (let still = 0; still < 5; still = value() === last ? still + 1 : 0) {
-            last = value();
-            await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-        return last;
-    }
-
     it("pauses its generation with little held for it, serves others, and frees the sequence when the client goes", async () => {
         const body = JSON.stringify({
             model, messages: [{role: "user", content: "Tell me a long story about the cat."}], stream: true,
@@ -62,7 +53,7 @@ describe("a real stream whose client stops reading", () => {
             resolve();
         }));
 
-        const handed = await settled(() => watched.handed);
+        const handed = await settled(() => watched.handed, 200);
         // The kernel took some megabytes; past them, the server held at most its high-water mark and one event.
         expect(handed).toBeGreaterThan(1024 * 1024);
         expect(watched.mostWaiting).toBeLessThan(512 * 1024);

@@ -7,6 +7,7 @@ import type {AddressInfo} from "node:net";
 import request from "supertest";
 import {afterEach, describe, expect, it} from "vitest";
 import {maxJsonReplyBytes} from "../../src/http/replySizeGuard.js";
+import {settled} from "./support/rawSocket.js";
 import {chatRequest, createTestApp, errorOf, type TestApp} from "./support/testApp.js";
 
 const pieceBytes = 1024 * 1024;
@@ -48,16 +49,6 @@ async function pausedStream(port: number): Promise<net.Socket> {
         resolve();
     }));
     return socket;
-}
-
-/** Waits until `value` has not changed for a while (the generation has stopped being pulled). */
-async function settled(value: () => number): Promise<number> {
-    let last = -1;
-    for (let still = 0; still < 5; still = value() === last ? still + 1 : 0) {
-        last = value();
-        await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return last;
 }
 
 describe("a stream whose client stops reading", () => {

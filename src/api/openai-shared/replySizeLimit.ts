@@ -18,8 +18,7 @@ export type AskedReplySize = {
  * assembled (http/replySizeGuard.ts) makes: what is refused here is what that guard would stop once
  * the choices ran to their limit, found before the work is done. The text itself, and a reply
  * without a limit the request states, are left to that guard, since a reply may end long before its
- * limit. A stream is not bounded: it goes at
- * its reader's pace (http/streamedBody.ts).
+ * limit. A stream is not bounded: it goes at its reader's pace (http/streamedBody.ts).
  */
 export function refuseOversizedReply(asked: AskedReplySize, context: z.RefinementCtx): void {
     if (asked.stream === true || asked.maxTokens == null || asked.topLogprobs == null)

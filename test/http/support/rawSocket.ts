@@ -20,3 +20,13 @@ export async function rawExchange(port: number, bytes: string, done: (received: 
     socket.destroy();
     return Buffer.concat(received);
 }
+
+/** Resolves with `value()` once it has stayed the same for five looks `intervalMs` apart (a generation no longer pulled, say). */
+export async function settled(value: () => number, intervalMs = 100): Promise<number> {
+    let last = -1;
+    for (let still = 0; still < 5; still = value() === last ? still + 1 : 0) {
+        last = value();
+        await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+    return last;
+}
