@@ -17,6 +17,7 @@ import {answerMalformedRequests} from "./http/malformedRequest.js";
 import {openAiErrors} from "./api/openai-shared/openAiErrors.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
 import {startLlamaRuntime, type Backend, type LlamaRuntime} from "./engine/llamaRuntime.js";
+import {imageDecodeBytes} from "./engine/vision/imageMemory.js";
 import {inspectGguf} from "./models/ggufInspection.js";
 import {ModelAliases} from "./models/modelAliases.js";
 import {ModelCatalogue} from "./models/modelCatalogue.js";
@@ -77,7 +78,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         // Each model's default context is sized to the budget, not only to what is free: one model alone always fits it.
         context: {
             ctxSize: config.ctxSize, parallel: config.parallel, freeMemoryBytes: Math.min(runtime.freeMemoryBytes, memoryBudget.bytes),
-            vision: runtime.vision.available
+            vision: runtime.vision.available, imageDecodeBytes: imageDecodeBytes(config.maxImagePixels, runtime.imageDecodes.concurrency)
         },
         aliases,
         memory: {

@@ -17,7 +17,9 @@ export type ContextSettings = {
      */
     freeMemoryBytes?: number,
     /** The llama.cpp build can serve images (engine/vision/nativeVision.ts): a model's projector is planned only then. */
-    vision?: boolean
+    vision?: boolean,
+    /** What the server's image decodes under way may hold (engine/vision/imageMemory.ts), counted with each model that has a projector. */
+    imageDecodeBytes?: number
 };
 
 export type ContextPlan = {

@@ -68,11 +68,12 @@ export class ModelSizing {
     public estimateFor(descriptor: ModelDescriptor): MemoryFootprint {
         const measured = this.measured.get(descriptor);
         if (measured != null)
-            return withProjector(measured, this.planFor(descriptor));
+            return withProjector(measured, this.planFor(descriptor), this.flags.imageDecodeBytes ?? 0);
         let estimate = this.estimates.get(descriptor);
         if (estimate == null) {
             const plan = this.planFor(descriptor);
-            estimate = withProjector(descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0}, plan);
+            const weightsAndCache = descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0};
+            estimate = withProjector(weightsAndCache, plan, this.flags.imageDecodeBytes ?? 0);
             this.estimates.set(descriptor, estimate);
         }
         return estimate;
@@ -90,11 +91,12 @@ export class ModelSizing {
 
 /**
  * A vision projector's weights, which llama.cpp's account of the model does not include (mtmd
- * allocates its own buffers): counted at their file's size, in RAM (an estimate, on a GPU too); and
- * the images its cache may keep decoded and encoded, at the cache's bound in bytes (engine/vision/imageMemory.ts).
+ * allocates its own buffers): counted at their file's size, in RAM (an estimate, on a GPU too); the
+ * images its cache may keep decoded and encoded, at the cache's bound in bytes; and the images the
+ * server may be decoding at once (engine/vision/imageMemory.ts).
  */
-function withProjector(footprint: MemoryFootprint, plan: ContextPlan): MemoryFootprint {
-    return plan.projectorBytes == null ? footprint : {...footprint, ram: footprint.ram + plan.projectorBytes + keptImages.bytes};
+function withProjector(footprint: MemoryFootprint, plan: ContextPlan, decodeBytes: number): MemoryFootprint {
+    return plan.projectorBytes == null ? footprint : {...footprint, ram: footprint.ram + plan.projectorBytes + keptImages.bytes + decodeBytes};
 }
 
 function fileSize(file: string): number {

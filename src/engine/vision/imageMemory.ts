@@ -6,14 +6,16 @@ import type {TokenizedImage} from "./nativeVision.js";
  * Counted: a projector's cache of tokenized images (nativeVision.ts), bounded in bytes:
  * `keptImages.bytes` is added to the footprint of every model with a projector (models/modelSizing.ts).
  *
- * Bounded but not counted: decodes under way. At most two run for the whole server
+ * Counted too: the decodes under way. At most `concurrency` run for the whole server
  * (imageDecodePool.ts), each bounded by its declared size, checked from the header before any
- * decode (--max-image-pixels, images/): stb_image's pixels and mtmd's copies of them, three bytes a
- * pixel each, about 300 MB for three copies at the default 8192×4096. Reserving that from the budget
- * of every server that can serve images would cost every text model as much, for a peak that lasts
- * a second; it is left out. Also not counted: a tokenized image a request holds outside the cache
- * (evicted, or dropped when its client left) until the garbage collector frees its native handle,
- * and mtmd's encoder buffers, which come with the projector's weights.
+ * decode (--max-image-pixels, images/): stb_image's inflated data and its pixels, and mtmd's copy
+ * of them, three bytes a pixel each (`decodeBytesPerPixel`), about 300 MB for one decode at the
+ * default 8192×4096. `imageDecodeBytes` is added to the footprint of every model with a projector,
+ * so a vision model loads only where its images can also be decoded; a server with two vision
+ * models resident counts the shared pool twice, which errs on the safe side. Not counted: a
+ * tokenized image a request holds outside the cache (evicted, or dropped when its client left)
+ * until the garbage collector frees its native handle, a 16-bit PNG's wider inflated rows, and
+ * mtmd's encoder buffers, which come with the projector's weights.
  */
 
 /**
@@ -22,6 +24,14 @@ import type {TokenizedImage} from "./nativeVision.js";
  * its 336×336 pixels as floats) come to about 120 MB.
  */
 export const keptImages = {images: 8, bytes: 128 * 1024 * 1024};
+
+/** Three copies of a decoded pixel in RGB: the PNG's inflated rows, stb_image's pixels, mtmd's bitmap. */
+export const decodeBytesPerPixel = 3 * 3;
+
+/** What the decodes under way may hold at once: `concurrency` images of `maxPixels` each. */
+export function imageDecodeBytes(maxPixels: number, concurrency: number): number {
+    return maxPixels * decodeBytesPerPixel * concurrency;
+}
 
 /** Bytes of a float. */
 const floatBytes = 4;

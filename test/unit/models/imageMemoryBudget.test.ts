@@ -2,7 +2,7 @@ import {mkdtempSync, writeFileSync} from "node:fs";
 import {tmpdir} from "node:os";
 import path from "node:path";
 import {describe, expect, it} from "vitest";
-import {keptImages, tokenizedImageSize} from "../../../src/engine/vision/imageMemory.js";
+import {imageDecodeBytes, keptImages, tokenizedImageSize} from "../../../src/engine/vision/imageMemory.js";
 import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
 import {ModelSizing} from "../../../src/models/modelSizing.js";
 
@@ -26,8 +26,18 @@ describe("the memory budget's count of a model with a projector", () => {
         expect(keptImages.bytes).toBeGreaterThan(0);
     });
 
+    it("counts the decodes the server may run at once, each at the largest image it accepts", () => {
+        const projector = path.join(mkdtempSync(path.join(tmpdir(), "chatserve-mmproj-")), "mmproj.gguf");
+        writeFileSync(projector, "abc");
+        const decodes = imageDecodeBytes(8192 * 4096, 2);
+        const sizing = new ModelSizing({ctxSize: 4096, parallel: 1, vision: true, imageDecodeBytes: decodes});
+        expect(sizing.estimateFor(descriptor(projector)).ram).toBe(1024 * MiB + 3 + keptImages.bytes + decodes);
+        // Three RGB copies of each of two 8192x4096 images.
+        expect(decodes).toBe(2 * 8192 * 4096 * 9);
+    });
+
     it("counts nothing for images where the model has no projector", () => {
-        const sizing = new ModelSizing({ctxSize: 4096, parallel: 1, vision: true});
+        const sizing = new ModelSizing({ctxSize: 4096, parallel: 1, vision: true, imageDecodeBytes: imageDecodeBytes(8192 * 4096, 1)});
         expect(sizing.estimateFor(descriptor()).ram).toBe(1024 * MiB);
     });
 });
