@@ -88,7 +88,7 @@ export async function inspectProjector(path: string): Promise<void> {
         throw new Error(`it is not a vision projector (its general.architecture is ${architecture == null ? "missing" : `'${architecture}'`}, not 'clip')`);
     if ((info.tensorInfo?.length ?? 0) === 0)
         throw new Error("it holds no tensors");
-    refuseWhatMtmdAsserts((info.metadata as {clip?: Parameters<typeof refuseWhatMtmdAsserts>[0]}).clip, info.tensorInfo!.map((tensor) => tensor.name));
+    refuseWhatMtmdAsserts((info.metadata as {clip?: Parameters<typeof refuseWhatMtmdAsserts>[0]}).clip, info.tensorInfo!);
 }
 
 /**
