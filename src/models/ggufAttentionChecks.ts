@@ -41,10 +41,13 @@ export function attentionProblem(architecture: string, get: ArchitectureValue): 
     const keySize = numberOr(get("attention.key_length"), Math.floor(embedding / headCount));
     const valueSize = numberOr(get("attention.value_length"), Math.floor(embedding / headCount));
     const rotary = numberOr(get("rope.dimension_count"), keySize);
-    if (equalHeadSizes.has(architecture) && keySize !== valueSize)
-        return `its key heads (${keySize}) and value heads (${valueSize}) differ in size, which llama.cpp's ${architecture} graph aborts on`;
-    if (ropeIsHeadSize.has(architecture) && rotary !== valueSize)
-        return `its rope.dimension_count (${rotary}) is not its head size (${valueSize}), which llama.cpp's ${architecture} graph aborts on`;
+    // The head size the graph asserts on: the value heads', but olmo2's is its width over its head count.
+    const [graphHead, graphHeadName] = architecture === "olmo2"
+        ? [Math.floor(embedding / headCount), "heads (its width over its head count)"] : [valueSize, "value heads"];
+    if (equalHeadSizes.has(architecture) && keySize !== graphHead)
+        return `its key heads (${keySize}) and ${graphHeadName} (${graphHead}) differ in size, which llama.cpp's ${architecture} graph aborts on`;
+    if (ropeIsHeadSize.has(architecture) && rotary !== graphHead)
+        return `its rope.dimension_count (${rotary}) is not its head size (${graphHead}), which llama.cpp's ${architecture} graph aborts on`;
     if (!withoutRope.has(architecture) && (rotary % 2 !== 0 || rotary > keySize))
         return `its rotary dimensions (${rotary}) are ${rotary % 2 !== 0 ? "odd" : `more than its head size (${keySize})`}, which makes llama.cpp's rope abort`;
 
@@ -82,17 +85,20 @@ const withoutRope = new Set([
     "rwkv6qwen2", "rwkv7", "arwkv7", "wavtokenizer-dec", "nemotron_h", "nemotron_h_moe", "kimi-linear", "kimi-k3", "bert"
 ]);
 
-/** The architectures whose graph asserts `n_embd_head == hparams.n_embd_head_k()` (value heads as wide as key heads). */
+/**
+ * The architectures whose graph asserts that its heads are as wide as its key heads
+ * (`n_embd_head == hparams.n_embd_head_k()`, or exaone4's, exaone-moe's and talkie's `== n_embd_head_v()`).
+ */
 const equalHeadSizes = new Set([
     "afmoe", "apertus", "arcee", "arctic", "baichuan", "bailingmoe2", "bert", "bitnet", "bloom", "chameleon", "chatglm", "codeshell",
     "cogvlm", "cohere2", "cohere2moe", "command-r", "dbrx", "deci", "deepseek", "deepseek4", "dflash", "dots1", "dream", "eagle3",
-    "ernie4_5", "ernie4_5-moe", "eurobert", "exaone", "falcon", "glm4", "glm4moe", "gpt2", "gptneox", "granite", "granite_swa",
+    "ernie4_5", "ernie4_5-moe", "eurobert", "exaone", "exaone-moe", "exaone4", "falcon", "glm4", "glm4moe", "gpt2", "gptneox", "granite", "granite_swa",
     "granitehybrid", "graniteswitch", "grok", "grovemoe", "hunyuan-moe", "hunyuan_vl", "hy_v3", "internlm2", "jais", "jais2", "laguna",
     "llada", "llada-moe", "llama", "llama4", "maincoder", "mellum", "minimax-01", "minimax-m2", "minimax-m3", "mistral3", "modern-bert",
     "mpt", "muse-glimmer", "nanbeige", "nemotron", "nemotron_h", "nemotron_h_moe", "neo-bert", "olmo", "olmo2", "olmoe", "openelm",
     "orion", "paddleocr", "pangu-embedded", "phi2", "phi3", "plamo", "pockettts", "qwen", "qwen2", "qwen2moe", "qwen2vl", "qwen3",
     "qwen35", "qwen35moe", "qwen3moe", "qwen3next", "qwen3vl", "qwen3vlmoe", "qwen4exp", "refact", "rnd1", "seed_oss", "smallthinker",
-    "smollm3", "spark2_5", "stablelm", "starcoder", "starcoder2", "t5", "xverse"
+    "smollm3", "spark2_5", "stablelm", "starcoder", "starcoder2", "t5", "talkie", "xverse"
 ]);
 
 /** The architectures whose graph also asserts `n_embd_head == n_rot` (every head dimension rotates). */

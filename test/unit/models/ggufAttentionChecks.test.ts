@@ -62,6 +62,10 @@ describe("files llama.cpp loads", () => {
         ["phi-2: 32 of 80 rotated", "phi2", {"embedding_length": 2560, "attention.head_count": 32, "rope.dimension_count": 32}],
         ["a BERT with heads of 25 (BERT does not rotate)", "bert", {"embedding_length": 100, "attention.head_count": 4}],
         ["Mamba: no attention", "mamba", {"embedding_length": 768, "attention.head_count": 0}],
+        ["OLMo 2 (its graph's heads are its width over its head count)", "olmo2", {"embedding_length": 4096, "attention.head_count": 32, "attention.head_count_kv": 32}],
+        ["EXAONE 4 (its graph's heads are its key heads)", "exaone4", {
+            "embedding_length": 5120, "attention.head_count": 40, "attention.head_count_kv": 8, "attention.key_length": 128, "attention.value_length": 128
+        }],
         ["GLM-4 without M-RoPE sections: plain RoPE", "glm4", {"embedding_length": 4096, "attention.head_count": 32, "rope.dimension_sections": [0, 0, 0, 0]}]
     ])("passes %s", (_case, architecture, values) => {
         expect(attentionProblem(architecture, header(values))).toBeUndefined();
