@@ -41,8 +41,13 @@ function visionShapeProblem(clip: ClipMetadata | undefined, tensors: readonly Pr
 
     const tensor = (name: string) => tensors.find((candidate) => candidate.name === name)?.dimensions.map(Number);
     const kernel = tensor("v.patch_embd.weight");
-    if (type != null && patchKernelTypes.has(type) && kernel != null && kernel.length === 4 && (kernel[0] !== patchSize || kernel[1] !== patchSize))
-        return `its patch convolution is ${kernel[0]}×${kernel[1]} but its patch_size is ${patchSize}, which makes llama.cpp abort`;
+    if (type != null && patchKernelTypes.has(type) && kernel != null && kernel.length === 4) {
+        if (kernel[0] !== patchSize || kernel[1] !== patchSize)
+            return `its patch convolution is ${kernel[0]}×${kernel[1]} but its patch_size is ${patchSize}, which makes llama.cpp abort`;
+        // The convolution makes one vector of the tower's width per patch (a reshape asserts otherwise).
+        if (typeof width === "number" && kernel[3] !== width)
+            return `its patch convolution makes vectors of ${kernel[3]} but its embedding_length is ${width}, which makes llama.cpp abort`;
+    }
 
     if (type != null && fixedGridTypes.has(type) && typeof imageSize === "number") {
         // ggml_conv_2d asserts on an image smaller than one patch.

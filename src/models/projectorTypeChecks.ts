@@ -5,9 +5,9 @@
  * first image. Audio towers count too: mtmd loads every tower a file has, whatever chatserve uses.
  */
 
-type ClipTower = {projector_type?: unknown, block_count?: unknown};
+type ClipTower = {projector_type?: unknown, block_count?: unknown, embedding_length?: unknown, attention?: {head_count?: unknown}};
 type ClipVision = ClipTower & {
-    image_size?: unknown, patch_size?: unknown, embedding_length?: unknown, attention?: {head_count?: unknown},
+    image_size?: unknown, patch_size?: unknown,
     projector?: {scale_factor?: unknown}, spatial_merge_size?: unknown, preproc_min_tiles?: unknown, preproc_max_tiles?: unknown,
     wa_pattern_mode?: unknown
 };
@@ -55,7 +55,16 @@ function visionTypeProblem(type: string | undefined, vision: ClipVision): string
         case "qwen2.5vl_merger":
         case "qwen2.5o": {
             const merge = int(vision.spatial_merge_size, 2);
-            return merge === 0 || merge === 2 ? undefined : abort(`spatial_merge_size is ${merge}, not the 2 its merger is built for`);
+            if (merge !== 0 && merge !== 2)
+                return abort(`spatial_merge_size is ${merge}, not the 2 its merger is built for`);
+            // Without a block its position input is left unused, which mtmd aborts on at warm-up.
+            if (vision.block_count === 0)
+                return abort("block_count is 0");
+            // Its ViT rotates half of each head, in four sections of a quarter: ggml's rope needs an
+            // even half and a section above 0 (heads of 6 and of 1 aborted at the first image or warm-up).
+            const [width, heads] = [vision.embedding_length, vision.attention?.head_count];
+            const head = typeof width === "number" && typeof heads === "number" && heads > 0 ? Math.floor(width / heads) : undefined;
+            return head == null || (head >= 4 && Math.floor(head / 2) % 2 === 0) ? undefined : abort(`heads of ${head} cannot be rotated (half of a head must be even, a quarter above 0)`);
         }
         default:
             return undefined;
