@@ -11,6 +11,7 @@ import {toReplyPlan} from "./replyPlan.js";
 import {compileGrammars} from "./replyGrammars.js";
 import type {IgnoredKeyword} from "../json-schema/schemaStrictness.js";
 import {toChatHistory} from "./chatHistory.js";
+import {toTemplateMessages, toTemplateTools} from "./templateMessages.js";
 import {checkImageCount, loadImage} from "../images/imageInput.js";
 import type {ImageLimits} from "../images/imageLimits.js";
 import {imagePartsOf} from "./imageParts.js";
@@ -110,8 +111,12 @@ export class ConversationService {
             if (seen.length < imageParts.length)
                 history = toChatHistory(conversation.messages, {images: false});
             const images = await this.loadImages(model, seen, conversation.promptPath, signal);
+            const tools = format.type === "toolCalls" ? format.tools : [];
             const prompt = await model.prepareChat(history, {
-                tools: format.type === "toolCalls" ? format.tools : [], thinking, images, promptName: conversation.promptPath, cachePartition: conversation.cachePartition,
+                tools, thinking, images, promptName: conversation.promptPath, cachePartition: conversation.cachePartition,
+                templateMessages: toTemplateMessages(conversation.messages, {images: seen.length === imageParts.length && imageParts.length > 0}),
+                // The client's schemas as sent, of the tools the reply may call.
+                templateTools: toTemplateTools(conversation.tools.filter((tool) => tools.some((allowed) => allowed.name === tool.name))),
                 ...(signal == null ? {} : {signal})
             });
             return {held, prompt, format};

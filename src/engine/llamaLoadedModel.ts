@@ -85,7 +85,8 @@ export class LlamaLoadedModel implements LoadedModel {
             await refuseHistoryBeyondContext(this.model, history, this.contextLength, promptName);
             const partitioned = images.map((image) => ({...image, id: imageCacheId(image.id, cachePartition)}));
             const tokenized = await this.vision.tokenize(partitioned, this.generating().context.batchSize, promptName, signal);
-            return renderChatPrompt(this.model, this.generating().chatWrapper, history, {...options, images: tokenized, promptName});
+            const {chatWrapper: wrapper, templates} = this.generating();
+            return renderChatPrompt(this.model, {wrapper, templates}, history, {...options, images: tokenized, promptName});
         });
     }
 

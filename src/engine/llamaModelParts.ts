@@ -1,6 +1,7 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import {JinjaTemplateChatWrapper, resolveChatWrapper, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel} from "node-llama-cpp";
 import {ModelVision} from "./vision/modelVision.js";
+import {loadModelChatTemplates, type ModelChatTemplates} from "./template/modelChatTemplate.js";
 import {DecodeSteps} from "./decodeSteps.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
 import {ReplyGrammars} from "./reply/grammars.js";
@@ -30,7 +31,11 @@ export type ModelLoadOptions = {
 /** What a model that generates text holds: one context split into sequences, their decode loop and pool, its chat template and grammars. */
 export type GenerationParts = {
     context: LlamaContext, steps: DecodeSteps, sequences: LlamaContextSequence[], pool: SequencePool<LlamaContextSequence>,
-    chatWrapper: ChatWrapper, grammars: ReplyGrammars
+    chatWrapper: ChatWrapper, grammars: ReplyGrammars,
+    /** The model's Jinja templates, which render its prompts; null: none (or none that parses), and `chatWrapper` renders them. */
+    templates: ModelChatTemplates | null,
+    /** Why the model's template could not be parsed, for the log and the banner. */
+    templateError?: string
 };
 
 /** Everything llamaLoadedModel.ts owns and disposes; `contextSize` is what was asked for, capped at the trained context. */
@@ -64,6 +69,7 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
                 contextSize, sequences: options.parallel, threads: runtime.threads, flashAttention: runtime.flashAttention
             });
             const sequences = Array.from({length: options.parallel}, () => context.getSequence());
+            const {templates, parseError} = loadModelChatTemplates(model, options.chatTemplate);
             generation = {
                 context,
                 steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),
@@ -72,7 +78,9 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
                 chatWrapper: options.chatTemplate == null
                     ? resolveChatWrapper(model)
                     : new JinjaTemplateChatWrapper({template: options.chatTemplate, tokenizer: model.tokenizer}),
-                grammars: new ReplyGrammars(model)
+                grammars: new ReplyGrammars(model),
+                templates,
+                ...(parseError == null ? {} : {templateError: parseError})
             };
         }
         const embedder = options.embeds

@@ -1,5 +1,6 @@
 import type {LlamaText, Token} from "node-llama-cpp";
 import type {CachePartition, ToolDefinition} from "./generationOptions.js";
+import type {TemplateMessage, TemplateTool} from "./template/templateMessage.js";
 
 /**
  * A prompt as the engine hands it back once rendered and tokenized, with what it learned from the
@@ -71,6 +72,9 @@ export type ToolCallSyntax = {
  * `signal`: the request's; once it aborts, images not decoded yet never are.
  */
 export type ChatPromptOptions = {
-    tools?: readonly ToolDefinition[], thinking?: boolean, images?: readonly ImageBytes[], promptName: string, cachePartition?: CachePartition,
+    tools?: readonly ToolDefinition[],
+    /** The conversation and tools as the model's own template reads them (conversation/templateMessages.ts). */
+    templateMessages?: readonly TemplateMessage[], templateTools?: readonly TemplateTool[],
+    thinking?: boolean, images?: readonly ImageBytes[], promptName: string, cachePartition?: CachePartition,
     signal?: AbortSignal
 };

@@ -1,0 +1,159 @@
+import type {JinjaChatTemplate} from "./jinjaChatTemplate.js";
+import type {TemplateMessage} from "./templateMessage.js";
+
+/**
+ * A tool call's syntax as the model's own template writes one, worked out from the template
+ * itself, the way llama.cpp's differential analysis (common/chat-diff-analyzer.cpp) finds it: an
+ * assistant turn is rendered without a call, with one and with two, and what the calls add is
+ * taken apart around the function's name and its JSON arguments. What the template writes is what
+ * the model was trained to write, so the forced opening and the parser follow the family's own
+ * markup: Hermes' and Qwen's `<tool_call>`, Llama 3's `{"name": …, "parameters": …}`, Granite's
+ * `<|tool_call|>[…]`, DeepSeek's `<｜tool▁calls▁begin｜>`, Functionary's `<function=…>`, Command R's
+ * `<|START_ACTION|>`, Kimi K2's sections.
+ *
+ * Null where the template writes no call, writes each argument on its own (Qwen3-Coder's
+ * `<parameter=…>`, GLM's `<arg_key>`), or where it cannot be taken apart; node-llama-cpp's reading
+ * of the template is used there.
+ */
+export type CallSyntaxText = {
+    sectionPrefix: string, prefix: string, paramsPrefix: string, suffix: string, sectionSuffix: string,
+    /** Null: the template writes one call per message (or refuses two). */
+    betweenCalls: string | null
+};
+
+const first = {name: "chatserve_probe_first", args: {chatserve_arg: "chatserve value 1"}};
+const second = {name: "chatserve_probe_second", args: {chatserve_arg: "chatserve value 2"}};
+
+/** Tokenizes with special tokens read as tokens, and spells tokens back: the diff is taken over tokens, so it never splits a marker. */
+export type TemplateTokenizer = {tokenize(text: string): readonly number[], detokenize(tokens: readonly number[]): string};
+
+const derived = new WeakMap<JinjaChatTemplate, CallSyntaxText | null>();
+
+/** The template's call syntax, worked out once per template. */
+export function templateCallSyntax(template: JinjaChatTemplate, tokenizer: TemplateTokenizer): CallSyntaxText | null {
+    if (!derived.has(template))
+        derived.set(template, deriveCallSyntax(template, tokenizer));
+    return derived.get(template)!;
+}
+
+export function deriveCallSyntax(template: JinjaChatTemplate, tokenizer: TemplateTokenizer): CallSyntaxText | null {
+    const withCalls = (calls: ReadonlyArray<typeof first>): TemplateMessage[] => [
+        {role: "user", content: "chatserve probe question"},
+        {role: "assistant", content: "", ...(calls.length === 0 ? {} : {tool_calls: calls.map((call, index) => ({
+            type: "function" as const, function: {name: call.name, arguments: JSON.stringify(call.args)}, id: `call0000${index + 1}`
+        }))})}
+    ];
+    const render = (messages: TemplateMessage[]): string | null => {
+        try {
+            return template.render({messages, thinking: true}, {continueLast: true});
+        } catch {
+            return null;
+        }
+    };
+    const none = render(withCalls([]));
+    const one = render(withCalls([first]));
+    if (none == null || one == null)
+        return null;
+    const single = callsText(tokenizer, none, one);
+    const parts = single == null ? null : splitCall(single, first);
+    if (parts == null)
+        return null;
+    const pair = render(withCalls([first, second]));
+    const double = pair == null ? null : callsText(tokenizer, none, pair);
+    const between = double == null ? null : betweenText(double, parts, second);
+    if (between == null)
+        return {sectionPrefix: "", prefix: parts.before, paramsPrefix: parts.paramsPrefix, suffix: parts.after, sectionSuffix: "", betweenCalls: null};
+    // `between` is one call's suffix, a separator and the next call's prefix; what the first call
+    // alone has beyond those opens and closes the section.
+    const prefix = commonSuffix(parts.before, between);
+    const suffix = commonPrefix(parts.after, between.slice(0, between.length - prefix.length));
+    return {
+        sectionPrefix: parts.before.slice(0, parts.before.length - prefix.length), prefix, paramsPrefix: parts.paramsPrefix,
+        suffix, sectionSuffix: parts.after.slice(suffix.length), betweenCalls: between.slice(suffix.length, between.length - prefix.length)
+    };
+}
+
+/** What `withCalls` adds to `without`, token for token, trimmed at its start (a reply of calls begins with them). */
+function callsText(tokenizer: TemplateTokenizer, without: string, withCalls: string): string | null {
+    const a = tokenizer.tokenize(without);
+    const b = tokenizer.tokenize(withCalls);
+    let start = 0;
+    while (start < a.length && start < b.length && a[start] === b[start])
+        start++;
+    let end = 0;
+    while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end])
+        end++;
+    const added = tokenizer.detokenize(b.slice(start, b.length - end)).trimStart();
+    return added === "" ? null : added;
+}
+
+type CallParts = {before: string, paramsPrefix: string, after: string};
+
+/** A call's text around its name and its arguments, where they are one JSON object equal to the call's. */
+function splitCall(text: string, call: typeof first): CallParts | null {
+    const name = text.indexOf(call.name);
+    const args = name < 0 ? null : jsonObjectAfter(text, name + call.name.length, call.args);
+    if (args == null)
+        return null;
+    return {before: text.slice(0, name), paramsPrefix: text.slice(name + call.name.length, args.start), after: text.slice(args.end)};
+}
+
+/** The text between the first call's arguments and the second call's name. */
+function betweenText(text: string, parts: CallParts, call: typeof second): string | null {
+    const firstArgs = jsonObjectAfter(text, text.indexOf(first.name) + first.name.length, first.args);
+    const secondName = text.indexOf(call.name);
+    if (firstArgs == null || secondName < firstArgs.end || jsonObjectAfter(text, secondName + call.name.length, call.args) == null)
+        return null;
+    const between = text.slice(firstArgs.end, secondName);
+    return between.endsWith(commonSuffix(parts.before, between)) ? between : null;
+}
+
+/** The first JSON object from `from` on (balanced braces, strings skipped) whose value equals `expected`. */
+function jsonObjectAfter(text: string, from: number, expected: unknown): {start: number, end: number} | null {
+    for (let start = text.indexOf("{", from); start >= 0; start = text.indexOf("{", start + 1)) {
+        const end = balancedEnd(text, start);
+        if (end < 0)
+            continue;
+        try {
+            if (JSON.stringify(JSON.parse(text.slice(start, end))) === JSON.stringify(expected))
+                return {start, end};
+        } catch {
+            // Not JSON: look further.
+        }
+    }
+    return null;
+}
+
+function balancedEnd(text: string, start: number): number {
+    let depth = 0;
+    let inString = false;
+    for (let at = start; at < text.length; at++) {
+        const char = text[at];
+        if (inString) {
+            if (char === "\\")
+                at++;
+            else if (char === "\"")
+                inString = false;
+        } else if (char === "\"")
+            inString = true;
+        else if (char === "{")
+            depth++;
+        else if (char === "}" && --depth === 0)
+            return at + 1;
+    }
+    return -1;
+}
+
+function commonPrefix(a: string, b: string): string {
+    let length = 0;
+    while (length < a.length && length < b.length && a[length] === b[length])
+        length++;
+    return a.slice(0, length);
+}
+
+function commonSuffix(a: string, b: string): string {
+    let length = 0;
+    while (length < a.length && length < b.length && a[a.length - 1 - length] === b[b.length - 1 - length])
+        length++;
+    return a.slice(a.length - length);
+}
