@@ -1,6 +1,6 @@
 // One file of scripts/checkAborts/run.ts, in a process of its own: loads it as chatserve does and
 // uses it (a model: tokenize text with characters outside most vocabularies, make a context, answer a
-// few tokens; a projector: load it against its model, tokenize and encode two images). Prints
+// few tokens, then embed a text; a projector: load it against its model, tokenize and encode two images). Prints
 // "ran" when all went, "refused: <why>" when llama.cpp refused it with an error; an abort ends the
 // process by its signal (or a status of 134), which the parent reads.
 import {LlamaChatSession} from "node-llama-cpp";
@@ -18,6 +18,8 @@ try {
         model.tokenize("Café, 日本, naïve\n", true);
         const context = await model.createContext({contextSize: 256});
         await new LlamaChatSession({contextSequence: context.getSequence()}).prompt("Hello, café?", {maxTokens: 4});
+        await context.dispose();
+        await (await model.createEmbeddingContext({contextSize: 128})).getEmbeddingFor("Hello, café?");
     } else {
         const projector = await NativeProjector.load(runtime.llama, model, projectorPath, {threads: 1, marker: mediaMarker, decodes: runtime.imageDecodes});
         for (const [width, height] of [[64, 64], [40, 24]] as const) {

@@ -23,7 +23,7 @@ const tokensKey = "tokenizer.ggml.tokens";
 const tokenizerKey = "tokenizer.ggml.model";
 const checkedSuffixes = [
     ".block_count", ".nextn_predict_layers", ".expert_count", ".expert_used_count", ".expert_group_count", ".expert_group_used_count",
-    ".feed_forward_length", ".posnet.block_count", ".convnext.block_count", ...attentionKeys.map((name) => `.${name}`)
+    ".feed_forward_length", ".posnet.block_count", ".convnext.block_count", ".pooling_type", ...attentionKeys.map((name) => `.${name}`)
 ];
 
 /**
@@ -38,9 +38,10 @@ const denseArchitectures = new Set([
     "granite", "internlm2", "smollm3", "exaone", "glm4", "gptneox", "bert", "nomic-bert"
 ]);
 
-/** llama-hparams.h. */
+/** llama-hparams.h; llama.h's last pooling type (LLAMA_POOLING_TYPE_RANK). */
 const maxLayers = 512;
 const maxExperts = 1024;
+const maxPoolingType = 4;
 
 /** Throws the reason llama.cpp would abort on this header; returns for a header it loads (or refuses cleanly). */
 export function refuseWhatLlamaAsserts(values: ReadonlyMap<string, HeaderValue>): void {
@@ -66,6 +67,11 @@ function hyperparameterProblem(architecture: string, get: (name: string) => Head
             if (value === 0 || (Array.isArray(value) && value.includes(0)))
                 return `its ${name} is 0${Array.isArray(value) ? " for a layer" : ""}, which gives a weight no size and makes llama.cpp abort`;
         }
+    // llama-graph.cpp's build_pooling(): `GGML_ABORT("unknown pooling type")`, as an embedding context is made
+    // (0 none, 1 mean, 2 CLS, 3 last, 4 rank; 0xFFFFFFFF reads as unspecified).
+    const pooling = get("pooling_type");
+    if (typeof pooling === "number" && pooling > maxPoolingType && pooling !== 0xFFFFFFFF)
+        return `its pooling_type ${pooling} is none llama.cpp knows (0 to ${maxPoolingType}), which makes llama.cpp abort as it embeds`;
     // load_hparams(): `GGML_ASSERT(hparams.posnet.n_layer <= hparams.n_layer_all)`, and the same of convnext (WavTokenizer's decoder).
     const layers = get("block_count");
     if (architecture === "wavtokenizer-dec" && typeof layers === "number")
