@@ -29,6 +29,8 @@ import type {CompletionService} from "./api/openai-completions/completionService
 import {embeddingsRoute} from "./api/openai-embeddings/embeddingsRoute.js";
 import type {EmbeddingService} from "./api/openai-embeddings/embeddingService.js";
 import {openAiErrors} from "./api/openai-shared/openAiErrors.js";
+import {useOllamaErrors} from "./api/ollama/ollamaErrors.js";
+import {ollamaRoute} from "./api/ollama/ollamaRoute.js";
 
 export type AppDependencies = {
     config: Pick<Config, "apiKeys" | "adminApiKeys" | "sharePrefixCache" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts">,
@@ -74,7 +76,8 @@ export function createApp({config, logger, registry, conversations, responses, m
         {routes: responsesRoute(responses, replies)},
         {routes: messagesRoute(messages, replies), errors: {path: "/v1/messages", mark: useAnthropicErrors}},
         {routes: completionsRoute(completions, replies)},
-        {routes: embeddingsRoute(embeddings, replies)}
+        {routes: embeddingsRoute(embeddings, replies)},
+        {routes: ollamaRoute({registry, conversations, completions, embeddings}, replies), errors: {path: "/api", mark: useOllamaErrors}}
     ];
 
     const app = express();
@@ -97,6 +100,9 @@ export function createApp({config, logger, registry, conversations, responses, m
         app.use(metricsRoute(metrics, config.apiKeys));
     app.use("/v1", requireApiKey(config.apiKeys, config.adminApiKeys));
     app.use("/v1", cachePartitions(config));
+    // Ollama's API (/api/*) takes the same key as /v1; `GET /` stays open, as Ollama's "is running" check.
+    app.use("/api", requireApiKey(config.apiKeys, config.adminApiKeys));
+    app.use("/api", cachePartitions(config));
     app.use(jsonBody(config.bodyLimit));
     app.use(adminOnly(config.adminApiKeys.length > 0));
     for (const {routes} of apis)

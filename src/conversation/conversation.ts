@@ -101,6 +101,10 @@ export type Sampling = {
     seed?: number,
     presencePenalty?: number,
     frequencyPenalty?: number,
+    /** Ollama's `options` name these too (top_k, min_p, repeat_penalty); otherwise the model's settings alone. */
+    topK?: number,
+    minP?: number,
+    repeatPenalty?: number,
     /** Token id → bias from -100 to 100 (OpenAI's `logit_bias`), checked against the model's vocabulary. */
     logitBias?: Record<string, number>
 };

@@ -46,14 +46,18 @@ export function toGenerationOptions(
             seed: samplerSeed(sampling.seed),
             presencePenalty: sampling.presencePenalty ?? 0,
             frequencyPenalty: sampling.frequencyPenalty ?? 0,
-            // No request field names these: they come from the model's settings alone.
-            ...(modelDefaults.topK == null ? {} : {topK: modelDefaults.topK}),
-            ...(modelDefaults.minP == null ? {} : {minP: modelDefaults.minP}),
-            ...(modelDefaults.repeatPenalty == null ? {} : {repeatPenalty: modelDefaults.repeatPenalty}),
+            // Only Ollama's options name these in a request; otherwise they come from the model's settings alone.
+            ...optionalSetting("topK", sampling.topK ?? modelDefaults.topK),
+            ...optionalSetting("minP", sampling.minP ?? modelDefaults.minP),
+            ...optionalSetting("repeatPenalty", sampling.repeatPenalty ?? modelDefaults.repeatPenalty),
             ...(logitBias == null ? {} : {logitBias})
         },
         format: {type: "text"}
     };
+}
+
+function optionalSetting<K extends string>(key: K, value: number | undefined): {[key in K]?: number} {
+    return value == null ? {} : {[key]: value} as {[key in K]: number};
 }
 
 /**

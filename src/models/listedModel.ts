@@ -41,6 +41,8 @@ export type ListedModel = {
     /** When its keep-alive will unload it (ms since the epoch); null when no timer runs. */
     expiresAtMs: number | null,
     architecture: string | null,
+    /** How the weights are quantized ("Q4_K_M"), from the header; absent when it does not say (Ollama's /api/tags shows it). */
+    quantization?: string,
     sizeBytes: number,
     /** Why it cannot be used, when unavailable. */
     error?: string,
@@ -95,6 +97,7 @@ export function listedModel(descriptor: ModelDescriptor, plan: ContextPlan, view
         keepAlive: residency != null ? residency.keepAlive : view.keepAlive,
         expiresAtMs: residency?.expiresAtMs ?? null,
         architecture: descriptor.architecture,
+        ...(descriptor.quantization != null ? {quantization: descriptor.quantization} : {}),
         sizeBytes: descriptor.sizeBytes,
         ...(error != null ? {error} : {}),
         ...(visionError != null ? {visionError} : {}),
