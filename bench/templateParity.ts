@@ -39,14 +39,14 @@ for (const file of files) {
     const source = fs.readFileSync(file, "utf8");
     const id = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 60);
     const modelsDir = fs.mkdtempSync(path.join(dir, "models-"));
-    const model = await writeCached(modelsDir, id, tinyChatModelFile({template: {name: id, source}, controlTokens: markers(source)}));
+    const model = await writeCached(modelsDir, id, tinyChatModelFile({template: {name: id, source}, controlTokens: markers(source), trainedContext: 8192}));
     const notes: string[] = [];
     let matched = 0;
-    const llama = await startLlamaServer(binary, model, 1, ["--jinja", "-c", "4096", "-np", "1", "-t", "1"]).catch((error: Error) => {
+    const llama = await startLlamaServer(binary, model, 1, ["--jinja", "-c", "8192", "-np", "1", "-t", "1"]).catch((error: Error) => {
         notes.push(`llama-server did not start: ${error.message.split("\n").filter((line) => /error|fail/i.test(line)).slice(0, 2).join(" / ")}`);
         return null;
     });
-    const chatserve = await startServer(resolveConfig({modelsDir, port: 0, threads: 1, parallel: 1, ctxSize: 4096, logLevel: "silent"}), createLogger("silent"));
+    const chatserve = await startServer(resolveConfig({modelsDir, port: 0, threads: 1, parallel: 1, ctxSize: 8192, logLevel: "silent"}), createLogger("silent"));
     const base = llama?.target.url.replace(/\/v1$/, "");
     for (const request of parityRequests) {
         const body = {model: path.basename(model, ".gguf"), max_tokens: 1, temperature: 0, ...request.body};

@@ -4,9 +4,13 @@ import "../templateDeadline.js";
 // And renders as llama.cpp's Jinja does where @huggingface/jinja is stricter (jinjaLeniency.ts).
 import "./jinjaLeniency.js";
 import {probeCapabilities, type TemplateCapabilities} from "./templateCapabilities.js";
+import {forFamily, type FamilyMessage} from "./familyMessages.js";
 import type {TemplateInput, TemplateMessage} from "./templateMessage.js";
 
 const turnProbe = "CHATSERVE_TURN_PROBE_51c2";
+
+/** The variables llama.cpp sets for its preserve_reasoning, on by default in llama-server, under each family's name for them. */
+const keepEarlierThoughts = {preserve_reasoning: true, preserve_thinking: true, clear_thinking: false, truncate_history_thinking: false, drop_thinking: false};
 
 /** The model's special tokens as templates print them, and whether llama.cpp adds them itself. */
 export type TemplateTokens = {bos: string, eos: string, addBos: boolean, addEos: boolean};
@@ -58,16 +62,18 @@ export class JinjaChatTemplate {
      * inside the last (assistant) message, right after its text, for the model to continue it.
      */
     public render(input: TemplateInput, {continueLast = false}: {continueLast?: boolean} = {}): string {
-        const messages = this.adapted(input.messages);
+        const messages = forFamily(this.source, this.adapted(input.messages));
         const context = {
             messages,
             ...(input.tools != null && input.tools.length > 0 ? {tools: input.tools} : {}),
             enable_thinking: input.thinking,
+            // llama-server's default (preserve_reasoning): earlier thoughts stay where the template can keep them.
+            ...keepEarlierThoughts,
             ...(continueLast ? {} : {add_generation_prompt: true})
         };
         let text = this.template.render(this.globals(context));
         if (continueLast)
-            text = cutAfterLastContent(text, messages.at(-1)?.content ?? "");
+            text = cutAfterLastContent(text, textOf(messages.at(-1)));
         if (this.tokens.addBos && this.tokens.bos !== "" && text.startsWith(this.tokens.bos))
             text = text.slice(this.tokens.bos.length);
         if (this.tokens.addEos && this.tokens.eos !== "" && text.endsWith(this.tokens.eos))
@@ -125,6 +131,11 @@ function firstMarker(text: string): string {
         return marker[0];
     const line = text.split("\n")[0]!.trim();
     return line.length <= 16 ? line : "";
+}
+
+function textOf(message: FamilyMessage | undefined): string {
+    const content = message?.content ?? "";
+    return typeof content === "string" ? content : content.at(-1)?.text ?? "";
 }
 
 /** The rendered conversation up to the end of the last message's text: its end-of-turn markup is left for the model to write. */

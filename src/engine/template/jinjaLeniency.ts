@@ -4,13 +4,17 @@ import {Environment, Interpreter} from "@huggingface/jinja";
  * Where @huggingface/jinja is stricter than the Jinja that llama.cpp renders templates with
  * (common/jinja/runtime.cpp), official templates that llama-server serves fail here. Hermes 2
  * Pro's and Hermes 3's `tool_use` templates loop over `tools` unchecked and trim a value that may
- * be missing. So, as llama.cpp does: a loop over an undefined value runs no times (its `else`
- * block runs), and a string filter applied to an undefined value applies to "". Patched once, here.
+ * be missing; Command R+'s adds a string to a missing one; Kimi K2's queues call ids with a list's
+ * `append` and `pop`. So, as llama.cpp does: a loop over an undefined value runs no times (its
+ * `else` block runs), a string filter applied to an undefined value applies to "", a string plus
+ * an undefined or null value is the string, and lists have Python's append, pop, extend and insert.
+ * Patched once, here.
  */
 
 type RuntimeValue = {type: string};
 type PatchedInterpreter = {
     evaluate(statement: unknown, environment: unknown): RuntimeValue,
+    evaluateBinaryExpression(node: {operator: {value: string}, left: unknown, right: unknown}, environment: unknown): RuntimeValue,
     evaluateFor(node: {iterable: unknown}, environment: unknown): RuntimeValue,
     applyFilter(operand: RuntimeValue, filterNode: {type: string, value?: string}, environment: unknown): RuntimeValue
 };
@@ -19,6 +23,9 @@ const stringFilters = new Set(["trim", "upper", "lower", "capitalize", "title", 
 /** Runtime values made the way the engine makes them (a fresh scope each: a name is declared once per scope). */
 const emptyList = () => new Environment().set("list", []) as RuntimeValue;
 const emptyString = () => new Environment().set("string", "") as RuntimeValue;
+const stringValue = (text: string) => new Environment().set("string", text) as RuntimeValue;
+const nullValue = () => new Environment().set("none", null) as RuntimeValue;
+const integerValue = (value: number) => new Environment().set("integer", value) as RuntimeValue;
 
 const interpreter = Interpreter.prototype as unknown as PatchedInterpreter;
 const evaluate = interpreter.evaluate;
@@ -42,3 +49,48 @@ interpreter.applyFilter = function (this: PatchedInterpreter, operand, filterNod
     const undefinedString = operand.type === "UndefinedValue" && filterNode.type === "Identifier" && stringFilters.has(filterNode.value ?? "");
     return applyFilter.call(this, undefinedString ? emptyString() : operand, filterNode, environment);
 };
+
+const binary = interpreter.evaluateBinaryExpression;
+interpreter.evaluateBinaryExpression = function (this: PatchedInterpreter, node, environment) {
+    try {
+        return binary.call(this, node, environment);
+    } catch (error) {
+        if (node.operator.value !== "+" && node.operator.value !== "~")
+            throw error;
+        const left = this.evaluate(node.left, environment) as RuntimeValue & {value: unknown};
+        const right = this.evaluate(node.right, environment) as RuntimeValue & {value: unknown};
+        const missing = (value: RuntimeValue) => value.type === "UndefinedValue" || value.type === "NullValue";
+        if ((missing(left) && right.type === "StringValue") || (missing(right) && left.type === "StringValue"))
+            return stringValue(`${missing(left) ? "" : left.value as string}${missing(right) ? "" : right.value as string}`);
+        throw error;
+    }
+};
+
+/** Python's list methods that templates call, on every list value. */
+type RuntimeList = RuntimeValue & {value: RuntimeValue[]};
+const sampleList = new Environment().set("list", []) as object;
+const FunctionValue = (new Environment().set("function", () => null) as object).constructor as new (call: (args: RuntimeValue[]) => RuntimeValue) => RuntimeValue;
+const listPrototype = Object.getPrototypeOf(sampleList) as object;
+const ownBuiltins = Object.getOwnPropertyDescriptor(listPrototype, "builtins")!.get!;
+Object.defineProperty(listPrototype, "builtins", {
+    configurable: true,
+    get(this: RuntimeList) {
+        const builtins = new Map(ownBuiltins.call(this) as Map<string, RuntimeValue>);
+        const list = this.value;
+        const at = (args: RuntimeValue[], fallback: number) => {
+            const index = args[0]?.type === "IntegerValue" ? (args[0] as RuntimeValue & {value: number}).value : fallback;
+            return index < 0 ? list.length + index : index;
+        };
+        builtins.set("append", new FunctionValue((args) => (list.push(args[0] ?? nullValue()), nullValue())));
+        builtins.set("extend", new FunctionValue((args) => (list.push(...(args[0] as RuntimeList | undefined)?.value ?? []), nullValue())));
+        builtins.set("insert", new FunctionValue((args) => (list.splice(at(args, 0), 0, args[1] ?? nullValue()), nullValue())));
+        builtins.set("pop", new FunctionValue((args) => {
+            const index = at(args, -1);
+            if (index < 0 || index >= list.length)
+                throw new Error("pop index out of range");
+            return list.splice(index, 1)[0]!;
+        }));
+        builtins.set("length", integerValue(list.length));
+        return builtins;
+    }
+});

@@ -50,16 +50,18 @@ export function deriveCallSyntax(template: JinjaChatTemplate, tokenizer: Templat
             return null;
         }
     };
-    const none = render(withCalls([]));
+    // Templates that refuse an assistant message with neither text nor calls (Ministral 3's) are
+    // compared with the question's generation prompt instead, and the turn's end is taken off.
+    const none = render(withCalls([])) ?? generationPrompt(template);
     const one = render(withCalls([first]));
     if (none == null || one == null)
         return null;
-    const single = callsText(tokenizer, none, one);
+    const single = callsText(tokenizer, none, one, template.turnEnd);
     const parts = single == null ? null : splitCall(single, first);
     if (parts == null)
         return null;
     const pair = render(withCalls([first, second]));
-    const double = pair == null ? null : callsText(tokenizer, none, pair);
+    const double = pair == null ? null : callsText(tokenizer, none, pair, template.turnEnd);
     const between = double == null ? null : betweenText(double, parts, second);
     if (between == null)
         return {sectionPrefix: "", prefix: parts.before, paramsPrefix: parts.paramsPrefix, suffix: parts.after, sectionSuffix: "", betweenCalls: null};
@@ -73,8 +75,16 @@ export function deriveCallSyntax(template: JinjaChatTemplate, tokenizer: Templat
     };
 }
 
-/** What `withCalls` adds to `without`, token for token, trimmed at its start (a reply of calls begins with them). */
-function callsText(tokenizer: TemplateTokenizer, without: string, withCalls: string): string | null {
+function generationPrompt(template: JinjaChatTemplate): string | null {
+    try {
+        return template.render({messages: [{role: "user", content: "chatserve probe question"}], thinking: true});
+    } catch {
+        return null;
+    }
+}
+
+/** What `withCalls` adds to `without`, token for token, trimmed at its start (a reply of calls begins with them) and without the turn's end. */
+function callsText(tokenizer: TemplateTokenizer, without: string, withCalls: string, turnEnd: string): string | null {
     const a = tokenizer.tokenize(without);
     const b = tokenizer.tokenize(withCalls);
     let start = 0;
@@ -83,7 +93,9 @@ function callsText(tokenizer: TemplateTokenizer, without: string, withCalls: str
     let end = 0;
     while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end])
         end++;
-    const added = tokenizer.detokenize(b.slice(start, b.length - end)).trimStart();
+    let added = tokenizer.detokenize(b.slice(start, b.length - end)).trimStart();
+    if (turnEnd !== "" && added.trimEnd().endsWith(turnEnd))
+        added = added.trimEnd().slice(0, -turnEnd.length);
     return added === "" ? null : added;
 }
 

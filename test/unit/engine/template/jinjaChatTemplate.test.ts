@@ -1,0 +1,80 @@
+import {describe, expect, it} from "vitest";
+import {JinjaChatTemplate} from "../../../../src/engine/template/jinjaChatTemplate.js";
+import type {TemplateMessage} from "../../../../src/engine/template/templateMessage.js";
+import {CHATML_TEMPLATE, CHATML_TOOLS_TEMPLATE} from "../../../fixtures/gguf/chatTemplates.js";
+
+const tokens = {bos: "<s>", eos: "</s>", addBos: true, addEos: false};
+const chatml = new JinjaChatTemplate(CHATML_TEMPLATE, tokens);
+const user = (content: string): TemplateMessage => ({role: "user", content});
+
+/** A Gemma-2-like template: no system role (it raises), alternation checked, arguments only printed. */
+const noSystem = "{{ bos_token }}{% for m in messages %}{% if m.role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}" +
+    "<{{ m.role }}>{{ m.content }}{% for c in m.tool_calls or [] %}[{{ c.function.name }} {{ c.function.arguments }}]{% endfor %}</turn>{% endfor %}" +
+    "{% if add_generation_prompt %}<assistant>{% endif %}";
+
+describe("a model's own Jinja chat template, rendered as llama-server renders it", () => {
+    it("ends with the generation prompt, and drops a BOS the tokenizer adds itself", () => {
+        const template = new JinjaChatTemplate(`{{ bos_token }}${CHATML_TEMPLATE}`, tokens);
+        expect(template.render({messages: [user("Hi")], thinking: true})).toBe("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+        const keeps = new JinjaChatTemplate(`{{ bos_token }}${CHATML_TEMPLATE}`, {...tokens, addBos: false});
+        expect(keeps.render({messages: [user("Hi")], thinking: true})).toMatch(/^<s><\|im_start\|>/);
+    });
+
+    it("continues the client's own last assistant text: the turn's end is left for the model", () => {
+        const text = chatml.render({messages: [user("Hi"), {role: "assistant", content: "Hello th"}], thinking: true}, {continueLast: true});
+        expect(text).toBe("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello th");
+    });
+
+    it("passes enable_thinking, as llama.cpp always does", () => {
+        const template = new JinjaChatTemplate("{{ enable_thinking }}|{{ add_generation_prompt }}", tokens);
+        expect(template.render({messages: [], thinking: false})).toBe("false|true");
+    });
+
+    it("lists the client's tools exactly as sent, and only when there are some", () => {
+        const template = new JinjaChatTemplate(CHATML_TOOLS_TEMPLATE, tokens);
+        const parameters = {type: ["string", "null"], format: "date", default: null, examples: ["2026-11-29"]};
+        const tools = [{type: "function" as const, function: {name: "day", description: "", parameters}}];
+        expect(template.render({messages: [user("Hi")], tools, thinking: true})).toContain(JSON.stringify(parameters).replaceAll(",", ", ").replaceAll("\":", "\": "));
+        expect(template.render({messages: [user("Hi")], tools: [], thinking: true})).not.toContain("<tools>");
+    });
+
+    it("opens the first user message with the system text where the template has no system role", () => {
+        const template = new JinjaChatTemplate(noSystem, tokens);
+        expect(template.capabilities.systemRole).toBe(false);
+        expect(template.render({messages: [{role: "system", content: "Be brief."}, user("Hi")], thinking: true})).toBe("<user>Be brief.\nHi</turn><assistant>");
+        expect(chatml.capabilities.systemRole).toBe(true);
+    });
+
+    it("passes a call's arguments parsed to a template that reads into them, and as sent to one that prints them", () => {
+        const call: TemplateMessage = {role: "assistant", content: "", tool_calls: [{type: "function", function: {name: "f", arguments: "{\"a\":1}"}, id: "c1"}]};
+        const printing = new JinjaChatTemplate(noSystem, tokens);
+        expect(printing.capabilities.objectArguments).toBe(false);
+        expect(printing.render({messages: [user("Hi"), call], thinking: true}, {continueLast: true})).toContain("[f {\"a\":1}]");
+        const reading = new JinjaChatTemplate(CHATML_TOOLS_TEMPLATE, tokens);
+        expect(reading.capabilities.objectArguments).toBe(true);
+        expect(reading.render({messages: [user("Hi"), call, {role: "tool", content: "ok", tool_call_id: "c1"}], thinking: true})).toContain("\"arguments\": {\"a\": 1}");
+    });
+
+    it("finds the marker that ends an assistant's turn", () => {
+        expect(chatml.turnEnd).toBe("<|im_end|>");
+        expect(new JinjaChatTemplate(noSystem, tokens).turnEnd).toBe("</turn>");
+    });
+
+    it("runs templates as llama.cpp's Jinja does where @huggingface/jinja is stricter: a loop over nothing, a filter on nothing", () => {
+        const template = new JinjaChatTemplate("{% for t in tools %}{{ t }}{% else %}none{% endfor %}|{{ missing | trim }}|{{ messages[0].content }}", tokens);
+        expect(template.render({messages: [user("Hi")], thinking: true})).toBe("none||Hi");
+    });
+});
+
+describe("Jinja as llama.cpp runs it, where @huggingface/jinja is stricter", () => {
+    const render = (source: string) => new JinjaChatTemplate(source, tokens).render({messages: [user("Hi")], thinking: true});
+
+    it("adds a string to a missing or null value as to an empty string (Command R+)", () => {
+        expect(render("{{ 'a' + missing }}|{{ none ~ 'b' }}|{{ missing + 'c' }}")).toBe("a|b|c");
+    });
+
+    it("gives lists Python's append, pop, extend and insert (Kimi K2 queues call ids with them)", () => {
+        expect(render("{% set q = namespace(ids=[]) %}{% set _ = q.ids.append('x') %}{% set _ = q.ids.extend(['y', 'z']) %}" +
+            "{% set _ = q.ids.insert(0, 'w') %}{{ q.ids.pop(0) }}{{ q.ids.pop() }}{{ q.ids | length }}{{ q.ids.length }}")).toBe("wz22");
+    });
+});

@@ -1,0 +1,57 @@
+import {describe, expect, it} from "vitest";
+import {JinjaChatTemplate} from "../../../../src/engine/template/jinjaChatTemplate.js";
+import {deriveCallSyntax, type TemplateTokenizer} from "../../../../src/engine/template/templateCallSyntax.js";
+import {CHATML_TEMPLATE, CHATML_TOOLS_TEMPLATE, MINISTRAL_3_TEMPLATE, MISTRAL_NEMO_TEMPLATE} from "../../../fixtures/gguf/chatTemplates.js";
+
+const tokens = {bos: "<s>", eos: "</s>", addBos: true, addEos: false};
+
+/** A vocabulary whose markup is tokens of its own (as a family's GGUF has them) and whose text is one token a character. */
+const markup = /(<\|[^|]+\|>|<\/?tool_call>|\[[A-Z_]+\]|<\/?s>)/;
+const tokenizer: TemplateTokenizer = (() => {
+    const ids = new Map<string, number>();
+    const pieces: string[] = [];
+    const id = (piece: string) => ids.get(piece) ?? (ids.set(piece, pieces.push(piece) - 1), pieces.length - 1);
+    return {
+        tokenize: (text) => text.split(markup).flatMap((part, index) => index % 2 === 1 ? [id(part)] : [...part].map(id)),
+        detokenize: (list) => list.map((token) => pieces[token]).join("")
+    };
+})();
+
+/** Llama 3.x's way of writing one call per message: JSON with "parameters". */
+const llama3Like = "{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{% if m.tool_calls %}" +
+    "{% if m.tool_calls | length != 1 %}{{ raise_exception('This model only supports single tool-calls at once!') }}{% endif %}" +
+    "{% set c = m.tool_calls[0].function %}{\"name\": \"{{ c.name }}\", \"parameters\": {{ c.arguments | tojson }}}" +
+    "{% else %}{{ m.content }}{% endif %}<|eot_id|>{% endfor %}";
+
+/** Per-argument XML (Qwen3-Coder's way): not one JSON object. */
+const perArgument = "{% for m in messages %}{{ m.content }}{% for c in m.tool_calls or [] %}<tool_call><function={{ c.function.name }}>" +
+    "{% for k, v in c.function.arguments.items() %}<parameter={{ k }}>{{ v }}</parameter>{% endfor %}</function></tool_call>{% endfor %}<|im_end|>{% endfor %}";
+
+describe("a tool call's syntax, read from what the model's own template writes for one", () => {
+    it("Hermes / Qwen: <tool_call> JSON with name and arguments, a line between calls", () => {
+        expect(deriveCallSyntax(new JinjaChatTemplate(CHATML_TOOLS_TEMPLATE, tokens), tokenizer)).toEqual({
+            sectionPrefix: "", prefix: "<tool_call>\n{\"name\": \"", paramsPrefix: "\", \"arguments\": ", suffix: "}\n</tool_call>", sectionSuffix: "", betweenCalls: "\n"
+        });
+    });
+
+    it("Llama 3: JSON with parameters, one call per message", () => {
+        expect(deriveCallSyntax(new JinjaChatTemplate(llama3Like, tokens), tokenizer)).toEqual({
+            sectionPrefix: "", prefix: "{\"name\": \"", paramsPrefix: "\", \"parameters\": ", suffix: "}", sectionSuffix: "", betweenCalls: null
+        });
+    });
+
+    it("Mistral Nemo: a section of calls in brackets after [TOOL_CALLS], each with the id the template writes", () => {
+        const syntax = deriveCallSyntax(new JinjaChatTemplate(MISTRAL_NEMO_TEMPLATE, tokens), tokenizer);
+        expect(syntax).toMatchObject({sectionPrefix: "[TOOL_CALLS][", prefix: "{\"name\": \"", paramsPrefix: "\", \"arguments\": ", betweenCalls: ", "});
+        expect(syntax!.suffix).toMatch(/^, "id": "call0000\d"\}$/);
+    });
+
+    it("Ministral 3 / Devstral: [TOOL_CALLS]name[ARGS]{…} for every call", () => {
+        expect(deriveCallSyntax(new JinjaChatTemplate(MINISTRAL_3_TEMPLATE, tokens), tokenizer)).toMatchObject({prefix: "[TOOL_CALLS]", paramsPrefix: "[ARGS]", suffix: ""});
+    });
+
+    it("none where the template writes no call, or writes each argument on its own", () => {
+        expect(deriveCallSyntax(new JinjaChatTemplate(CHATML_TEMPLATE, tokens), tokenizer)).toBeNull();
+        expect(deriveCallSyntax(new JinjaChatTemplate(perArgument, tokens), tokenizer)).toBeNull();
+    });
+});
