@@ -52,9 +52,21 @@ export function refuseWhatLlamaAsserts(values: ReadonlyMap<string, HeaderValue>)
         ?? (typeof architecture === "string" && architecture !== "clip"
             ? hyperparameterProblem(architecture, (name) => values.get(`${architecture}.${name}`))
             : undefined)
+        ?? tokenizerProblem(values.get(tokenizerKey))
         ?? (tokens != null && values.get(tokenizerKey) === "llama" ? missingByteTokenProblem(tokens) : undefined);
     if (problem != null)
         throw new UnloadableModelError(problem);
+}
+
+/**
+ * A model without a tokenizer (WavTokenizer's decoder has none) gets no vocabulary: its token
+ * embedding has no rows, which the loader's `GGML_ASSERT(t_meta.ne[dim] >= 1)` aborts on, and given
+ * a `vocab_size`, the first text to tokenize fails `GGML_ASSERT(tokenizer && ...)` instead.
+ */
+function tokenizerProblem(tokenizer: HeaderValue | undefined): string | undefined {
+    return tokenizer === "none" || tokenizer === "no_vocab"
+        ? `it has no tokenizer (tokenizer.ggml.model is "${tokenizer}"), which makes llama.cpp abort as it loads it or tokenizes a text`
+        : undefined;
 }
 
 function hyperparameterProblem(architecture: string, get: (name: string) => HeaderValue | undefined): string | undefined {

@@ -42,8 +42,8 @@ describe("files llama.cpp loads", () => {
         await expect(inspect(file())).resolves.toMatchObject({architecture: expect.any(String)});
     });
 
-    it("passes a WavTokenizer whose layer counts fit (llama.cpp then refuses its missing weights itself)", async () => {
-        await expect(inspect(wavTokenizerFile({posnetLayers: 1, convnextLayers: 1}))).resolves.toMatchObject({architecture: "wavtokenizer-dec"});
+    it("refuses a WavTokenizer whose layer counts fit for having no tokenizer, which chatserve could not serve", async () => {
+        await expect(inspect(wavTokenizerFile({posnetLayers: 1, convnextLayers: 1}))).rejects.toThrow(`it has no tokenizer (tokenizer.ggml.model is "none")`);
     });
 
     // Real models' shapes (from their headers), which the checks must leave alone.
