@@ -30,6 +30,7 @@ export function ollamaStream(ndjson: NdjsonWriter, generation: OllamaGeneration)
                 text: (text) => piece({content: text}),
                 reasoning: (text) => piece({thinking: text}),
                 toolCall: (index, name) => {
+                    // A call's arguments are complete once the next call begins.
                     const done = calls.finished();
                     if (done.length > 0)
                         piece({tool_calls: done});
@@ -39,7 +40,7 @@ export function ollamaStream(ndjson: NdjsonWriter, generation: OllamaGeneration)
             }
         }),
         finish: (result) => {
-            const done = calls.finished(true);
+            const done = calls.finished();
             if (done.length > 0)
                 piece({tool_calls: done});
             ndjson.send(last(generation, result, {content: ""}));
@@ -66,7 +67,7 @@ export function ollamaBody(generation: OllamaGeneration): JsonReplyFormat {
         choices: 1,
         startChoice: () => ({events: generation.events, handlers}),
         body: (result) => {
-            const toolCalls = calls.finished(true);
+            const toolCalls = calls.finished();
             return last(generation, result, {
                 content, ...(thinking !== "" ? {thinking} : {}), ...(toolCalls.length > 0 ? {tool_calls: toolCalls} : {})
             });
@@ -92,7 +93,7 @@ function last(generation: OllamaGeneration, result: GenerationResult, fields: {c
     return {...head(generation), ...body(generation.kind, fields), done: true, done_reason: doneReason(result), ...ollamaMetrics(result, generation.clock)};
 }
 
-/** The reply's tool calls as their pieces come; each is whole once the next begins, or the reply ends. */
+/** The reply's tool calls as their pieces come. */
 class ToolCalls {
     private readonly pending: Array<{index: number, name: string, text: string}> = [];
     private sent = 0;
@@ -107,11 +108,10 @@ class ToolCalls {
             call.text += text;
     }
 
-    /** The calls complete and not yet handed out: all but the last one, or all of them at the end. */
-    public finished(atEnd = false): ToolCall[] {
-        const upTo = atEnd ? this.pending.length : this.pending.length - 1;
-        const done = this.pending.slice(this.sent, Math.max(this.sent, upTo));
-        this.sent = Math.max(this.sent, upTo);
+    /** The calls begun and not yet handed out: ask when they are complete (the next call begins, or the reply ends). */
+    public finished(): ToolCall[] {
+        const done = this.pending.slice(this.sent);
+        this.sent = this.pending.length;
         return done.map((call) => ({
             id: `call_${randomBytes(6).toString("hex")}`,
             function: {index: call.index, name: call.name, arguments: parseArguments(call.text)}
