@@ -54,7 +54,7 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSumm
         capabilities.push("embeddings");
     if (!encoderArchitectures.has(architecture)) {
         capabilities.push("chat", "completion");
-        if (typeof chatTemplate === "string" && /\btools\b/.test(chatTemplate))
+        if (rendersTools(chatTemplate, (tokenizer as Record<string, unknown> | undefined)?.["chat_template.tool_use"]))
             capabilities.push("tools");
         // As llama.cpp needs them for infill: all three tokens. It can also find them by their text in
         // the vocabulary, which this header read skips; once loaded, the model says (listedModel.ts).
@@ -111,4 +111,13 @@ async function readCheckedHeader(path: string, {readTensorInfo}: {readTensorInfo
 export function quantizationName(fileType: number): string {
     const name = GgufFileType[fileType] as string | undefined;
     return name == null ? `file type ${fileType}` : name.replace(/^(MOSTLY|ALL)_/, "");
+}
+
+/**
+ * Whether a model's templates render tools: a tool list, or calls and their results (DeepSeek R1's
+ * and V3.1's write calls but list no tools; llama-server serves tools to them), in the template or
+ * in its `tool_use` variant (Hermes 2 Pro and 3, Command R+ keep tools there only).
+ */
+function rendersTools(...templates: unknown[]): boolean {
+    return templates.some((template) => typeof template === "string" && /\b(tools|tool_calls)\b/.test(template));
 }

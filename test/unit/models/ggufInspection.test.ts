@@ -72,6 +72,15 @@ describe("inspectGguf", () => {
         expect((await inspectGguf(prefixOnly)).capabilities).not.toContain("fim");
     });
 
+    it("lists tools where a template lists tools or writes calls, in the template or its tool_use variant", async () => {
+        const capabilities = async (metadata: GgufMetadata) => (await inspectGguf(await modelHeader(metadata))).capabilities;
+        expect(await capabilities({"tokenizer.chat_template": str("{% for tool in tools %}{{ tool | tojson }}{% endfor %}")})).toContain("tools");
+        // DeepSeek R1's writes calls without a tool list; Hermes 2 Pro's keeps tools in tool_use.
+        expect(await capabilities({"tokenizer.chat_template": str("{% for call in message.tool_calls %}{{ call.function.name }}{% endfor %}")})).toContain("tools");
+        expect(await capabilities({"tokenizer.chat_template": str("{{ messages }}"), "tokenizer.chat_template.tool_use": str("{{ tools }}")})).toContain("tools");
+        expect(await capabilities({"tokenizer.chat_template": str("{% for m in messages %}{{ m.content }}{% endfor %}")})).not.toContain("tools");
+    });
+
     it("names the quantization from general.file_type, as file names write it", async () => {
         expect((await inspectGguf(await modelHeader({"general.file_type": u32(15)}))).quantization).toBe("Q4_K_M");
         expect((await inspectGguf(await modelHeader({}))).quantization).toBeUndefined();
