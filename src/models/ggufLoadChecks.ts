@@ -1,6 +1,6 @@
 import {attentionKeys, attentionProblem} from "./ggufAttentionChecks.js";
 import type {HeaderValue} from "./ggufBounds.js";
-import {duplicateTokenProblem, missingByteTokenProblem, tokenTexts} from "./ggufVocabularyChecks.js";
+import {duplicateTokenProblem, missingByteTokenProblem, tokenTexts, wordPieceByteTokenProblem} from "./ggufVocabularyChecks.js";
 
 /**
  * What llama.cpp asserts (GGML_ASSERT, which aborts the whole process) about a model file's
@@ -16,10 +16,12 @@ import {duplicateTokenProblem, missingByteTokenProblem, tokenTexts} from "./gguf
 
 /** The metadata keys these checks read (ggufBounds.ts reads their values as it walks the header). */
 export function isLoadCheckedKey(key: string): boolean {
-    return key === "general.architecture" || key === tokensKey || key === tokenizerKey || checkedSuffixes.some((suffix) => key.endsWith(suffix));
+    return key === "general.architecture" || key === tokensKey || key === tokenTypesKey || key === tokenizerKey
+        || checkedSuffixes.some((suffix) => key.endsWith(suffix));
 }
 
 const tokensKey = "tokenizer.ggml.tokens";
+const tokenTypesKey = "tokenizer.ggml.token_type";
 const tokenizerKey = "tokenizer.ggml.model";
 const checkedSuffixes = [
     ".block_count", ".nextn_predict_layers", ".expert_count", ".expert_used_count", ".expert_group_count", ".expert_group_used_count",
@@ -53,7 +55,8 @@ export function refuseWhatLlamaAsserts(values: ReadonlyMap<string, HeaderValue>)
             ? hyperparameterProblem(architecture, (name) => values.get(`${architecture}.${name}`))
             : undefined)
         ?? tokenizerProblem(values.get(tokenizerKey))
-        ?? (tokens != null && values.get(tokenizerKey) === "llama" ? missingByteTokenProblem(tokens) : undefined);
+        ?? (tokens != null && values.get(tokenizerKey) === "llama" ? missingByteTokenProblem(tokens) : undefined)
+        ?? (values.get(tokenizerKey) === "bert" ? wordPieceByteTokenProblem(values.get(tokenTypesKey)) : undefined);
     if (problem != null)
         throw new UnloadableModelError(problem);
 }

@@ -50,6 +50,19 @@ export function missingByteTokenProblem(tokens: readonly string[]): string | und
         "so llama.cpp aborts on a request holding a character it cannot spell";
 }
 
+/**
+ * A WordPiece vocabulary (`tokenizer.ggml.model` "bert") has no byte tokens: llama.cpp spells each
+ * token out as it loads the vocabulary, and token_to_byte() aborts on a token typed as a byte
+ * (type 6) in one (`GGML_ABORT("fatal error")`; tried: the tiny chat model's vocabulary as "bert").
+ */
+export function wordPieceByteTokenProblem(types: HeaderValue | undefined): string | undefined {
+    const id = Array.isArray(types) ? types.indexOf(byteTokenType) : -1;
+    return id < 0 ? undefined : `its WordPiece vocabulary types token ${id} as a byte, which makes llama.cpp abort`;
+}
+
+/** llama_token_type's LLAMA_TOKEN_TYPE_BYTE. */
+const byteTokenType = 6;
+
 /** UTF-8 never holds 0xC0, 0xC1 (overlong forms) or 0xF5 to 0xFF (past U+10FFFF). */
 function canAppearInUtf8(byte: number): boolean {
     return byte < 0xC0 || (byte >= 0xC2 && byte <= 0xF4);
