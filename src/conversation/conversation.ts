@@ -30,6 +30,11 @@ export type Conversation = {
     stop: string[],
     /** A reasoning model thinks unless this is false (Anthropic's `thinking: disabled`, effort "none"…). */
     thinking: boolean,
+    /**
+     * Variables for the model's own chat template, as llama-server takes them (`chat_template_kwargs`;
+     * `reasoning_effort`, GPT-OSS's): a family's own switches, such as DeepSeek V3.1's `thinking`.
+     */
+    templateVariables?: Record<string, unknown>,
     keepAlive?: HoldOptions["keepAlive"],
     /** How many replies to generate (OpenAI's `n`), one after another on one sequence. */
     choices: number,

@@ -117,6 +117,7 @@ export class ConversationService {
                 templateMessages: toTemplateMessages(conversation.messages, {images: seen.length === imageParts.length && imageParts.length > 0}),
                 // The client's schemas as sent, of the tools the reply may call.
                 templateTools: toTemplateTools(conversation.tools.filter((tool) => tools.some((allowed) => allowed.name === tool.name))),
+                ...(conversation.templateVariables == null ? {} : {templateVariables: conversation.templateVariables}),
                 ...(signal == null ? {} : {signal})
             });
             return {held, prompt, format};

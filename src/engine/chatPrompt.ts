@@ -29,8 +29,9 @@ export function renderChatPrompt(
     model: LlamaModel,
     chat: {wrapper: ChatWrapper, templates: ModelChatTemplates | null},
     history: readonly ChatHistoryItem[],
-    {tools = [], templateMessages, templateTools = [], thinking = true, images = [], promptName}: {
+    {tools = [], templateMessages, templateTools = [], templateVariables, thinking = true, images = [], promptName}: {
         tools?: readonly ToolDefinition[], templateMessages?: readonly TemplateMessage[], templateTools?: readonly TemplateTool[],
+        templateVariables?: Record<string, unknown>,
         thinking?: boolean, images?: readonly TokenizedImage[], promptName: string
     }
 ): PreparedPrompt {
@@ -42,7 +43,7 @@ export function renderChatPrompt(
     const template = chat.templates == null ? null : tools.length > 0 ? chat.templates.toolUse ?? chat.templates.plain : chat.templates.plain;
     const rendered = template == null || templateMessages == null
         ? renderWithWrapper(model, chat.wrapper, history, tools, images, promptName)
-        : renderWithJinja(model, template, {messages: [...templateMessages], tools: [...templateTools], thinking}, newReply, images, promptName);
+        : renderWithJinja(model, template, {messages: [...templateMessages], tools: [...templateTools], thinking, ...(templateVariables == null ? {} : {variables: templateVariables})}, newReply, images, promptName);
 
     const syntax = thoughtSyntax(model, chat.wrapper);
     const continuedReply = newReply || last?.type !== "model" ? "" : last.response.filter((item) => typeof item === "string").join("");

@@ -74,7 +74,7 @@ export type ToolCallSyntax = {
 export type ChatPromptOptions = {
     tools?: readonly ToolDefinition[],
     /** The conversation and tools as the model's own template reads them (conversation/templateMessages.ts). */
-    templateMessages?: readonly TemplateMessage[], templateTools?: readonly TemplateTool[],
+    templateMessages?: readonly TemplateMessage[], templateTools?: readonly TemplateTool[], templateVariables?: Record<string, unknown>,
     thinking?: boolean, images?: readonly ImageBytes[], promptName: string, cachePartition?: CachePartition,
     signal?: AbortSignal
 };

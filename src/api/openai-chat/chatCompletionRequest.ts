@@ -101,8 +101,10 @@ export const chatCompletionRequestSchema = z.object({
     top_logprobs: z.number().int().min(0).max(20).nullish(),
     /** An end-user id, for OpenAI's abuse monitoring: unused here, but a string, as OpenAI checks. */
     user: z.string().nullish(),
-    // llama-server's and vLLM's way to pass variables to the chat template; chatserve reads whether to think.
+    // llama-server's and vLLM's way to pass variables to the chat template, which gets them all; chatserve also reads whether to think.
     chat_template_kwargs: z.object({enable_thinking: z.boolean().nullish(), thinking: z.boolean().nullish()}).catchall(z.unknown()).nullish(),
+    // OpenAI's reasoning switch: "none"/"minimal" turn thinking off; the template gets it as reasoning_effort (GPT-OSS's).
+    reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high"]).nullish(),
     // Ollama's: how long the model stays loaded once idle after this request (api/keepAlive.ts).
     keep_alive: keepAliveField,
     // Deprecated spellings of tools/tool_choice, still sent by older clients.

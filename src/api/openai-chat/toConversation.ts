@@ -31,12 +31,22 @@ export function toConversation(request: ChatCompletionRequest): Conversation {
         // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
         ...optional("maxTokens", request.max_completion_tokens ?? request.max_tokens),
         stop: typeof request.stop === "string" ? [request.stop] : request.stop ?? [],
-        // llama-server's spelling (Qwen3's template variable), or DeepSeek V3.1's.
-        thinking: kwargs?.enable_thinking ?? kwargs?.thinking ?? true,
+        // llama-server's spelling (Qwen3's template variable), or DeepSeek V3.1's; or OpenAI's effort.
+        thinking: kwargs?.enable_thinking ?? kwargs?.thinking ?? (request.reasoning_effort !== "none" && request.reasoning_effort !== "minimal"),
+        ...templateVariables(request),
         ...optional("keepAlive", request.keep_alive),
         choices: choiceCount(request.n),
         ...(request.logprobs === true ? {logprobs: {top: request.top_logprobs ?? 0}} : {})
     };
+}
+
+/** chat_template_kwargs as sent, and reasoning_effort under the name templates read (GPT-OSS's). */
+function templateVariables(request: ChatCompletionRequest): {templateVariables?: Record<string, unknown>} {
+    const variables = {
+        ...Object.fromEntries(Object.entries(request.chat_template_kwargs ?? {}).filter(([, value]) => value != null)),
+        ...(request.reasoning_effort == null || request.reasoning_effort === "none" ? {} : {reasoning_effort: request.reasoning_effort})
+    };
+    return Object.keys(variables).length === 0 ? {} : {templateVariables: variables};
 }
 
 function optional<K extends string, V>(key: K, value: V | null | undefined): {[key in K]?: V} {

@@ -15,7 +15,4 @@ export function rejectUnsupportedChatFields(request: ChatCompletionRequest): voi
         rejectUnsupported("function_call", "the deprecated 'function_call' field (send 'tool_choice' instead)");
     if (request.modalities?.includes("audio") || request.audio != null)
         rejectUnsupported("modalities", "audio output");
-    for (const variable of Object.keys(request.chat_template_kwargs ?? {}))
-        if (variable !== "enable_thinking" && variable !== "thinking")
-            rejectUnsupported(`chat_template_kwargs.${variable}`, "passing that variable to the chat template");
 }

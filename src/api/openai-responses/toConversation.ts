@@ -48,6 +48,7 @@ export function toConversation(request: ResponsesRequest, items: readonly Source
             stop: [],
             // A reasoning model thinks unless the effort asks for none (OpenAI's "none" and "minimal").
             thinking: effort !== "none" && effort !== "minimal",
+            ...(effort == null || effort === "none" ? {} : {templateVariables: {reasoning_effort: effort}}),
             ...(request.keep_alive != null ? {keepAlive: request.keep_alive} : {}),
             choices: 1
         },

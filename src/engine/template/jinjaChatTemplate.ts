@@ -69,6 +69,7 @@ export class JinjaChatTemplate {
             enable_thinking: input.thinking,
             // llama-server's default (preserve_reasoning): earlier thoughts stay where the template can keep them.
             ...keepEarlierThoughts,
+            ...clientVariables(input.variables),
             ...(continueLast ? {} : {add_generation_prompt: true})
         };
         let text = this.template.render(this.globals(context));
@@ -111,6 +112,12 @@ export class JinjaChatTemplate {
             });
         return adapted;
     }
+}
+
+/** The client's variables; a reasoning effort under both names families read it by (GPT-OSS's and others'), as llama.cpp sets it. */
+function clientVariables(variables: Record<string, unknown> | undefined): Record<string, unknown> {
+    const effort = variables?.reasoning_effort;
+    return {...variables, ...(typeof effort === "string" && effort !== "" ? {reasoning_strength: effort} : {})};
 }
 
 function parsedArguments(text: string | Record<string, unknown>): string | Record<string, unknown> {

@@ -31,5 +31,7 @@ export type TemplateInput = {
     /** Absent or empty: the request has no tools, and the template sees none. */
     tools?: TemplateTool[],
     /** Whether the model may think (`enable_thinking`, as llama.cpp always passes it). */
-    thinking: boolean
+    thinking: boolean,
+    /** The client's own variables (chat_template_kwargs, reasoning_effort), over chatserve's, as llama-server sets them. */
+    variables?: Record<string, unknown>
 };

@@ -30,6 +30,11 @@ describe("a model's own Jinja chat template, rendered as llama-server renders it
         expect(template.render({messages: [], thinking: false})).toBe("false|true");
     });
 
+    it("passes the client's variables over chatserve's, and a reasoning effort by both the names families read", () => {
+        const template = new JinjaChatTemplate("{{ enable_thinking }}|{{ reasoning_effort }}|{{ reasoning_strength }}|{{ custom }}", tokens);
+        expect(template.render({messages: [], thinking: true, variables: {enable_thinking: false, reasoning_effort: "high", custom: 7}})).toBe("false|high|high|7");
+    });
+
     it("lists the client's tools exactly as sent, and only when there are some", () => {
         const template = new JinjaChatTemplate(CHATML_TOOLS_TEMPLATE, tokens);
         const parameters = {type: ["string", "null"], format: "date", default: null, examples: ["2026-11-29"]};
