@@ -35,10 +35,15 @@ export class ModelLookup {
         return descriptor;
     }
 
-    /** The model `name` stands for, as far as is known now (no rescan). */
+    /**
+     * The model `name` stands for, as far as is known now (no rescan). `id:latest` is `id` unless
+     * something is named that exactly: Ollama's clients list models as `name:latest` and then ask
+     * for them so on every API (VS Code Copilot's Ollama provider chats over /v1 with that name).
+     */
     public lookUp(name: string): ModelDescriptor | undefined {
         const target = this.aliases.resolve(name);
-        return this.catalogue.find(name) ?? (target == null ? undefined : this.catalogue.find(target));
+        const found = this.catalogue.find(name) ?? (target == null ? undefined : this.catalogue.find(target));
+        return found ?? (name.endsWith(":latest") ? this.lookUp(name.slice(0, -":latest".length)) : undefined);
     }
 
     /** The exact aliases, in the order given: a listing shows each as a model of its own. */
