@@ -41,11 +41,12 @@ export function renderChatPrompt(
     const newReply = last?.type !== "model" || (typeof lastResponse === "object" && lastResponse.type === "functionCall");
 
     const template = chat.templates == null ? null : tools.length > 0 ? chat.templates.toolUse ?? chat.templates.plain : chat.templates.plain;
+    const syntax = thoughtSyntax(model, chat.wrapper);
+    const input = {messages: [...templateMessages ?? []], tools: [...templateTools], thinking, ...(templateVariables == null ? {} : {variables: templateVariables})};
     const rendered = template == null || templateMessages == null
         ? renderWithWrapper(model, chat.wrapper, history, tools, images, promptName)
-        : renderWithJinja(model, template, {messages: [...templateMessages], tools: [...templateTools], thinking, ...(templateVariables == null ? {} : {variables: templateVariables})}, newReply, images, promptName);
+        : renderWithJinja(model, template, input, newReply, images, promptName);
 
-    const syntax = thoughtSyntax(model, chat.wrapper);
     const continuedReply = newReply || last?.type !== "model" ? "" : last.response.filter((item) => typeof item === "string").join("");
     const {tokens, opened} = syntax == null
         ? {tokens: rendered.tokens, opened: false}

@@ -4,6 +4,7 @@ import "../templateDeadline.js";
 // And renders as llama.cpp's Jinja does where @huggingface/jinja is stricter (jinjaLeniency.ts).
 import "./jinjaLeniency.js";
 import {probeCapabilities, type TemplateCapabilities} from "./templateCapabilities.js";
+import {templateHasThought} from "./templateReasoning.js";
 import {forFamily, type FamilyMessage} from "./familyMessages.js";
 import type {TemplateInput, TemplateMessage} from "./templateMessage.js";
 
@@ -27,6 +28,7 @@ export class JinjaChatTemplate {
     private readonly template: Template;
     private capabilitiesFound: TemplateCapabilities | undefined;
     private turnEndFound: string | undefined;
+    private hasThoughtFound: boolean | undefined;
 
     /** Throws where the template cannot be parsed. */
     public constructor(public readonly source: string, private readonly tokens: TemplateTokens) {
@@ -52,6 +54,12 @@ export class JinjaChatTemplate {
         return this.turnEndFound;
     }
 
+    /** Whether the template writes a thought (templateReasoning.ts); `raw` renders skip this, for the probes that find it. */
+    public get hasThought(): boolean {
+        this.hasThoughtFound ??= templateHasThought(this);
+        return this.hasThoughtFound;
+    }
+
     public get capabilities(): TemplateCapabilities {
         this.capabilitiesFound ??= probeCapabilities(this.template, (template, context) => template.render(this.globals(context)));
         return this.capabilitiesFound;
@@ -61,12 +69,13 @@ export class JinjaChatTemplate {
      * The prompt for `input`, ending with the generation prompt; or, with `continueLast`, ending
      * inside the last (assistant) message, right after its text, for the model to continue it.
      */
-    public render(input: TemplateInput, {continueLast = false}: {continueLast?: boolean} = {}): string {
+    public render(input: TemplateInput, {continueLast = false, raw = false}: {continueLast?: boolean, raw?: boolean} = {}): string {
         const messages = forFamily(this.source, this.adapted(input.messages));
         const context = {
             messages,
             ...(input.tools != null && input.tools.length > 0 ? {tools: input.tools} : {}),
-            enable_thinking: input.thinking,
+            // On only where the template has a thought (templateReasoning.ts), as llama-server sets it.
+            enable_thinking: input.thinking && (raw || this.hasThought),
             // llama-server's default (preserve_reasoning): earlier thoughts stay where the template can keep them.
             ...keepEarlierThoughts,
             ...clientVariables(input.variables),

@@ -83,3 +83,24 @@ describe("Jinja as llama.cpp runs it, where @huggingface/jinja is stricter", () 
             "{% set _ = q.ids.insert(0, 'w') %}{{ q.ids.pop(0) }}{{ q.ids.pop() }}{{ q.ids | length }}{{ q.ids.length }}")).toBe("wz22");
     });
 });
+
+describe("enable_thinking, on only where the template has a thought (as llama-server sets it)", () => {
+    const qwen3Like = "{% for m in messages %}<|im_start|>{{ m.role }}\n{% if m.reasoning_content %}<think>\n{{ m.reasoning_content }}\n</think>\n\n{% endif %}" +
+        "{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% if enable_thinking is defined and not enable_thinking %}" +
+        "<think>\n\n</think>\n\n{% endif %}{% endif %}";
+    const announcesIt = "{% for m in messages %}<|user_start|>{{ m.content }}<|user_end|>{% endfor %}<|developer_start|>Deliberation: " +
+        "{% if enable_thinking %}enabled{% else %}disabled{% endif %}<|developer_end|>{% if add_generation_prompt %}<|assistant_start|>{% endif %}";
+
+    it("a template that writes a thought gets it on, and off when the request says so", () => {
+        const template = new JinjaChatTemplate(qwen3Like, tokens);
+        expect(template.hasThought).toBe(true);
+        expect(template.render({messages: [user("Hi")], thinking: true})).toMatch(/assistant\n$/);
+        expect(template.render({messages: [user("Hi")], thinking: false})).toMatch(/<think>\n\n<\/think>\n\n$/);
+    });
+
+    it("a template without one gets it off (Apertus would otherwise announce deliberation)", () => {
+        const template = new JinjaChatTemplate(announcesIt, tokens);
+        expect(template.hasThought).toBe(false);
+        expect(template.render({messages: [user("Hi")], thinking: true})).toContain("Deliberation: disabled");
+    });
+});
