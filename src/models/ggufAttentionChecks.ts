@@ -41,6 +41,9 @@ export function attentionProblem(architecture: string, get: ArchitectureValue): 
     const keySize = numberOr(get("attention.key_length"), Math.floor(embedding / headCount));
     const valueSize = numberOr(get("attention.value_length"), Math.floor(embedding / headCount));
     const rotary = numberOr(get("rope.dimension_count"), keySize);
+    // llama, deci and falcon refuse a rotation other than their key heads' at load, with an error of their own.
+    if (rotationCheckedAtLoad.has(architecture) && rotary !== keySize)
+        return undefined;
     // The head size the graph asserts on: the value heads', but olmo2's is its width over its head count.
     const [graphHead, graphHeadName] = architecture === "olmo2"
         ? [Math.floor(embedding / headCount), "heads (its width over its head count)"] : [valueSize, "value heads"];
@@ -62,6 +65,9 @@ export function attentionProblem(architecture: string, get: ArchitectureValue): 
     }
     return undefined;
 }
+
+/** load_hparams() throws "invalid n_rot" for these when the rotation is not the key heads' size. */
+const rotationCheckedAtLoad = new Set(["llama", "deci", "falcon", "llama-embed"]);
 
 /** llama-model.cpp, LLAMA_ROPE_SCALING_TYPES. */
 const ropeScalingTypes = ["none", "linear", "yarn", "longrope"];
