@@ -32,10 +32,8 @@ export type ModelLoadOptions = {
 export type GenerationParts = {
     context: LlamaContext, steps: DecodeSteps, sequences: LlamaContextSequence[], pool: SequencePool<LlamaContextSequence>,
     chatWrapper: ChatWrapper, grammars: ReplyGrammars,
-    /** The model's Jinja templates, which render its prompts; null: none (or none that parses), and `chatWrapper` renders them. */
-    templates: ModelChatTemplates | null,
-    /** Why the model's template could not be parsed, for the log and the banner. */
-    templateError?: string
+    /** The model's Jinja templates, which render its prompts; null: it has none, and `chatWrapper` renders them. */
+    templates: ModelChatTemplates | null
 };
 
 /** Everything llamaLoadedModel.ts owns and disposes; `contextSize` is what was asked for, capped at the trained context. */
@@ -70,6 +68,9 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
             });
             const sequences = Array.from({length: options.parallel}, () => context.getSequence());
             const {templates, parseError} = loadModelChatTemplates(model, options.chatTemplate);
+            // As llama-server refuses to start on one: serving it with some other format instead would be silent.
+            if (parseError != null)
+                throw new Error(`its chat template cannot be parsed (${parseError}); give it one that can as chat_template in chatserve.json`);
             generation = {
                 context,
                 steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),
@@ -79,8 +80,7 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
                     ? resolveChatWrapper(model)
                     : new JinjaTemplateChatWrapper({template: options.chatTemplate, tokenizer: model.tokenizer}),
                 grammars: new ReplyGrammars(model),
-                templates,
-                ...(parseError == null ? {} : {templateError: parseError})
+                templates
             };
         }
         const embedder = options.embeds
