@@ -33,7 +33,7 @@ import {useOllamaErrors} from "./api/ollama/ollamaErrors.js";
 import {ollamaRoute} from "./api/ollama/ollamaRoute.js";
 
 export type AppDependencies = {
-    config: Pick<Config, "apiKeys" | "adminApiKeys" | "sharePrefixCache" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts">,
+    config: Pick<Config, "apiKeys" | "adminApiKeys" | "sharePrefixCache" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts" | "modelsDir">,
     logger: Logger,
     registry: ModelRegistry,
     /** The chat-shaped APIs' conversations (chat completions directly; Responses and Messages through their services). */
@@ -77,7 +77,7 @@ export function createApp({config, logger, registry, conversations, responses, m
         {routes: messagesRoute(messages, replies), errors: {path: "/v1/messages", mark: useAnthropicErrors}},
         {routes: completionsRoute(completions, replies)},
         {routes: embeddingsRoute(embeddings, replies)},
-        {routes: ollamaRoute({registry, conversations, completions, embeddings}, replies), errors: {path: "/api", mark: useOllamaErrors}}
+        {routes: ollamaRoute({registry, conversations, completions, embeddings, modelsDir: config.modelsDir}, replies), errors: {path: "/api", mark: useOllamaErrors}}
     ];
 
     const app = express();

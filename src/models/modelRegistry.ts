@@ -34,7 +34,7 @@ export class ModelRegistry {
     private readonly scheduler: ModelScheduler;
     private readonly listing: ModelListing;
 
-    public constructor(catalogue: Catalogue, load: ModelLoader, settings: RegistrySettings, logger: Logger) {
+    public constructor(private readonly catalogue: Catalogue, load: ModelLoader, settings: RegistrySettings, logger: Logger) {
         this.lookup = new ModelLookup(catalogue, settings.aliases ?? new ModelAliases());
         this.sizing = new ModelSizing(settings.context);
         const memory = settings.memory ?? {};
@@ -103,6 +103,12 @@ export class ModelRegistry {
         this.lookup.useSettings(settings);
         this.sizing.useSettings(settings);
         this.scheduler.replanned();
+    }
+
+    /** Rescans the models folder now, not at the next periodic scan (Ollama's /api/pull and /api/delete changed it), and lets stale models go. */
+    public async rescan(): Promise<void> {
+        await this.catalogue.refresh();
+        this.scheduler.releaseStale();
     }
 
     /** After a rescan: models whose file left the folder or changed go once their running requests end. */

@@ -41,7 +41,9 @@ export function createTestApp(
         /** False: as --no-metrics (no GET /metrics). */
         metrics?: boolean,
         /** How long a stream waits for a client that reads nothing. */
-        streamStallMs?: number
+        streamStallMs?: number,
+        /** The models folder the app is told of (Ollama's /api/delete removes files there); the catalogue stays `descriptors`. */
+        modelsDir?: string
     } = {}
 ): TestApp {
     const {logLines, stopping, descriptors, loader, memory, metrics: withMetrics = true, streamStallMs, ...settings} = options;

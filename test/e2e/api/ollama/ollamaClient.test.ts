@@ -8,6 +8,7 @@ import {Ollama, type Message, type Tool} from "ollama";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildAgentModel} from "../../../fixtures/gguf/agentModel.js";
 import {buildTinyChatModel, buildTinyEmbeddingModel} from "../../../fixtures/gguf/tinyModels.js";
+import {HubMirror} from "../../support/hubMirror.js";
 import {startTestServer, type TestServer} from "../../support/testServer.js";
 
 const weather: Tool = {type: "function", function: {
@@ -19,8 +20,13 @@ describe("Ollama's API through the official ollama client", () => {
     let server: TestServer;
     let ollama: Ollama;
     let dir: string;
+    let mirror: HubMirror;
+    const hubEndpoint = process.env.HF_ENDPOINT;
 
     beforeAll(async () => {
+        // A local stand-in for the hub, which /api/pull reads HF_ENDPOINT for: nothing leaves the machine.
+        mirror = await HubMirror.start([{id: "tester/Tiny-GGUF", files: {"tiny-Q8_0.gguf": await fs.readFile(await buildTinyChatModel(undefined, {seed: 5}))}}]);
+        process.env.HF_ENDPOINT = mirror.url;
         dir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-ollama-"));
         // Scripted weights: it calls get_weather while no tool result is in the conversation, and answers once one is.
         const agent = path.join(dir, "agent.gguf");
@@ -35,7 +41,12 @@ describe("Ollama's API through the official ollama client", () => {
     }, 60_000);
     afterAll(async () => {
         await server?.stop();
+        await mirror?.close();
         await fs.rm(dir, {recursive: true, force: true});
+        if (hubEndpoint == null)
+            delete process.env.HF_ENDPOINT;
+        else
+            process.env.HF_ENDPOINT = hubEndpoint;
     });
 
     it("discovery: version, list, show with the served context and capabilities, ps after a load", async () => {
@@ -131,6 +142,36 @@ describe("Ollama's API through the official ollama client", () => {
         expect(two.embeddings[0]).toEqual(one.embeddings[0]);
         const old = await ollama.embeddings({model: "tiny-embed", prompt: "hello world"});
         expect(old.embedding).toEqual(one.embeddings[0]);
+    });
+
+    it("pull: Ollama's hf.co name, NDJSON progress up to success, the model served at once; delete takes it out of the folder", async () => {
+        const names = async () => (await ollama.list()).models.map((model) => model.name);
+        const before = await names();
+        const statuses = [];
+        let completed = 0;
+        for await (const progress of await ollama.pull({model: "hf.co/tester/Tiny-GGUF:Q8_0", stream: true})) {
+            statuses.push(progress.status);
+            if (progress.total > 0) {
+                expect(progress.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+                completed = progress.completed;
+                expect(completed).toBeLessThanOrEqual(progress.total);
+            }
+        }
+        expect(statuses[0]).toBe("pulling manifest");
+        expect(statuses.at(-1)).toBe("success");
+        expect(completed).toBeGreaterThan(0);
+        // Listed at once, under its file's name.
+        expect((await names()).filter((name) => !before.includes(name))).toEqual(["tiny-Q8_0:latest"]);
+        const pulled = "tiny-Q8_0";
+        expect((await ollama.chat({model: pulled, messages: [{role: "user", content: "hi"}], stream: false, options: {num_predict: 2}})).done).toBe(true);
+        // Pulled again: nothing to download.
+        expect(await ollama.pull({model: "hf:tester/Tiny-GGUF:Q8_0", stream: false})).toEqual({status: "success"});
+
+        await ollama.delete({model: `${pulled}:latest`});
+        expect(await names()).toEqual(before);
+        await expect(ollama.delete({model: pulled})).rejects.toMatchObject({status_code: 404});
+        await expect(ollama.pull({model: "llama3.2"})).rejects.toMatchObject({status_code: 400, error: expect.stringContaining("hf.co")});
+        await expect(ollama.pull({model: "hf.co/tester/Missing-GGUF", stream: false})).rejects.toMatchObject({status_code: 502});
     });
 
     it("errors: an unknown model, a num_ctx beyond the served context, an embedding from a chat model", async () => {
