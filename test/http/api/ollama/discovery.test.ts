@@ -71,6 +71,22 @@ describe("Ollama discovery", () => {
         expect((await request(t.app).get("/api/ps").expect(200)).body).toEqual({models: []});
     });
 
+    it("an Ollama-style alias (qwen2.5-coder:7b) is listed as written and serves its model; deleting it is refused", async () => {
+        const t = createTestApp({modelAliases: [{name: "qwen2.5-coder:7b", model: MODEL}]});
+        const names = (await request(t.app).get("/api/tags").expect(200)).body.models.map((model: {name: string}) => model.name);
+        expect(names).toContain("qwen2.5-coder:7b");
+        expect((await request(t.app).post("/api/show").send({model: "qwen2.5-coder:7b"}).expect(200)).body.capabilities).toContain("tools");
+        const reply = await request(t.app).post("/api/chat").send({model: "qwen2.5-coder:7b", stream: false, messages: [{role: "user", content: "hi"}]}).expect(200);
+        expect(reply.body).toMatchObject({model: "qwen2.5-coder:7b", done: true});
+        expect((await request(t.app).delete("/api/delete").send({model: "qwen2.5-coder:7b"}).expect(400)).body.error).toContain("alias");
+    });
+
+    it("Copilot's way: the name /api/tags lists (id:latest) works on /v1/chat/completions too", async () => {
+        const t = createTestApp();
+        const res = await request(t.app).post("/v1/chat/completions").send({model: `${MODEL}:latest`, messages: [{role: "user", content: "hi"}]}).expect(200);
+        expect(res.body.model).toBe(`${MODEL}:latest`);
+    });
+
     it("errors are Ollama's {error} envelope: an unknown model is a 404, a missing field a 400, an unknown path a 404", async () => {
         const t = createTestApp();
         const missing = await request(t.app).post("/api/show").send({model: "nope"}).expect(404);
