@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {tinyChatModelFile, writeCached} from "../test/fixtures/gguf/tinyModels.js";
+import {templateMarkers} from "../test/fixtures/templates/familyTemplates.js";
 import {resolveConfig} from "../src/config.js";
 import {createLogger} from "../src/logger.js";
 import {startServer} from "../src/server.js";
@@ -26,11 +27,8 @@ const files = sources.flatMap((source) => fs.statSync(source).isDirectory()
     ? fs.readdirSync(source).filter((name) => name.endsWith(".jinja")).sort().map((name) => path.join(source, name))
     : [source]);
 
-/** The template's markup tokens (`<|im_start|>`, `<｜tool▁sep｜>`, `[TOOL_CALLS]`, `<tool_call>`), as a family's vocabulary has them. */
-function markers(template: string): string[] {
-    const found = template.match(/<\|[^|<>\s]{1,40}\|>|<｜[^｜<>\s]{1,40}｜>|\[[A-Z_]{3,30}\]|<\/?[a-z_]{3,30}>|<[a-z_]{3,20}\|>|<\|[a-z_]{3,20}>/g) ?? [];
-    return [...new Set(found)].filter((marker) => marker !== "<|im_start|>" && marker !== "<|im_end|>");
-}
+/** Markers the tiny chat model's vocabulary has already. */
+const markers = (template: string) => templateMarkers(template).filter((marker) => marker !== "<|im_start|>" && marker !== "<|im_end|>");
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatserve-templates-"));
 const summary: Array<{template: string, matched: number, total: number, notes: string[]}> = [];

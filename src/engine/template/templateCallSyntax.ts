@@ -66,9 +66,10 @@ export function deriveCallSyntax(template: JinjaChatTemplate, tokenizer: Templat
     if (between == null)
         return {sectionPrefix: "", prefix: parts.before, paramsPrefix: parts.paramsPrefix, suffix: parts.after, sectionSuffix: "", betweenCalls: null};
     // `between` is one call's suffix, a separator and the next call's prefix; what the first call
-    // alone has beyond those opens and closes the section.
-    const prefix = commonSuffix(parts.before, between);
-    const suffix = commonPrefix(parts.after, between.slice(0, between.length - prefix.length));
+    // alone has beyond those opens and closes the section. Compared token by token, so that two
+    // markers ending alike (`<｜tool▁call▁end｜>`, `<｜tool▁calls▁begin｜>`) are not split.
+    const prefix = tokenSuffix(tokenizer, parts.before, between);
+    const suffix = tokenPrefix(tokenizer, parts.after, between.slice(0, between.length - prefix.length));
     return {
         sectionPrefix: parts.before.slice(0, parts.before.length - prefix.length), prefix, paramsPrefix: parts.paramsPrefix,
         suffix, sectionSuffix: parts.after.slice(suffix.length), betweenCalls: between.slice(suffix.length, between.length - prefix.length)
@@ -156,11 +157,24 @@ function balancedEnd(text: string, start: number): number {
     return -1;
 }
 
-function commonPrefix(a: string, b: string): string {
+/** The longest common start of two texts, in whole tokens. */
+function tokenPrefix(tokenizer: TemplateTokenizer, a: string, b: string): string {
+    const x = tokenizer.tokenize(a);
+    const y = tokenizer.tokenize(b);
     let length = 0;
-    while (length < a.length && length < b.length && a[length] === b[length])
+    while (length < x.length && length < y.length && x[length] === y[length])
         length++;
-    return a.slice(0, length);
+    return tokenizer.detokenize(x.slice(0, length));
+}
+
+/** The longest common end of two texts, in whole tokens. */
+function tokenSuffix(tokenizer: TemplateTokenizer, a: string, b: string): string {
+    const x = tokenizer.tokenize(a);
+    const y = tokenizer.tokenize(b);
+    let length = 0;
+    while (length < x.length && length < y.length && x[x.length - 1 - length] === y[y.length - 1 - length])
+        length++;
+    return tokenizer.detokenize(x.slice(x.length - length));
 }
 
 function commonSuffix(a: string, b: string): string {
