@@ -97,7 +97,9 @@ export type GenerateRequest = z.infer<typeof generateRequestSchema>;
 /** `POST /api/embed`: one text or a list; `POST /api/embeddings` (the older one): `prompt`, one text. */
 export const embedRequestSchema = z.object({
     model: z.string().min(1, "model is required"),
-    input: z.union([z.string(), z.array(z.string())], {error: "input must be a string or a list of strings"}),
+    input: z.union([z.string(), z.array(z.string()).min(1, "input is an empty list: send at least one text")], {error: "input must be a string or a list of strings"}),
+    /** Ollama cuts an input longer than the context when this is true (its default); chatserve never cuts one: too long is a 400. */
+    truncate: z.boolean().nullish(),
     dimensions: z.number().int().min(1).nullish(),
     keep_alive: keepAliveField,
     options: ollamaOptionsSchema.nullish()

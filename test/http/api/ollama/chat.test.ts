@@ -169,5 +169,8 @@ describe("POST /api/embed and /api/embeddings", () => {
         const old = await request(t.app).post("/api/embeddings").send({model: "embedder", prompt: "hello"}).expect(200);
         expect(old.body).toEqual({embedding: one.body.embeddings[0]});
         expect((await request(t.app).post("/api/embed").send({model: "embedder", input: 3}).expect(400)).body).toEqual({error: expect.stringContaining("input")});
+        expect((await request(t.app).post("/api/embed").send({model: "embedder", input: []}).expect(400)).body).toEqual({error: expect.stringContaining("empty")});
+        // A chat model does not embed: a 400, not a 500.
+        expect((await request(t.app).post("/api/embed").send({model: MODEL, input: "x"}).expect(400)).body).toEqual({error: expect.any(String)});
     });
 });
