@@ -7,6 +7,7 @@ import path from "node:path";
 import {Ollama, type Message, type Tool} from "ollama";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildAgentModel} from "../../../fixtures/gguf/agentModel.js";
+import {buildTinyThinkingModel, THINKING_REPLY} from "../../../fixtures/gguf/thinkingModel.js";
 import {buildTinyChatModel, buildTinyEmbeddingModel} from "../../../fixtures/gguf/tinyModels.js";
 import {HubMirror} from "../../support/hubMirror.js";
 import {startTestServer, type TestServer} from "../../support/testServer.js";
@@ -35,7 +36,8 @@ describe("Ollama's API through the official ollama client", () => {
             "tiny-chat": await buildTinyChatModel(),
             "tiny-tools": agent,
             "tiny-fim": await buildTinyChatModel(undefined, {fim: true}),
-            "tiny-embed": await buildTinyEmbeddingModel()
+            "tiny-embed": await buildTinyEmbeddingModel(),
+            "tiny-thinking": await buildTinyThinkingModel()
         }, {ctxSize: 2048});
         ollama = new Ollama({host: server.url.replace(/\/v1$/, "")});
     }, 60_000);
@@ -52,7 +54,7 @@ describe("Ollama's API through the official ollama client", () => {
     it("discovery: version, list, show with the served context and capabilities, ps after a load", async () => {
         expect((await ollama.version()).version).toMatch(/^\d+\.\d+\.\d+$/);
         const {models} = await ollama.list();
-        expect(models.map((model) => model.name).sort()).toEqual(["tiny-chat:latest", "tiny-embed:latest", "tiny-fim:latest", "tiny-tools:latest"]);
+        expect(models.map((model) => model.name).sort()).toEqual(["tiny-chat:latest", "tiny-embed:latest", "tiny-fim:latest", "tiny-thinking:latest", "tiny-tools:latest"]);
         const tools = await ollama.show({model: "tiny-tools:latest"});
         expect(tools.capabilities).toEqual(expect.arrayContaining(["completion", "tools"]));
         expect(tools.model_info).toMatchObject({"general.architecture": "llama", "llama.context_length": 2048});
@@ -87,6 +89,22 @@ describe("Ollama's API through the official ollama client", () => {
         }
         expect(text).toBe(whole.message.content);
         expect(last).toMatchObject({done: true, done_reason: "length", eval_count: 12});
+    });
+
+    it("think: a reasoning model's thought in message.thinking, apart from the answer, streamed and not; think false turns it off", async () => {
+        const request = {model: "tiny-thinking", messages: [{role: "user", content: "Say hello."}], options: {num_predict: 40}};
+        const whole = await ollama.chat({...request, think: true, stream: false});
+        expect(whole.message.thinking).toBe(THINKING_REPLY.reasoning);
+        expect(whole.message.content).toBe(THINKING_REPLY.content);
+        let thinking = "";
+        let content = "";
+        for await (const part of await ollama.chat({...request, think: true, stream: true})) {
+            thinking += part.message.thinking ?? "";
+            content += part.message.content;
+        }
+        expect({thinking, content}).toEqual({thinking: THINKING_REPLY.reasoning, content: THINKING_REPLY.content});
+        const off = await ollama.generate({model: "tiny-thinking", prompt: "Say hello.", think: false, stream: false, options: {num_predict: 40}});
+        expect(off.thinking).toBeUndefined();
     });
 
     it("format: a JSON schema's reply parses and matches it", async () => {
