@@ -26,7 +26,7 @@ export function pullRoute(registry: ModelRegistry, modelsDir: string, replies: R
     router.post("/api/pull", async (req, res) => {
         const body = parseBody(namedModelSchema, req.body ?? {});
         const name = modelNamed(body);
-        const hubEndpoint = resolveHubEndpoint();
+        const hubEndpoint = hubEndpointOrFail();
         // A name it cannot resolve is refused before anything is sent.
         const source = pullSourceOf(name, hubEndpoint);
         const signal = replies.begin(res, name);
@@ -73,4 +73,13 @@ function failPull(res: Response, stream: NdjsonWriter | null, error: unknown): v
         throw apiError;
     if (!stream.closed)
         stream.fail(toApiError(apiError));
+}
+
+/** The hub's address from the server's environment (HF_ENDPOINT, MODEL_ENDPOINT); one that is not a URL is the server's fault, said as such. */
+function hubEndpointOrFail(): string {
+    try {
+        return resolveHubEndpoint();
+    } catch (error) {
+        throw new ApiError(502, `The pull cannot start: ${(error as Error).message}.`, "api_error", "pull_failed", null);
+    }
 }
