@@ -104,3 +104,16 @@ describe("enable_thinking, on only where the template has a thought (as llama-se
         expect(template.render({messages: [user("Hi")], thinking: true})).toContain("Deliberation: disabled");
     });
 });
+
+describe("call ids a Mistral template takes", () => {
+    it("renders chatserve's call_… ids as nine letters and digits, the same for a call and its result, every time", () => {
+        const template = new JinjaChatTemplate("{% for m in messages %}{% for c in m.tool_calls or [] %}{% if c.id | length != 9 %}" +
+            "{{ raise_exception('Tool call IDs should be alphanumeric strings with length 9!') }}{% endif %}[{{ c.id }}]{% endfor %}" +
+            "{% if m.tool_call_id %}({{ m.tool_call_id }}){% endif %}{% endfor %}", tokens);
+        const messages: TemplateMessage[] = [user("Hi"), {role: "assistant", content: "", tool_calls: [{type: "function", function: {name: "f", arguments: "{}"}, id: "call_0a1b2c3d4e5f"}]},
+            {role: "tool", content: "ok", tool_call_id: "call_0a1b2c3d4e5f"}];
+        const text = template.render({messages, thinking: true});
+        expect(text).toMatch(/^\[([a-zA-Z0-9]{9})\]\(\1\)$/);
+        expect(template.render({messages, thinking: true})).toBe(text);
+    });
+});
