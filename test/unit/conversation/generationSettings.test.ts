@@ -21,6 +21,14 @@ describe("toGenerationOptions", () => {
         });
     });
 
+    it("top_k, min_p and repeat_penalty (Ollama's options) override the model's defaults; unset, the model's apply", () => {
+        const conversation = {...request(), sampling: {topK: 5, minP: 0.1, repeatPenalty: 1.2}};
+        const modelDefaults = {topK: 40, minP: 0.05, repeatPenalty: 1.1};
+        expect(toGenerationOptions(conversation, 10, 100, {modelDefaults}).sampling).toMatchObject({topK: 5, minP: 0.1, repeatPenalty: 1.2});
+        expect(toGenerationOptions(request(), 10, 100, {modelDefaults}).sampling).toMatchObject(modelDefaults);
+        expect(toGenerationOptions(request(), 10, 100).sampling).not.toHaveProperty("topK");
+    });
+
     it("treats nulls as not set", () => {
         const options = toGenerationOptions(request({temperature: null, top_p: null, max_tokens: null, stop: null, seed: null}), 10, 100);
         expect(options).toMatchObject({maxTokens: 90, stop: [], sampling: {temperature: 1, topP: 1}});
