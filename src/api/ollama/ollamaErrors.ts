@@ -11,7 +11,9 @@ export type OllamaErrorBody = {error: string};
  */
 export function toOllamaError(error: ApiError): {status: number, body: OllamaErrorBody} {
     const detail = error.param != null && !error.message.includes(error.param) ? ` (${error.param})` : "";
-    return {status: error.status, body: {error: error.message + detail}};
+    // Ollama words an unknown model "model … not found", and clients look for those words (to offer a pull).
+    const lead = error.code === "model_not_found" ? "model not found: " : "";
+    return {status: error.status, body: {error: lead + error.message + detail}};
 }
 
 /** Mid-stream, Ollama's clients read an object with `error` as one more NDJSON line and throw it. */

@@ -91,7 +91,7 @@ describe("Ollama discovery", () => {
         const t = createTestApp();
         const missing = await request(t.app).post("/api/show").send({model: "nope"}).expect(404);
         expect(Object.keys(missing.body)).toEqual(["error"]);
-        expect(missing.body.error).toContain("nope");
+        expect(missing.body.error).toMatch(/^model not found: .*'nope'/);
         const bad = await request(t.app).post("/api/show").send({}).expect(400);
         expect(bad.body).toEqual({error: expect.stringContaining("model")});
         const unknown = await request(t.app).get("/api/nothing").expect(404);
