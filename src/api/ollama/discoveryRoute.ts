@@ -1,7 +1,6 @@
 import {Router} from "express";
 import type {ModelRegistry} from "../../models/modelRegistry.js";
 import {parseBody} from "../parseBody.js";
-import {resolveModelName} from "./modelNames.js";
 import {toOllamaRunning, toOllamaTag} from "./ollamaModels.js";
 import {modelNamed, namedModelSchema} from "./ollamaRequest.js";
 import {toShowResponse} from "./showResponse.js";
@@ -32,7 +31,7 @@ export function discoveryRoute(registry: ModelRegistry): Router {
     router.post("/api/show", async (req, res) => {
         const name = modelNamed(parseBody(namedModelSchema, req.body ?? {}));
         res.locals.model = name;
-        res.json(toShowResponse(await registry.describe(resolveModelName(registry, name))));
+        res.json(toShowResponse(await registry.describe(name)));
     });
 
     router.get("/api/ps", (_req, res) => {

@@ -3,7 +3,6 @@ import type {CachePartition} from "../../engine/generationOptions.js";
 import type {ModelRegistry} from "../../models/modelRegistry.js";
 import type {EmbeddingService} from "../openai-embeddings/embeddingService.js";
 import type {CompletionService} from "../openai-completions/completionService.js";
-import {resolveModelName} from "./modelNames.js";
 import {checkNumCtx} from "./ollamaOptions.js";
 import type {ChatRequest, EmbedRequest, GenerateRequest} from "./ollamaRequest.js";
 import type {OllamaGeneration} from "./ollamaReply.js";
@@ -26,8 +25,8 @@ export type OllamaServiceDependencies = {
  * Ollama's generating endpoints over chatserve's one engine path: chat, and generate through the
  * model's chat template, run as conversations (conversation service); generate with `raw` or a
  * `suffix` runs as a raw completion (the legacy completions' service, whose fill-in-the-middle
- * framing it shares); embed through the embeddings service. Names are resolved Ollama's way
- * (modelNames.ts), and `options.num_ctx` is checked against the context the model is served with.
+ * framing it shares); embed through the embeddings service. `options.num_ctx` is checked against
+ * the context the model is served with.
  */
 export class OllamaService {
     public constructor(private readonly services: OllamaServiceDependencies) {}
@@ -67,12 +66,11 @@ export class OllamaService {
         };
     }
 
-    /** The model's id (`:latest` dropped where that is what names it), after `num_ctx` is checked against its context: 404 for a name nothing serves. */
+    /** The name, once `num_ctx` is checked against the model's context: 404 for a name nothing serves (`id:latest` is `id`: models/modelLookup.ts). */
     private async checkedModel(name: string, options: ChatRequest["options"]): Promise<string> {
-        const model = resolveModelName(this.services.registry, name);
-        const listed = await this.services.registry.describe(model);
+        const listed = await this.services.registry.describe(name);
         checkNumCtx(options, name, listed.contextLength);
-        return model;
+        return name;
     }
 
     /**

@@ -2,7 +2,7 @@
 // num_predict's negative values, sampling names.
 import {describe, expect, it} from "vitest";
 import {checkNumCtx, maxTokensOf, toSampling} from "../../../../src/api/ollama/ollamaOptions.js";
-import {resolveModelName, ollamaName} from "../../../../src/api/ollama/modelNames.js";
+import {ollamaName} from "../../../../src/api/ollama/modelNames.js";
 
 describe("Ollama options", () => {
     it("num_ctx up to the served context passes; beyond it a 400 names the field and both sizes", () => {
@@ -30,12 +30,7 @@ describe("Ollama options", () => {
 });
 
 describe("Ollama model names", () => {
-    const registry = {idOf: (name: string) => ["qwen", "coder:7b"].includes(name) ? name : undefined};
-    it("id and id:latest name the same model; a tagged alias is taken as written", () => {
-        expect(resolveModelName(registry, "qwen")).toBe("qwen");
-        expect(resolveModelName(registry, "qwen:latest")).toBe("qwen");
-        expect(resolveModelName(registry, "coder:7b")).toBe("coder:7b");
-        expect(resolveModelName(registry, "nope:latest")).toBe("nope:latest");
+    it("listed as id:latest; a tagged alias as written", () => {
         expect(ollamaName("qwen")).toBe("qwen:latest");
         expect(ollamaName("coder:7b")).toBe("coder:7b");
     });
