@@ -76,9 +76,7 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
                 steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),
                 sequences,
                 pool: new SequencePool(sequences, options.maxQueue),
-                chatWrapper: options.chatTemplate == null
-                    ? resolveChatWrapper(model)
-                    : new JinjaTemplateChatWrapper({template: options.chatTemplate, tokenizer: model.tokenizer}),
+                chatWrapper: chatWrapperFor(model, options.chatTemplate, templates != null),
                 grammars: new ReplyGrammars(model),
                 templates
             };
@@ -92,5 +90,29 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
     } catch (error) {
         await model.dispose();
         throw error;
+    }
+}
+
+/**
+ * node-llama-cpp's wrapper for the model (chatserve.json's template where that one passes its
+ * checks). Where the model has a Jinja template of its own, the wrapper renders nothing: it says
+ * how a thought is marked and, for a call the template does not show, how one looks. Its
+ * complaints about the template (a raw stack on stderr for Hermes 2 Pro's) are then beside the
+ * point, and kept quiet.
+ */
+function chatWrapperFor(model: LlamaModel, template: string | undefined, ownTemplate: boolean): ChatWrapper {
+    if (template != null)
+        try {
+            return new JinjaTemplateChatWrapper({template, tokenizer: model.tokenizer});
+        } catch {
+            // Its sanity test failed: the template still renders the prompt (template/), the GGUF's wrapper says the rest.
+        }
+    if (!ownTemplate)
+        return resolveChatWrapper(model);
+    try {
+        return resolveChatWrapper(model, {warningLogs: false, fallbackToOtherWrappersOnJinjaError: false});
+    } catch {
+        // node-llama-cpp's sanity test refused the template (Hermes 2 Pro's): its other wrappers, quietly.
+        return resolveChatWrapper(model, {warningLogs: false, noJinja: true});
     }
 }
