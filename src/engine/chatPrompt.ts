@@ -4,7 +4,7 @@ import {isImagePlaceholder, tokenizeWithImages} from "./vision/imagePrompt.js";
 import {numberedMarker} from "./vision/mediaMarker.js";
 import type {TokenizedImage} from "./vision/nativeVision.js";
 import {endPromptForThought} from "./thoughtPrompt.js";
-import {thoughtSyntax} from "./thoughtSyntax.js";
+import {templateThoughtSyntax, thoughtSyntax} from "./thoughtSyntax.js";
 import type {PreparedPrompt, ToolCallSyntax} from "./preparedPrompt.js";
 import type {ToolDefinition} from "./generationOptions.js";
 import type {JinjaChatTemplate} from "./template/jinjaChatTemplate.js";
@@ -41,7 +41,8 @@ export function renderChatPrompt(
     const newReply = last?.type !== "model" || (typeof lastResponse === "object" && lastResponse.type === "functionCall");
 
     const template = chat.templates == null ? null : tools.length > 0 ? chat.templates.toolUse ?? chat.templates.plain : chat.templates.plain;
-    const syntax = thoughtSyntax(model, chat.wrapper);
+    // The template's own thought markers where it writes an earlier thought, else node-llama-cpp's reading.
+    const syntax = (template == null ? undefined : templateThoughtSyntax(model, template)) ?? thoughtSyntax(model, chat.wrapper);
     const input = {messages: [...templateMessages ?? []], tools: [...templateTools], thinking, ...(templateVariables == null ? {} : {variables: templateVariables})};
     const rendered = template == null || templateMessages == null
         ? renderWithWrapper(model, chat.wrapper, history, tools, images, promptName)

@@ -1,5 +1,7 @@
 import {Template} from "@huggingface/jinja";
-import {LlamaText, type ChatWrapper, type LlamaModel, type Token} from "node-llama-cpp";
+import {LlamaText, SpecialTokensText, type ChatWrapper, type LlamaModel, type Token} from "node-llama-cpp";
+import type {JinjaChatTemplate} from "./template/jinjaChatTemplate.js";
+import {templateThoughtMarkup} from "./template/templateThought.js";
 
 /** How a reasoning model marks its thought, and whether its template opens one in every reply. */
 export type ThoughtSyntax = {
@@ -38,6 +40,35 @@ function readThoughtSyntax(model: LlamaModel, chatWrapper: ChatWrapper): Thought
     const {prefix, suffix} = thought ?? {};
     if (!LlamaText.isLlamaText(prefix) || !LlamaText.isLlamaText(suffix))
         return undefined;
+    return syntaxOf(model, prefix, suffix, (open) => thought?.openOnResponseStart === true || generationPromptOpens(model, open));
+}
+
+const fromTemplates = new WeakMap<JinjaChatTemplate, ThoughtSyntax | null>();
+
+/**
+ * The thought syntax the model's own template writes (template/templateThought.ts: Qwen3's
+ * `<think>`, Magistral's `[THINK]`, Command R7B's `<|START_THINKING|>`), worked out once per
+ * template; undefined where it writes none, and node-llama-cpp's reading (above) is asked then.
+ */
+export function templateThoughtSyntax(model: LlamaModel, template: JinjaChatTemplate): ThoughtSyntax | undefined {
+    if (!fromTemplates.has(template)) {
+        const markup = templateThoughtMarkup(template);
+        const opens = (open: string) => {
+            try {
+                return template.render({messages: [{role: "user", content: "Hi"}], thinking: true}).trimEnd().endsWith(open);
+            } catch {
+                return false;
+            }
+        };
+        const syntax = markup == null
+            ? undefined
+            : syntaxOf(model, LlamaText(new SpecialTokensText(markup.opening)), LlamaText(new SpecialTokensText(markup.closing)), opens);
+        fromTemplates.set(template, syntax ?? null);
+    }
+    return fromTemplates.get(template) ?? undefined;
+}
+
+function syntaxOf(model: LlamaModel, prefix: LlamaText, suffix: LlamaText, opensEveryReply: (open: string) => boolean): ThoughtSyntax | undefined {
     const open = markerToken(model, prefix);
     const close = markerToken(model, suffix);
     if (open == null || close == null)
@@ -51,7 +82,7 @@ function readThoughtSyntax(model: LlamaModel, chatWrapper: ChatWrapper): Thought
         closeToken: close.token,
         opening: prefix.tokenize(model.tokenizer, "trimLeadingSpace"),
         emptyThought: LlamaText([prefix, suffix, gap]).tokenize(model.tokenizer, "trimLeadingSpace"),
-        opensEveryReply: thought?.openOnResponseStart === true || generationPromptOpens(model, open.text)
+        opensEveryReply: opensEveryReply(open.text)
     };
 }
 
