@@ -7,7 +7,9 @@ import {Environment, Interpreter} from "@huggingface/jinja";
  * be missing; Command R+'s adds a string to a missing one; Kimi K2's queues call ids with a list's
  * `append` and `pop`. So, as llama.cpp does: a loop over an undefined value runs no times (its
  * `else` block runs), a string filter applied to an undefined value applies to "", a string plus
- * an undefined or null value is the string, and lists have Python's append, pop, extend and insert.
+ * an undefined or null value is the string, a list filter on nothing filters an empty list, a
+ * tuple literal unpacks in a loop, a mapping's `string` is its JSON, lists have `min` and `max`
+ * and Python's append, pop, extend and insert.
  * Patched once, here.
  */
 
@@ -20,6 +22,7 @@ type PatchedInterpreter = {
 };
 
 const stringFilters = new Set(["trim", "upper", "lower", "capitalize", "title", "length", "string"]);
+const listFilters = new Set(["selectattr", "rejectattr", "select", "reject", "map", "list", "join", "first", "last", "unique", "sort"]);
 /** Runtime values made the way the engine makes them (a fresh scope each: a name is declared once per scope). */
 const emptyList = () => new Environment().set("list", []) as RuntimeValue;
 const emptyString = () => new Environment().set("string", "") as RuntimeValue;
@@ -42,12 +45,34 @@ interpreter.evaluateFor = function (this: PatchedInterpreter, node, environment)
 
 interpreter.evaluate = function (this: PatchedInterpreter, statement, environment) {
     const value = evaluate.call(this, statement, environment);
+    // A tuple literal is a list to unpack in a loop (`for field, name in [("maximum", "Maximum")]`,
+    // Functionary's), which @huggingface/jinja refuses for its own tuple type.
+    if (value.type === "TupleValue")
+        (value as {type: string}).type = "ArrayValue";
     return value.type === "UndefinedValue" && typeof statement === "object" && statement != null && iterables.has(statement) ? emptyList() : value;
 };
 
 interpreter.applyFilter = function (this: PatchedInterpreter, operand, filterNode, environment) {
-    const undefinedString = operand.type === "UndefinedValue" && filterNode.type === "Identifier" && stringFilters.has(filterNode.value ?? "");
-    return applyFilter.call(this, undefinedString ? emptyString() : operand, filterNode, environment);
+    const name = filterNode.type === "Identifier" ? filterNode.value ?? "" : (filterNode as {callee?: {value?: string}}).callee?.value ?? "";
+    const missing = operand.type === "UndefinedValue" || operand.type === "NullValue";
+    if (operand.type === "UndefinedValue" && filterNode.type === "Identifier" && stringFilters.has(name))
+        return applyFilter.call(this, emptyString(), filterNode, environment);
+    // A list filter over nothing filters an empty list (Functionary v3.1's `tools | selectattr(…)` without tools).
+    if (missing && listFilters.has(name))
+        return applyFilter.call(this, emptyList(), filterNode, environment);
+    // A mapping or list as a string is its JSON (Apriel's `tool | string`), as llama.cpp writes it.
+    if (name === "string" && (operand.type === "ObjectValue" || operand.type === "ArrayValue"))
+        return applyFilter.call(this, operand, {type: "Identifier", value: "tojson"}, environment);
+    // The smallest or largest item of a list (MiniCPM5's `indices | min`).
+    if ((name === "min" || name === "max") && operand.type === "ArrayValue" && filterNode.type === "Identifier") {
+        const items = (operand as RuntimeList).value;
+        const pick = (a: RuntimeValue, b: RuntimeValue) => {
+            const [x, y] = [(a as unknown as {value: number | string}).value, (b as unknown as {value: number | string}).value];
+            return (name === "min" ? y < x : y > x) ? b : a;
+        };
+        return items.length === 0 ? new Environment().set("undefined", undefined) as RuntimeValue : items.reduce(pick);
+    }
+    return applyFilter.call(this, operand, filterNode, environment);
 };
 
 const binary = interpreter.evaluateBinaryExpression;

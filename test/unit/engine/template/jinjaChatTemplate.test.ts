@@ -117,3 +117,18 @@ describe("call ids a Mistral template takes", () => {
         expect(template.render({messages, thinking: true})).toBe(text);
     });
 });
+
+describe("more of Jinja as llama.cpp runs it (Functionary, Apriel, MiniCPM5)", () => {
+    const render = (source: string, context: Record<string, unknown> = {}) =>
+        new JinjaChatTemplate(source, tokens).render({messages: [user("Hi")], thinking: true, variables: context});
+
+    it("unpacks tuple literals in a loop, and filters a missing list as an empty one", () => {
+        expect(render("{% for field, name in [('maximum', 'Maximum'), ('minimum', 'Minimum')] %}{{ field }}={{ name }};{% endfor %}")).toBe("maximum=Maximum;minimum=Minimum;");
+        expect(render("{{ tools | selectattr('type', 'equalto', 'code') | list | length }}", {tools: null})).toBe("0");
+    });
+
+    it("writes a mapping's string as its JSON, and takes a list's min and max", () => {
+        expect(render("{{ t | string }}", {t: {a: 1}})).toBe("{\"a\": 1}");
+        expect(render("{{ n | min }} {{ n | max }}", {n: [3, 1, 2]})).toBe("1 3");
+    });
+});
