@@ -1,4 +1,5 @@
 import type {JinjaChatTemplate} from "./jinjaChatTemplate.js";
+import {sharedEnd, sharedEnds} from "./sharedEnds.js";
 import type {TemplateMessage} from "./templateMessage.js";
 
 /**
@@ -86,14 +87,8 @@ function generationPrompt(template: JinjaChatTemplate): string | null {
 
 /** What `withCalls` adds to `without`, token for token, trimmed at its start (a reply of calls begins with them) and without the turn's end. */
 function callsText(tokenizer: TemplateTokenizer, without: string, withCalls: string, turnEnd: string): string | null {
-    const a = tokenizer.tokenize(without);
     const b = tokenizer.tokenize(withCalls);
-    let start = 0;
-    while (start < a.length && start < b.length && a[start] === b[start])
-        start++;
-    let end = 0;
-    while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end])
-        end++;
+    const {start, end} = sharedEnds(tokenizer.tokenize(without), b);
     let added = tokenizer.detokenize(b.slice(start, b.length - end)).trimStart();
     if (turnEnd !== "" && added.trimEnd().endsWith(turnEnd))
         added = added.trimEnd().slice(0, -turnEnd.length);
@@ -160,26 +155,15 @@ function balancedEnd(text: string, start: number): number {
 /** The longest common start of two texts, in whole tokens. */
 function tokenPrefix(tokenizer: TemplateTokenizer, a: string, b: string): string {
     const x = tokenizer.tokenize(a);
-    const y = tokenizer.tokenize(b);
-    let length = 0;
-    while (length < x.length && length < y.length && x[length] === y[length])
-        length++;
-    return tokenizer.detokenize(x.slice(0, length));
+    return tokenizer.detokenize(x.slice(0, sharedEnds(x, tokenizer.tokenize(b)).start));
 }
 
 /** The longest common end of two texts, in whole tokens. */
 function tokenSuffix(tokenizer: TemplateTokenizer, a: string, b: string): string {
     const x = tokenizer.tokenize(a);
-    const y = tokenizer.tokenize(b);
-    let length = 0;
-    while (length < x.length && length < y.length && x[x.length - 1 - length] === y[y.length - 1 - length])
-        length++;
-    return tokenizer.detokenize(x.slice(x.length - length));
+    return tokenizer.detokenize(x.slice(x.length - sharedEnd(x, tokenizer.tokenize(b))));
 }
 
 function commonSuffix(a: string, b: string): string {
-    let length = 0;
-    while (length < a.length && length < b.length && a[a.length - 1 - length] === b[b.length - 1 - length])
-        length++;
-    return a.slice(a.length - length);
+    return a.slice(a.length - sharedEnd(a, b));
 }

@@ -1,4 +1,5 @@
 import type {JinjaChatTemplate} from "./jinjaChatTemplate.js";
+import {sharedEnds} from "./sharedEnds.js";
 
 /**
  * Whether a template has a model's thought in it, found as llama.cpp's differential analysis finds
@@ -59,12 +60,7 @@ function thinkingSwitchMarksPrompt(template: JinjaChatTemplate): boolean {
     const on = render(true);
     if (off == null || on == null)
         return false;
-    let start = 0;
-    while (start < off.length && start < on.length && off[start] === on[start])
-        start++;
-    let end = 0;
-    while (end < off.length - start && end < on.length - start && off[off.length - 1 - end] === on[on.length - 1 - end])
-        end++;
+    const {start, end} = sharedEnds(off, on);
     const left = off.slice(start, off.length - end).trim();
     const right = on.slice(start, on.length - end).trim();
     // Only one side adds text, and the prompt ends with it: the thought's opening, or an empty thought.

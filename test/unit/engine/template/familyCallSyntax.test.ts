@@ -1,24 +1,11 @@
 import {describe, expect, it} from "vitest";
 import {JinjaChatTemplate} from "../../../../src/engine/template/jinjaChatTemplate.js";
-import {deriveCallSyntax, type CallSyntaxText, type TemplateTokenizer} from "../../../../src/engine/template/templateCallSyntax.js";
-import {familyTemplate, templateMarkers, type FamilyTemplateName} from "../../../fixtures/templates/familyTemplates.js";
-
-/** A family's vocabulary as its GGUF has it: each of the template's markers one token, text a character each. */
-function familyTokenizer(template: string): TemplateTokenizer {
-    const markers = templateMarkers(template).sort((a, b) => b.length - a.length);
-    const split = new RegExp(`(${markers.map((marker) => marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`);
-    const ids = new Map<string, number>();
-    const pieces: string[] = [];
-    const id = (piece: string) => ids.get(piece) ?? (ids.set(piece, pieces.push(piece) - 1), pieces.length - 1);
-    return {
-        tokenize: (text) => text.split(split).flatMap((part, index) => index % 2 === 1 ? [id(part)] : [...part].map(id)),
-        detokenize: (tokens) => tokens.map((token) => pieces[token]).join("")
-    };
-}
+import {deriveCallSyntax, type CallSyntaxText} from "../../../../src/engine/template/templateCallSyntax.js";
+import {familyTemplate, markerTokenizer, templateMarkers, type FamilyTemplateName} from "../../../fixtures/templates/familyTemplates.js";
 
 function derived(name: FamilyTemplateName): CallSyntaxText | null {
     const source = familyTemplate(name);
-    return deriveCallSyntax(new JinjaChatTemplate(source, {bos: "<s>", eos: "</s>", addBos: true, addEos: false}), familyTokenizer(source));
+    return deriveCallSyntax(new JinjaChatTemplate(source, {bos: "<s>", eos: "</s>", addBos: true, addEos: false}), markerTokenizer(templateMarkers(source)));
 }
 
 /**

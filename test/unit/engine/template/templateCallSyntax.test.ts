@@ -2,20 +2,14 @@ import {describe, expect, it} from "vitest";
 import {JinjaChatTemplate} from "../../../../src/engine/template/jinjaChatTemplate.js";
 import {deriveCallSyntax, type TemplateTokenizer} from "../../../../src/engine/template/templateCallSyntax.js";
 import {CHATML_TEMPLATE, CHATML_TOOLS_TEMPLATE, MINISTRAL_3_TEMPLATE, MISTRAL_NEMO_TEMPLATE} from "../../../fixtures/gguf/chatTemplates.js";
+import {markerTokenizer} from "../../../fixtures/templates/familyTemplates.js";
 
 const tokens = {bos: "<s>", eos: "</s>", addBos: true, addEos: false};
 
 /** A vocabulary whose markup is tokens of its own (as a family's GGUF has them) and whose text is one token a character. */
-const markup = /(<\|[^|]+\|>|<\/?tool_call>|\[[A-Z_]+\]|<\/?s>)/;
-const tokenizer: TemplateTokenizer = (() => {
-    const ids = new Map<string, number>();
-    const pieces: string[] = [];
-    const id = (piece: string) => ids.get(piece) ?? (ids.set(piece, pieces.push(piece) - 1), pieces.length - 1);
-    return {
-        tokenize: (text) => text.split(markup).flatMap((part, index) => index % 2 === 1 ? [id(part)] : [...part].map(id)),
-        detokenize: (list) => list.map((token) => pieces[token]).join("")
-    };
-})();
+const tokenizer: TemplateTokenizer = markerTokenizer(["<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "<|im_start|>", "<|im_end|>",
+    "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[TOOL_RESULTS]",
+    "[/TOOL_RESULTS]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[THINK]", "[/THINK]", "<s>", "</s>"]);
 
 /** Llama 3.x's way of writing one call per message: JSON with "parameters". */
 const llama3Like = "{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{% if m.tool_calls %}" +
