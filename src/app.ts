@@ -16,6 +16,7 @@ import {ReplyWriter} from "./http/replyWriter.js";
 import {requestLog} from "./http/requestLog.js";
 import {requestMetrics} from "./http/requestMetrics.js";
 import {healthRoute} from "./api/health/healthRoute.js";
+import {webPageRoute} from "./api/web-page/webPageRoute.js";
 import {metricsRoute} from "./api/metrics/metricsRoute.js";
 import {modelsRoute} from "./api/models/modelsRoute.js";
 import {chatCompletionsRoute} from "./api/openai-chat/chatCompletionsRoute.js";
@@ -95,6 +96,8 @@ export function createApp({config, logger, registry, conversations, responses, m
     // Before anything answers, /health and CORS preflights included: a DNS-rebinding page gets nothing (hostCheck.ts).
     app.use(allowedHostsOnly(config.host, config.allowedHosts, config.apiKeys.length > 0));
     app.use(cors(config.corsOrigins));
+    // The chat page, to browsers only: other clients probing `/` get healthRoute's JSON.
+    app.use(webPageRoute());
     app.use(healthRoute(backend));
     if (metrics != null)
         app.use(metricsRoute(metrics, config.apiKeys));

@@ -1,0 +1,77 @@
+import {useRef, useState} from "preact/hooks";
+
+type Props = {
+    busy: boolean,
+    /** Null: the model takes images; otherwise why it does not. */
+    imagesRefused: string | null,
+    onSend(text: string, images: string[]): void,
+    onStop(): void
+};
+
+function readAsDataUrl(file: File): Promise<string> {
+    return new Promise((resolve, reject) => {
+        const reader = new FileReader();
+        reader.onload = () => resolve(reader.result as string);
+        reader.onerror = () => reject(reader.error);
+        reader.readAsDataURL(file);
+    });
+}
+
+/** The message box: Enter sends, Shift+Enter breaks the line; images by paste, drop or the picker. */
+export function Composer({busy, imagesRefused, onSend, onStop}: Props) {
+    const [text, setText] = useState("");
+    const [images, setImages] = useState<string[]>([]);
+    const [notice, setNotice] = useState<string | null>(null);
+    const picker = useRef<HTMLInputElement>(null);
+
+    async function attach(files: Iterable<File>) {
+        const chosen = [...files].filter((file) => file.type.startsWith("image/"));
+        if (chosen.length === 0)
+            return;
+        if (imagesRefused != null) {
+            setNotice(imagesRefused);
+            return;
+        }
+        setNotice(null);
+        const urls = await Promise.all(chosen.map(readAsDataUrl));
+        setImages((current) => [...current, ...urls]);
+    }
+
+    function send() {
+        if (busy || (text.trim() === "" && images.length === 0))
+            return;
+        onSend(text, images);
+        setText("");
+        setImages([]);
+        setNotice(null);
+    }
+
+    return (
+        <form class="composer" onSubmit={(event) => { event.preventDefault(); send(); }}
+            onDragOver={(event) => event.preventDefault()}
+            onDrop={(event) => { event.preventDefault(); void attach(event.dataTransfer?.files ?? []); }}>
+            {images.length > 0 && (
+                <div class="attachments">
+                    {images.map((url, index) => (
+                        <div class="attachment" key={index}>
+                            <img src={url} alt={`Image ${index + 1} to send`} />
+                            <button type="button" aria-label={`Remove image ${index + 1}`} onClick={() => setImages(images.filter((_, at) => at !== index))}>×</button>
+                        </div>
+                    ))}
+                </div>
+            )}
+            {notice != null && <p class="error" role="alert">{notice}</p>}
+            <div class="composer-row">
+                <button type="button" class="icon" aria-label="Attach an image" title={imagesRefused ?? "Attach an image"} onClick={() => picker.current?.click()}>＋</button>
+                <input ref={picker} type="file" accept="image/*" multiple hidden onChange={(event) => { void attach(event.currentTarget.files ?? []); event.currentTarget.value = ""; }} />
+                <textarea aria-label="Message" placeholder="Message (Enter to send, Shift+Enter for a new line)" rows={1} value={text}
+                    onInput={(event) => setText(event.currentTarget.value)}
+                    onPaste={(event) => void attach(event.clipboardData?.files ?? [])}
+                    onKeyDown={(event) => { if (event.key === "Enter" && !event.shiftKey && !event.isComposing) { event.preventDefault(); send(); } }} />
+                {busy
+                    ? <button type="button" class="stop" aria-label="Stop the reply" onClick={onStop}>Stop</button>
+                    : <button type="submit" class="primary" aria-label="Send" disabled={text.trim() === "" && images.length === 0}>Send</button>}
+            </div>
+        </form>
+    );
+}
