@@ -5,10 +5,11 @@ import {numberedMarker} from "./vision/mediaMarker.js";
 import type {TokenizedImage} from "./vision/nativeVision.js";
 import {endPromptForThought} from "./thoughtPrompt.js";
 import {templateThoughtSyntax, thoughtSyntax} from "./thoughtSyntax.js";
-import type {PreparedPrompt, ToolCallSyntax} from "./preparedPrompt.js";
+import type {ArgumentCallSyntax, PreparedPrompt, ToolCallSyntax} from "./preparedPrompt.js";
 import type {ToolDefinition} from "./generationOptions.js";
 import type {JinjaChatTemplate} from "./template/jinjaChatTemplate.js";
 import type {ModelChatTemplates} from "./template/modelChatTemplate.js";
+import {argumentCallSyntax} from "./template/argumentCallSyntax.js";
 import {templateCallSyntax} from "./template/templateCallSyntax.js";
 import type {TemplateMessage, TemplateTool} from "./template/templateMessage.js";
 // Importing it bounds every Jinja render in the process (templateDeadline.ts).
@@ -152,13 +153,11 @@ function withTemplateErrors<T>(render: () => T, promptName: string): T {
 }
 
 /** The call syntax the model's own template writes (template/templateCallSyntax.ts), its markup read as the tokens it names. */
-function templateToolSyntax(model: LlamaModel, template: JinjaChatTemplate): ToolCallSyntax | null {
-    const syntax = templateCallSyntax(template, {
-        tokenize: (text) => model.tokenize(text, true),
-        detokenize: (tokens) => model.detokenize(tokens as Token[], true)
-    });
+function templateToolSyntax(model: LlamaModel, template: JinjaChatTemplate): ToolCallSyntax | ArgumentCallSyntax | null {
+    const tokenizer = {tokenize: (text: string) => model.tokenize(text, true), detokenize: (tokens: readonly number[]) => model.detokenize(tokens as Token[], true)};
+    const syntax = templateCallSyntax(template, tokenizer);
     if (syntax == null)
-        return null;
+        return argumentCallSyntax(template, tokenizer);
     const markup = (text: string) => text === "" ? LlamaText("") : LlamaText(new SpecialTokensText(text));
     return {
         sectionPrefix: markup(syntax.sectionPrefix), sectionSuffix: markup(syntax.sectionSuffix), prefix: markup(syntax.prefix),

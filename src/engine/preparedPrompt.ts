@@ -1,5 +1,6 @@
 import type {LlamaText, Token} from "node-llama-cpp";
 import type {CachePartition, ToolDefinition} from "./generationOptions.js";
+import type {ArgumentSyntaxText} from "./template/argumentSyntax.js";
 import type {TemplateMessage, TemplateTool} from "./template/templateMessage.js";
 
 /**
@@ -15,7 +16,7 @@ export type PreparedPrompt = {
     /** Text markers that end the reply in templates without an end token ("### Human"). */
     stopStrings: string[],
     /** How this template writes a tool call; set when the prompt was rendered with tools. */
-    toolSyntax?: ToolCallSyntax,
+    toolSyntax?: ToolCallSyntax | ArgumentCallSyntax,
     /** How a reasoning model's template marks its thought; set for templates that have one. */
     thought?: ThoughtMarkers,
     /** The client's own token ids: evaluated exactly as sent, never re-spelled in the tokens a cached sequence holds. */
@@ -51,7 +52,15 @@ export type ThoughtMarkers = {
 };
 
 /** The text around a tool call, from the chat template (`<tool_call>{"name": "` … `", "arguments": ` … `}</tool_call>`). */
+/**
+ * A call written with each argument as its own markup, strings raw (Qwen3-Coder's `<parameter=…>`,
+ * GLM's `<arg_key>`; template/argumentSyntax.ts says which part is which), where ToolCallSyntax's
+ * arguments are one JSON object.
+ */
+export type ArgumentCallSyntax = {kind: "arguments"} & ArgumentSyntaxText;
+
 export type ToolCallSyntax = {
+    kind?: "json",
     /** Opens a reply's calls, before the first one (Mistral's `[TOOL_CALLS][`); empty for most templates. */
     sectionPrefix: LlamaText,
     /** Closes a reply's calls (Mistral's `]` and end of text); empty for most templates. */

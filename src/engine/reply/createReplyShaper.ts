@@ -1,5 +1,6 @@
 import type {PreparedPrompt} from "../preparedPrompt.js";
 import type {GenerationOptions, ReplyFormat} from "../generationOptions.js";
+import {ArgumentCallReply} from "./argumentCallReply.js";
 import {CallOrAnswerReply} from "./callOrAnswerReply.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {JsonReply} from "./jsonReply.js";
@@ -34,6 +35,9 @@ function formatShaper(prompt: PreparedPrompt, options: GenerationOptions, gramma
         case "toolCalls": {
             if (prompt.toolSyntax == null)
                 throw new Error("tool calls need a prompt rendered with tools");
+            // Per-argument markup (Qwen3-Coder, GLM, MiniMax): a JSON answer beside its calls is left unconstrained there.
+            if (prompt.toolSyntax.kind === "arguments")
+                return new ArgumentCallReply(grammars, prompt.toolSyntax, format, stops);
             const calls = new ToolCallReply(grammars, prompt.toolSyntax, format, stops);
             return format.answer != null && format.choice === "auto" ? new CallOrAnswerReply(grammars, calls, format.answer.schema) : calls;
         }

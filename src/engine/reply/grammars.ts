@@ -13,6 +13,9 @@ const maxCachedGrammars = 64;
 /** The start rule of `jsonOr`'s grammars (a name node-llama-cpp's JSON grammars never use). */
 const eitherRule = "chatserve-call-or-json";
 
+/** The start rule of `jsonThen`'s grammars. */
+const thenRule = "chatserve-json-then";
+
 /** Closing characters of JSON, favoured when a constrained reply must end within its token budget. */
 const closers = ["\"", "}", "]"];
 
@@ -89,6 +92,31 @@ export class ReplyGrammars {
             model: this.model,
             grammar: this.compiled(grammar, () => new LlamaGrammar(this.model.llama, {grammar, rootRuleName: eitherRule}))
         });
+    }
+
+    /**
+     * A JSON value matching `schema`, then `end` (the markup after an argument's value in a
+     * per-argument call syntax such as Qwen3-Coder's `\n</parameter>`).
+     */
+    public jsonThen(schema: JsonSchema, end: string): LlamaGrammarEvaluationState {
+        const json = this.compileJson(schema);
+        const grammar = `${json.grammar}\n${thenRule} ::= ${json.rootRuleName} ${gbnfString(end)}\n`;
+        return new LlamaGrammarEvaluationState({
+            model: this.model,
+            grammar: this.compiled(grammar, () => new LlamaGrammar(this.model.llama, {grammar, rootRuleName: thenRule}))
+        });
+    }
+
+    /**
+     * Raw text, then `end`: a string argument as per-argument call syntaxes write it. The text
+     * cannot contain the first two characters of `end`'s markup (`</` of `</parameter>`, `<|` of
+     * Gemma's `<|"|>`), so the first `end` is the value's end, as the family's parsers read it.
+     */
+    public rawText(end: string): LlamaGrammarEvaluationState {
+        const [a, b] = [...end.trim()];
+        const text = a == null ? "[^\\x00]*" : b == null ? `[^${gbnfClass(a)}]*` : `([^${gbnfClass(a)}] | ${gbnfString(a)} [^${gbnfClass(b)}])*`;
+        const grammar = `root ::= ${text} ${gbnfString(end)}`;
+        return new LlamaGrammarEvaluationState({model: this.model, grammar: this.compiled(grammar, () => new LlamaGrammar(this.model.llama, {grammar}))});
     }
 
     /**
@@ -195,3 +223,7 @@ function gbnfString(text: string): string {
     return `"${text.replace(/[\\"]/g, (char) => `\\${char}`).replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t")}"`;
 }
 
+/** A character inside a GBNF class (`[^…]`). */
+function gbnfClass(char: string): string {
+    return /[\]\\^-]/.test(char) ? `\\${char}` : char === "\n" ? "\\n" : char;
+}

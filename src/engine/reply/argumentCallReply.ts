@@ -1,0 +1,251 @@
+import type {LlamaGrammarEvaluationState, Token, TokenBias} from "node-llama-cpp";
+import type {ArgumentCallSyntax} from "../preparedPrompt.js";
+import type {JsonSchema, ReplyFormat, ToolDefinition} from "../generationOptions.js";
+import type {GenerationEvent} from "../generationEvents.js";
+import {ArgumentValue} from "./argumentValue.js";
+import type {ReplyGrammars} from "./grammars.js";
+import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
+import {TextReply} from "./textReply.js";
+
+type ToolCallsFormat = Extract<ReplyFormat, {type: "toolCalls"}>;
+type Phase = "text" | "name" | "key" | "value" | "next" | "done";
+type Choice = {text: string, key: string | null};
+
+const maxCallsPerReply = 16;
+
+/**
+ * A reply of tool calls in a per-argument syntax (Qwen3-Coder's `<function=NAME>` with a
+ * `<parameter=KEY>` per argument, GLM's `<arg_key>`, MiniMax-M2's `<invoke>`): the call's name is
+ * one of the tools, each argument's key one of the tool's properties (required ones before the call
+ * may close), and each value its property's (reply/argumentValue.ts). Markup is forced once the
+ * model has chosen; the client gets each call's arguments as one JSON object, streamed.
+ * With `tool_choice: "auto"` the model writes text until it opens a call with the family's opening
+ * token, or with the call's own tag where a model leaves the opening out (`<function=`); text
+ * before it is the reply's content.
+ */
+export class ArgumentCallReply implements ReplyShaper {
+    public readonly opening: {tokens: Token[], events: GenerationEvent[]} = {tokens: [], events: []};
+    /** Free text, ended by a client stop sequence or by a call's opening. */
+    private readonly matcher: TextReply;
+    private readonly triggers: string[];
+    private readonly maxCalls: number;
+    private phase: Phase = "text";
+    private state: LlamaGrammarEvaluationState | undefined;
+    private written = "";
+    /** Recent free text, to find what followed a trigger in the same token. */
+    private seen = "";
+    private calls = 0;
+    private tool: ToolDefinition | null = null;
+    private keys: string[] = [];
+    private choices: Choice[] = [];
+    private value: ArgumentValue | null = null;
+
+    public constructor(private readonly grammars: ReplyGrammars, private readonly syntax: ArgumentCallSyntax, private readonly format: ToolCallsFormat, stops: readonly string[]) {
+        const opening = syntax.sectionPrefix + syntax.prefix;
+        const first = grammars.tokenize(opening.trimStart())[0];
+        const marker = first == null ? null : grammars.marker(first);
+        const trigger = marker != null && opening.trimStart().startsWith(marker.text) ? marker.text : opening.trim();
+        // A call's own tag where the opening marker is left out (Qwen3-Coder models write `<function=…>` alone).
+        const ownTag = syntax.prefix.slice(syntax.prefix.indexOf(trigger) < 0 ? 0 : syntax.prefix.indexOf(trigger) + trigger.length).trim();
+        this.triggers = [trigger, ...(ownTag.length >= 3 && ownTag !== trigger ? [ownTag] : [])];
+        this.matcher = new TextReply([...stops, ...this.triggers]);
+        const {choice} = format;
+        const named = typeof choice === "object" ? format.tools.find((tool) => tool.name === choice.name)! : null;
+        this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
+        if (choice === "required") {
+            this.opening.tokens = grammars.tokenize(opening);
+            this.startName();
+        } else if (named != null) {
+            this.opening.tokens = grammars.tokenize(opening + named.name + syntax.nameSuffix);
+            this.opening.events = [this.startCall(named)];
+        }
+    }
+
+    public get stopSequence(): string | null {
+        return this.matcher.stopSequence != null && !this.triggers.includes(this.matcher.stopSequence) ? this.matcher.stopSequence : null;
+    }
+
+    public grammar(): LlamaGrammarEvaluationState | undefined {
+        return this.phase === "text" ? undefined : this.state;
+    }
+
+    public tokenBias(): TokenBias | undefined {
+        return this.format.choice === "none" ? this.grammars.banning(this.triggers[0]!) : undefined;
+    }
+
+    public push(text: string): ShaperStep {
+        switch (this.phase) {
+            case "text":
+                return this.pushText(text);
+            case "name":
+                return this.pushName(text);
+            case "key":
+                return this.pushKey(text);
+            case "value":
+                return this.pushValue(text);
+            case "next":
+                return this.pushNext(text);
+            case "done":
+                return {events: [], finish: "toolCalls"};
+        }
+    }
+
+    public end(rest: string): ShaperStep {
+        if (this.phase === "text")
+            return this.matcher.end(rest);
+        return {events: this.cut(rest), finish: "toolCalls"};
+    }
+
+    /** The model stopped inside a call: the call is handed on with what it has, its JSON closed, never dropped. */
+    public cut(rest: string): GenerationEvent[] {
+        if (this.phase === "text")
+            return this.matcher.cut(rest);
+        const step = rest === "" ? {events: []} : this.push(rest);
+        if (this.phase !== "key" && this.phase !== "value")
+            return step.events;
+        const closing = (this.value?.close() ?? "") + (this.keys.length === 0 ? "{}" : "}");
+        this.phase = "done";
+        return [...step.events, ...this.argumentEvents(closing)];
+    }
+
+    private pushText(text: string): ShaperStep {
+        this.seen = (this.seen + text).slice(-256);
+        const step = this.matcher.push(text);
+        const trigger = this.matcher.stopSequence;
+        if (trigger == null || !this.triggers.includes(trigger) || this.format.choice === "none")
+            return step;
+        // The rest of the opening is forced; text that came with the trigger goes on to the name.
+        const after = this.seen.slice(this.seen.lastIndexOf(trigger) + trigger.length);
+        const opening = this.syntax.sectionPrefix + this.syntax.prefix;
+        const rest = trigger === this.triggers[0] ? opening.slice(opening.indexOf(trigger) + trigger.length) : "";
+        this.startName();
+        if (after === "" || rest !== "")
+            return {events: step.events, ...(rest === "" ? {} : {forced: this.grammars.tokenize(rest)})};
+        const next = this.push(after);
+        return {...next, events: [...step.events, ...next.events]};
+    }
+
+    private pushName(text: string): ShaperStep {
+        this.written += text;
+        const candidates = this.format.tools.filter((tool) => (tool.name + this.syntax.nameSuffix).startsWith(this.written) ||
+            this.written.startsWith(tool.name + this.syntax.nameSuffix));
+        if (candidates.length !== 1)
+            return {events: []};
+        const tool = candidates[0]!;
+        const full = tool.name + this.syntax.nameSuffix;
+        const rest = full.slice(Math.min(this.written.length, full.length));
+        const after = this.written.slice(full.length);
+        const event = this.startCall(tool);
+        return this.then({events: [event], ...(rest === "" ? {} : {forced: this.grammars.tokenize(rest)})}, after);
+    }
+
+    /** A key's markup, or the call's end: once one choice alone fits, the rest of it is forced. */
+    private pushKey(text: string): ShaperStep {
+        this.written += text;
+        const fits = this.choices.filter((choice) => choice.text.startsWith(this.written) || this.written.startsWith(choice.text));
+        if (fits.length !== 1)
+            return {events: []};
+        const choice = fits[0]!;
+        const rest = choice.text.slice(Math.min(this.written.length, choice.text.length));
+        const after = this.written.slice(choice.text.length);
+        const forced = rest === "" ? {} : {forced: this.grammars.tokenize(rest)};
+        if (choice.key == null)
+            return {...this.endCall(this.keys.length === 0 ? "{}" : "}"), ...forced};
+        const opening = `${this.keys.length === 0 ? "{" : ", "}${JSON.stringify(choice.key)}: `;
+        this.keys.push(choice.key);
+        const schema = this.properties()[choice.key];
+        this.value = new ArgumentValue(this.grammars, schema, this.valueEnd(schema));
+        this.state = this.value.grammar;
+        this.phase = "value";
+        return this.then({events: this.argumentEvents(opening), ...forced}, after);
+    }
+
+    private pushValue(text: string): ShaperStep {
+        const {json, rest} = this.value!.push(text);
+        const events = this.argumentEvents(json);
+        if (!this.value!.isComplete)
+            return {events};
+        this.value = null;
+        this.startKey();
+        return this.then({events}, rest);
+    }
+
+    /** After a call: another call's opening, the section's end, or the end of the reply. */
+    private pushNext(text: string): ShaperStep {
+        this.written += text;
+        const {betweenCalls, prefix, sectionSuffix} = this.syntax;
+        if (sectionSuffix.trim() !== "" && (sectionSuffix.trimStart().startsWith(this.written.trimStart())))
+            return this.written.trim() === sectionSuffix.trim() ? {events: [], finish: "toolCalls"} : {events: []};
+        const opening = (betweenCalls ?? "") + prefix;
+        const rest = opening.slice(Math.min(this.written.length, opening.length));
+        this.startName();
+        return rest === "" ? {events: []} : {events: [], forced: this.grammars.tokenize(rest)};
+    }
+
+    private endCall(closing: string): ShaperStep {
+        const events = this.argumentEvents(closing);
+        this.calls++;
+        if (this.calls >= this.maxCalls) {
+            this.phase = "done";
+            return {events, finish: "toolCalls"};
+        }
+        this.phase = "next";
+        this.written = "";
+        const {betweenCalls, prefix, sectionSuffix} = this.syntax;
+        const endings = sectionSuffix.trim() === "" ? [] : [sectionSuffix.trimStart()];
+        this.state = this.grammars.literal([(betweenCalls ?? "") + prefix, ...endings], "", {optional: true});
+        return {events};
+    }
+
+    /** Hands on what a token wrote past the markup it completed. */
+    private then(step: ShaperStep, after: string): ShaperStep {
+        if (after === "" || step.forced != null || step.finish != null)
+            return step;
+        const next = this.push(after);
+        return {...next, events: [...step.events, ...next.events]};
+    }
+
+    private startName(): void {
+        this.phase = "name";
+        this.written = "";
+        this.state = this.grammars.literal(this.format.tools.map((tool) => tool.name), this.syntax.nameSuffix);
+    }
+
+    private startCall(tool: ToolDefinition): GenerationEvent {
+        this.tool = tool;
+        this.keys = [];
+        this.startKey();
+        return {type: "toolCall", index: this.calls, name: tool.name};
+    }
+
+    /** The keys the model may write next (a key at most once), and the call's end once the required ones are there. */
+    private startKey(): void {
+        const {keyPrefix, keySuffix, separator, stringOpen, callSuffix} = this.syntax;
+        const properties = this.properties();
+        const required = ((this.tool!.parameters as {required?: string[]}).required ?? []).filter((key) => key in properties);
+        const lead = this.keys.length === 0 ? "" : separator;
+        this.choices = [
+            ...Object.keys(properties).filter((key) => !this.keys.includes(key)).map((key) => ({
+                text: lead + keyPrefix + key + keySuffix + (this.valueEnd(properties[key]) === this.syntax.valueSuffix ? "" : stringOpen), key
+            })),
+            ...(required.every((key) => this.keys.includes(key)) ? [{text: callSuffix, key: null}] : [])
+        ];
+        this.phase = "key";
+        this.written = "";
+        this.state = this.grammars.literal(this.choices.map((choice) => choice.text), "");
+    }
+
+    /** What closes a value of `schema`: a raw string's closing quote (Gemma's), then the value's own markup. */
+    private valueEnd(schema: JsonSchema | undefined): string {
+        const raw = schema != null && (schema as {type?: unknown}).type === "string";
+        return (raw ? this.syntax.stringClose : "") + this.syntax.valueSuffix;
+    }
+
+    private properties(): Record<string, JsonSchema> {
+        return (this.tool!.parameters as {properties?: Record<string, JsonSchema>}).properties ?? {};
+    }
+
+    private argumentEvents(text: string): GenerationEvent[] {
+        return text === "" ? [] : [{type: "toolArguments", index: this.calls, text}];
+    }
+}

@@ -1,0 +1,104 @@
+import type {LlamaGrammarEvaluationState} from "node-llama-cpp";
+import type {JsonSchema} from "../generationOptions.js";
+import type {ReplyGrammars} from "./grammars.js";
+
+/**
+ * One argument's value in a per-argument call syntax (reply/argumentCallReply.ts): a string
+ * property's value is raw text up to the markup that closes it (Qwen3-Coder's `\n</parameter>`,
+ * Gemma's `<|"|>`), which it cannot contain; any other value is JSON under the property's schema,
+ * followed by that markup. It is handed on as the JSON the call's arguments are made of: a raw
+ * string quoted and escaped, piece by piece as it streams, holding back what could be the closing
+ * markup.
+ */
+export class ArgumentValue {
+    public readonly grammar: LlamaGrammarEvaluationState;
+    public readonly raw: boolean;
+    private written = "";
+    /** Characters of `written` already handed on. */
+    private emitted = 0;
+    private done = false;
+    private quoted = false;
+
+    /** `end`: the markup after the value, which the grammar makes the model write. */
+    public constructor(grammars: ReplyGrammars, schema: JsonSchema | undefined, private readonly end: string) {
+        this.raw = isRawString(schema);
+        const choices = this.raw ? stringChoices(schema) : null;
+        this.grammar = choices != null ? grammars.literal(choices, end) : this.raw ? grammars.rawText(end) : grammars.jsonThen(schema ?? {type: "object", additionalProperties: true} as JsonSchema, end);
+    }
+
+    public get isComplete(): boolean {
+        return this.done;
+    }
+
+    /** JSON text to hand on for `text`, and what came after the value's closing markup once it has. */
+    public push(text: string): {json: string, rest: string} {
+        if (this.done)
+            return {json: "", rest: text};
+        this.written += text;
+        const at = this.valueEnd();
+        if (at >= 0) {
+            this.done = true;
+            const rest = this.written.slice(at + this.end.length);
+            return {json: this.hand(at) + (this.raw ? "\"" : ""), rest};
+        }
+        return {json: this.hand(this.written.length - heldBack(this.written, this.end)), rest: ""};
+    }
+
+    /** The model stopped inside the value: what it wrote, closed as well as a string can be (a number or object may stay cut). */
+    public close(): string {
+        if (this.done)
+            return "";
+        this.done = true;
+        return this.hand(this.written.length) + (this.raw ? "\"" : "");
+    }
+
+    /** The value's text up to `to`, from where the last piece ended, as JSON (the opening quote with a raw string's first piece). */
+    private hand(to: number): string {
+        const piece = this.written.slice(this.emitted, Math.max(to, this.emitted));
+        this.emitted = Math.max(to, this.emitted);
+        if (!this.raw)
+            return piece;
+        const quote = this.quoted ? "" : "\"";
+        this.quoted = true;
+        return quote + JSON.stringify(piece).slice(1, -1);
+    }
+
+    /** Where the closing markup begins: its first place for a raw string (which cannot contain it), else the first after valid JSON. */
+    private valueEnd(): number {
+        for (let at = this.written.indexOf(this.end); at >= 0; at = this.written.indexOf(this.end, at + 1)) {
+            if (this.raw || isJson(this.written.slice(0, at)))
+                return at;
+        }
+        return -1;
+    }
+}
+
+/** Whether the property's value is written raw, as templates write a string (`value | string`); a union or any other type is JSON. */
+export function isRawString(schema: JsonSchema | undefined): boolean {
+    return schema != null && typeof schema === "object" && "type" in schema && schema.type === "string";
+}
+
+/** A string enum's (or const's) values, the only raw texts allowed. */
+function stringChoices(schema: JsonSchema | undefined): string[] | null {
+    const value = schema as {enum?: unknown[], const?: unknown};
+    const choices = value.enum ?? ("const" in value ? [value.const] : null);
+    return choices != null && choices.every((choice) => typeof choice === "string") ? choices as string[] : null;
+}
+
+function isJson(text: string): boolean {
+    try {
+        JSON.parse(text);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+/** How many characters at the end of `text` could begin `end`. */
+function heldBack(text: string, end: string): number {
+    for (let length = Math.min(end.length - 1, text.length); length > 0; length--) {
+        if (end.startsWith(text.slice(text.length - length)))
+            return length;
+    }
+    return 0;
+}

@@ -1,0 +1,140 @@
+import {describe, expect, it} from "vitest";
+import type {ReplyGrammars} from "../../../../src/engine/reply/grammars.js";
+import {ArgumentCallReply} from "../../../../src/engine/reply/argumentCallReply.js";
+import type {ArgumentCallSyntax} from "../../../../src/engine/preparedPrompt.js";
+import type {GenerationEvent} from "../../../../src/engine/generationEvents.js";
+import type {ReplyFormat, ToolDefinition} from "../../../../src/engine/generationOptions.js";
+
+/** Grammars stand-in: grammars are labelled objects, a token a character (or `<tool_call>` / `</tool_call>`, Qwen's added tokens). */
+const tags = ["<tool_call>", "</tool_call>"];
+const tokenize = (text: string) => text.split(/(<\/?tool_call>)/).flatMap((piece) => tags.includes(piece) ? [1000 + tags.indexOf(piece)] : [...piece].map((char) => char.charCodeAt(0)));
+const detokenize = (tokens: number[]) => tokens.map((token) => token >= 1000 ? tags[token - 1000] : String.fromCharCode(token)).join("");
+const grammars = {
+    tokenize: (text: string) => tokenize(text),
+    marker: (token: number) => token >= 1000 ? {text: tags[token - 1000], hidden: false, endsText: false} : null,
+    literal: (choices: string[], suffix: string, options?: {optional?: boolean}) => ({grammar: "literal", choices, suffix, optional: options?.optional ?? false}),
+    rawText: (end: string) => ({grammar: "raw", end}),
+    jsonThen: (schema: unknown, end: string) => ({grammar: "json", schema, end}),
+    banning: (text: string) => ({bias: "ban", text})
+} as unknown as ReplyGrammars;
+
+/** Qwen3-Coder, Qwen3.5, Nemotron 3, StepFun, as template/argumentSyntax.ts reads their templates. */
+const qwenCoder: ArgumentCallSyntax = {
+    kind: "arguments", sectionPrefix: "", prefix: "<tool_call>\n<function=", nameSuffix: ">", keyPrefix: "\n<parameter=", keySuffix: ">\n",
+    stringOpen: "", stringClose: "", valueSuffix: "\n</parameter>", separator: "", callSuffix: "\n</function>\n</tool_call>", sectionSuffix: "", betweenCalls: "\n"
+};
+const glm: ArgumentCallSyntax = {
+    kind: "arguments", sectionPrefix: "", prefix: "<tool_call>", nameSuffix: "", keyPrefix: "\n<arg_key>", keySuffix: "</arg_key>\n<arg_value>",
+    stringOpen: "", stringClose: "", valueSuffix: "</arg_value>", separator: "", callSuffix: "\n</tool_call>", sectionSuffix: "", betweenCalls: "\n"
+};
+
+const weather: ToolDefinition = {name: "get_weather", parameters: {
+    type: "object", properties: {city: {type: "string"}, days: {type: "integer"}, units: {type: "string", enum: ["c", "f"]}, options: {type: "object", properties: {hourly: {type: "boolean"}}}},
+    required: ["city"]
+}};
+const time: ToolDefinition = {name: "get_time", parameters: {type: "object", properties: {}}};
+
+function shaper(choice: Extract<ReplyFormat, {type: "toolCalls"}>["choice"], syntax = qwenCoder, stops: string[] = []) {
+    return new ArgumentCallReply(grammars, syntax, {type: "toolCalls", tools: [weather, time], choice, parallel: true}, stops);
+}
+
+/**
+ * Plays a model writing `text` a few characters at a time: what the shaper forces is taken as
+ * written (and checked to be what the text has there), as the generation loop evaluates it.
+ */
+function play(reply: ArgumentCallReply, text: string, step = 3) {
+    const events: GenerationEvent[] = [...reply.opening.events];
+    let at = 0;
+    let finish: string | undefined;
+    while (at < text.length && finish == null) {
+        const piece = text.slice(at, at + step);
+        at += piece.length;
+        const result = reply.push(piece);
+        events.push(...result.events);
+        finish = result.finish;
+        if (result.forced != null) {
+            const forced = detokenize(result.forced);
+            expect(text.slice(at, at + forced.length)).toBe(forced);
+            at += forced.length;
+        }
+    }
+    if (finish == null) {
+        const end = reply.end("");
+        events.push(...end.events);
+        finish = end.finish;
+    }
+    const calls = events.filter((event) => event.type === "toolCall").map((event) => ({
+        name: event.name, arguments: events.filter((piece) => piece.type === "toolArguments" && piece.index === event.index).map((piece) => (piece as {text: string}).text).join("")
+    }));
+    const content = events.filter((event) => event.type === "text").map((event) => event.text).join("");
+    return {calls: calls.map((call) => ({name: call.name, arguments: JSON.parse(call.arguments)})), content, finish};
+}
+
+const nativeCall = "<function=get_weather>\n<parameter=city>\nSão Paulo \"centro\"\n</parameter>\n<parameter=days>\n3\n</parameter>\n" +
+    "<parameter=units>\nc\n</parameter>\n<parameter=options>\n{\"hourly\": true}\n</parameter>\n</function>\n</tool_call>";
+const nativeArguments = {city: "São Paulo \"centro\"", days: 3, units: "c", options: {hourly: true}};
+
+describe("ArgumentCallReply: per-argument calls (Qwen3-Coder, GLM)", () => {
+    it("required: the family's opening is forced, then the name, each key and the call's end are chosen under grammars", () => {
+        const reply = shaper("required");
+        expect(detokenize(reply.opening.tokens)).toBe("<tool_call>\n<function=");
+        expect(reply.grammar()).toEqual({grammar: "literal", choices: ["get_weather", "get_time"], suffix: ">", optional: false});
+        expect(play(reply, nativeCall.slice("<function=".length))).toEqual({calls: [{name: "get_weather", arguments: nativeArguments}], content: "", finish: "toolCalls"});
+    });
+
+    it("each value's grammar: a string raw up to its closing tag, an enum among its values, anything else JSON; the call closes only once required keys are there", () => {
+        const reply = shaper({name: "get_weather"});
+        expect(detokenize(reply.opening.tokens)).toBe("<tool_call>\n<function=get_weather>");
+        expect(reply.opening.events).toEqual([{type: "toolCall", index: 0, name: "get_weather"}]);
+        expect((reply.grammar() as unknown as {choices: string[]}).choices).toEqual(
+            ["\n<parameter=city>\n", "\n<parameter=days>\n", "\n<parameter=units>\n", "\n<parameter=options>\n"]);
+        reply.push("\n<parameter=c");
+        expect(reply.grammar()).toEqual({grammar: "raw", end: "\n</parameter>"});
+        reply.push("Paris\n</parameter>");
+        expect((reply.grammar() as unknown as {choices: string[]}).choices).toContain("\n</function>\n</tool_call>");
+        reply.push("\n<parameter=d");
+        expect(reply.grammar()).toEqual({grammar: "json", schema: {type: "integer"}, end: "\n</parameter>"});
+        reply.push("12\n</parameter>\n<parameter=u");
+        expect(reply.grammar()).toEqual({grammar: "literal", choices: ["c", "f"], suffix: "\n</parameter>", optional: false});
+    });
+
+    it("auto: text before the call is content; the call comes back with its arguments as JSON", () => {
+        expect(play(shaper("auto"), `Let me look.\n<tool_call>\n${nativeCall}`)).toEqual({
+            calls: [{name: "get_weather", arguments: nativeArguments}], content: "Let me look.\n", finish: "toolCalls"
+        });
+    });
+
+    it("auto: a call whose <tool_call> the model left out is still a call", () => {
+        expect(play(shaper("auto"), nativeCall, 5)).toMatchObject({calls: [{name: "get_weather", arguments: nativeArguments}], content: ""});
+    });
+
+    it("auto: two calls in one reply, the second opened after the first", () => {
+        const text = `<tool_call>\n${nativeCall}\n<tool_call>\n<function=get_time>\n</function>\n</tool_call>`;
+        expect(play(shaper("auto"), text, 1).calls).toEqual([{name: "get_weather", arguments: nativeArguments}, {name: "get_time", arguments: {}}]);
+    });
+
+    it("auto: text alone stays text; a client stop sequence ends it", () => {
+        expect(play(shaper("auto"), "Just an answer.")).toEqual({calls: [], content: "Just an answer.", finish: "stop"});
+        expect(play(shaper("auto", qwenCoder, ["STOP"]), "One STOP two")).toEqual({calls: [], content: "One ", finish: "stop"});
+    });
+
+    it("none: the call's opening ends the reply, and its token is banned", () => {
+        const reply = shaper("none");
+        expect(reply.tokenBias()).toEqual({bias: "ban", text: "<tool_call>"});
+        expect(play(reply, "Sunny. <tool_call>\n<function=get_time>")).toEqual({calls: [], content: "Sunny. ", finish: "stop"});
+    });
+
+    it("GLM: the name right after <tool_call>, <arg_key>/<arg_value> pairs", () => {
+        const text = "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>2</arg_value>\n</tool_call>";
+        expect(play(shaper("auto", glm), text).calls).toEqual([{name: "get_weather", arguments: {city: "Paris", days: 2}}]);
+        expect(play(shaper("required", glm), text.slice("<tool_call>".length)).calls).toEqual([{name: "get_weather", arguments: {city: "Paris", days: 2}}]);
+    });
+
+    it("a reply cut inside a value still hands on the call, its JSON closed", () => {
+        const reply = shaper("required");
+        const events = [reply.push("get_weather"), reply.push("\n<parameter=city>\nPar")].flatMap((step) => step.events);
+        events.push(...reply.cut("is"));
+        const args = events.filter((event) => event.type === "toolArguments").map((event) => (event as {text: string}).text).join("");
+        expect(JSON.parse(args)).toEqual({city: "Paris"});
+    });
+});
