@@ -145,13 +145,14 @@ export function App() {
     const busy = streamingId === current.id;
     const last = current.messages.length - 1;
     return (
-        <div class={`app ${sidebarOpen ? "sidebar-open" : ""}`}>
+        <div class={`app ${sidebarOpen ? "sidebar-open" : ""}`} onKeyDown={(event) => { if (event.key === "Escape") setSidebarOpen(false); }}>
             {keyState !== "ok" && <KeyPrompt wrong={keyState === "wrong"} onKey={(key) => { storeKey(key); void refreshModels(); }} />}
             <Sidebar conversations={conversations} currentId={currentId} onOpen={openConversation}
                 onNew={() => { setCurrentId(null); setDraft(newConversation(current.model)); setView("chat"); setSidebarOpen(false); }}
                 onRename={(id, title) => { const found = conversations.find((item) => item.id === id); if (found) update({...found, title}); }}
                 onDelete={(id) => { setConversations((list) => list.filter((item) => item.id !== id)); void deleteConversation(id); if (id === currentId) setCurrentId(null); }}
                 onExport={download} onImport={importFile} onModels={() => { setView("models"); setSidebarOpen(false); }} />
+            {sidebarOpen && <button type="button" class="backdrop" aria-label="Close conversations" onClick={() => setSidebarOpen(false)} />}
             <main class="main">
                 <header class="topbar">
                     <button type="button" class="icon menu" aria-label="Conversations" aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>☰</button>

@@ -62,7 +62,7 @@ export function Composer({busy, imagesRefused, onSend, onStop}: Props) {
             )}
             {notice != null && <p class="error" role="alert">{notice}</p>}
             <div class="composer-row">
-                <button type="button" class="icon" aria-label="Attach an image" title={imagesRefused ?? "Attach an image"} onClick={() => picker.current?.click()}>＋</button>
+                <button type="button" class="icon" aria-label="Attach an image" title={imagesRefused ?? "Attach an image"} onClick={() => picker.current?.click()}>+</button>
                 <input ref={picker} type="file" accept="image/*" multiple hidden onChange={(event) => { void attach(event.currentTarget.files ?? []); event.currentTarget.value = ""; }} />
                 <textarea aria-label="Message" placeholder="Message (Enter to send, Shift+Enter for a new line)" rows={1} value={text}
                     onInput={(event) => setText(event.currentTarget.value)}

@@ -38,7 +38,7 @@ export function Sidebar(props: Props) {
                             <>
                                 <button type="button" class="open" aria-current={conversation.id === props.currentId ? "page" : undefined} onClick={() => props.onOpen(conversation.id)}>{conversation.title}</button>
                                 <button type="button" class="icon" aria-label={`Rename ${conversation.title}`} onClick={() => setRenaming({id: conversation.id, title: conversation.title})}>✎</button>
-                                <button type="button" class="icon" aria-label={`Delete ${conversation.title}`} onClick={() => { if (confirm(`Delete "${conversation.title}"?`)) props.onDelete(conversation.id); }}>🗑</button>
+                                <button type="button" class="icon" aria-label={`Delete ${conversation.title}`} onClick={() => { if (confirm(`Delete "${conversation.title}"?`)) props.onDelete(conversation.id); }}>×</button>
                             </>
                         )}
                     </li>
