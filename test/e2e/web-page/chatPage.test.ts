@@ -124,7 +124,7 @@ describe.skipIf(chromiumPath == null)(`the chat page in Chromium${chromiumPath =
         await page.getByRole("button", {name: "Conversations"}).click();
         await page.locator(".conversation-list .open", {hasText: "Hello there"}).click();
         await page.locator("article.message").first().waitFor();
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        const overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth") as number;
         expect(overflow).toBeLessThanOrEqual(0);
         await screenshot(page, "chat-phone");
         await page.getByRole("button", {name: "Conversations"}).click();

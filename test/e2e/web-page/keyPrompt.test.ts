@@ -46,6 +46,6 @@ describe.skipIf(chromiumPath == null)(`the chat page's key prompt${chromiumPath 
         await page.reload();
         await expect.poll(() => page.getByLabel("Model").inputValue()).toBe("tiny-chat");
         expect(await dialog.count()).toBe(0);
-        expect(await page.evaluate(() => localStorage.getItem("chatserve.apiKey"))).toBe("team-secret");
+        expect(await page.evaluate("localStorage.getItem(\"chatserve.apiKey\")")).toBe("team-secret");
     }, 60_000);
 });
