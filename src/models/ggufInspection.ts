@@ -6,6 +6,7 @@ import {kvCacheEstimate, type KvCacheEstimate} from "./kvCacheEstimate.js";
 import {refuseWhatMtmdAsserts} from "./projectorLoadChecks.js";
 import {memoryEstimate, type MemoryEstimate} from "./memoryEstimate.js";
 import type {ModelCapability} from "./modelDescriptor.js";
+import {templateThinks} from "./templateThinking.js";
 
 export type GgufSummary = {
     architecture: string | null,
@@ -60,6 +61,8 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSumm
         // the vocabulary, which this header read skips; once loaded, the model says (listedModel.ts).
         if (infillKeys.some((keys) => keys.every((key) => ggml?.[key] != null)))
             capabilities.push("fim");
+        if (templateThinks(chatTemplate))
+            capabilities.push("thinking");
     }
 
     const fileType = info.metadata.general?.file_type;

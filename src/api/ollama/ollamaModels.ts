@@ -21,7 +21,7 @@ export type OllamaRunning = Omit<OllamaTag, "modified_at"> & {expires_at: string
 
 /** Ollama's capability names: chatserve's `chat` is Ollama's `completion`, `fim` its `insert`, `embeddings` its `embedding`. */
 export function ollamaCapabilities(model: ListedModel): string[] {
-    const names: Record<string, string> = {chat: "completion", tools: "tools", vision: "vision", fim: "insert", embeddings: "embedding"};
+    const names: Record<string, string> = {chat: "completion", tools: "tools", vision: "vision", fim: "insert", embeddings: "embedding", thinking: "thinking"};
     const mapped = model.capabilities.map((capability) => names[capability]).filter((name): name is string => name != null);
     return [...new Set(mapped)];
 }

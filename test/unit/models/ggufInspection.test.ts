@@ -81,6 +81,17 @@ describe("inspectGguf", () => {
         expect(await capabilities({"tokenizer.chat_template": str("{% for m in messages %}{{ m.content }}{% endfor %}")})).not.toContain("tools");
     });
 
+    it("lists thinking where the chat template writes thoughts (Qwen3's), not for a plain ChatML one nor an encoder", async () => {
+        const qwen3 = await fs.readFile(new URL("../../fixtures/templates/Qwen-Qwen3-0.6B.jinja", import.meta.url), "utf8");
+        const chatml = "{% for message in messages %}{{ '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' }}{% endfor %}" +
+            "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+        expect((await inspectGguf(await modelHeader({"tokenizer.chat_template": str(qwen3)}))).capabilities).toEqual(["chat", "completion", "tools", "thinking"]);
+        expect((await inspectGguf(await modelHeader({"tokenizer.chat_template": str(chatml)}))).capabilities).toEqual(["chat", "completion"]);
+        expect((await inspectGguf(await modelHeader({"tokenizer.chat_template": str("{% if %}")}))).capabilities).toEqual(["chat", "completion"]);
+        const encoder = await modelHeader({"general.architecture": str("bert"), "tokenizer.chat_template": str(qwen3)});
+        expect((await inspectGguf(encoder)).capabilities).toEqual(["embeddings"]);
+    });
+
     it("names the quantization from general.file_type, as file names write it", async () => {
         expect((await inspectGguf(await modelHeader({"general.file_type": u32(15)}))).quantization).toBe("Q4_K_M");
         expect((await inspectGguf(await modelHeader({}))).quantization).toBeUndefined();

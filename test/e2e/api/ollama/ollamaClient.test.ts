@@ -58,6 +58,9 @@ describe("Ollama's API through the official ollama client", () => {
         const tools = await ollama.show({model: "tiny-tools:latest"});
         expect(tools.capabilities).toEqual(expect.arrayContaining(["completion", "tools"]));
         expect(tools.model_info).toMatchObject({"general.architecture": "llama", "llama.context_length": 2048});
+        // thinking: read from the chat template (the thinking model's writes <think>…</think>; tiny-tools' does not).
+        expect((await ollama.show({model: "tiny-thinking"})).capabilities).toContain("thinking");
+        expect(tools.capabilities).not.toContain("thinking");
         const fim = await ollama.show({model: "tiny-fim"});
         expect(fim.capabilities).toContain("insert");
         expect(fim.template).toContain(".Suffix");
