@@ -17,7 +17,7 @@ export type ShowResponse = {
  * serves, not from the file's header alone:
  * - `model_info["<arch>.context_length"]` (Copilot, Zed) and `num_ctx` in `parameters` (Continue):
  *   the context a request gets, so a client never sizes its prompt past it;
- * - `capabilities` (tools, vision, insert, embedding);
+ * - `capabilities` (tools, vision, insert, embedding, thinking);
  * - `template`: Continue offers fill-in-the-middle only when it holds `.Suffix`. chatserve frames a
  *   suffix with the model's own FIM tokens (engine's prepareInfill), so the template says so only
  *   for a model that has them.
