@@ -37,6 +37,9 @@ describe.skipIf(chromiumPath == null)(`the chat page's key prompt${chromiumPath 
         await page.getByRole("button", {name: "Connect"}).click();
         await page.getByText("The server refused that key").waitFor();
         await screenshot(page, "key-prompt-desktop");
+        await page.setViewportSize({width: 390, height: 844});
+        await screenshot(page, "key-prompt-phone");
+        await page.setViewportSize({width: 1280, height: 800});
 
         await page.getByRole("textbox", {name: "API key"}).fill("team-secret");
         await page.getByRole("button", {name: "Connect"}).click();
