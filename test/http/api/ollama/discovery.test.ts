@@ -2,7 +2,7 @@
 // (version, tags, show, ps), names with and without `:latest`, and errors in Ollama's envelope.
 import request from "supertest";
 import {describe, expect, it} from "vitest";
-import {CONTEXT_LENGTH} from "../../support/fakeEngine.js";
+import {CONTEXT_LENGTH, descriptor} from "../../support/fakeEngine.js";
 import {createTestApp, MODEL} from "../../support/testApp.js";
 
 describe("Ollama discovery", () => {
@@ -45,6 +45,13 @@ describe("Ollama discovery", () => {
         // Older clients send `name`.
         const embedder = await request(t.app).post("/api/show").send({name: "embedder"}).expect(200);
         expect(embedder.body.capabilities).toEqual(["embedding"]);
+    });
+
+    it("a model that thinks shows 'thinking' (Zed offers its reasoning toggle by it), in /api/show and /v1/models", async () => {
+        const t = createTestApp({descriptors: [descriptor("thinker", {capabilities: ["chat", "completion", "thinking"]}), descriptor("plain")]});
+        expect((await request(t.app).post("/api/show").send({model: "thinker"}).expect(200)).body.capabilities).toEqual(["completion", "thinking"]);
+        expect((await request(t.app).post("/api/show").send({model: "plain"}).expect(200)).body.capabilities).toEqual(["completion"]);
+        expect((await request(t.app).get("/v1/models/thinker").expect(200)).body.capabilities).toEqual(["chat", "completion", "thinking"]);
     });
 
     it("a model with FIM tokens shows 'insert' and a template holding .Suffix (Continue's test for FIM)", async () => {
