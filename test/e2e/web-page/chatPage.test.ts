@@ -19,6 +19,7 @@ describe.skipIf(chromiumPath == null)(`the chat page in Chromium${chromiumPath =
     let browser: Browser;
     let page: Page;
     let origin: string;
+    const consoleErrors: string[] = [];
 
     beforeAll(async () => {
         buildPage();
@@ -28,6 +29,9 @@ describe.skipIf(chromiumPath == null)(`the chat page in Chromium${chromiumPath =
         origin = server.url.replace(/\/v1$/, "");
         browser = await launchChromium();
         page = await browser.newPage({viewport: {width: 1280, height: 800}, reducedMotion: "reduce"});
+        // A CSP violation or a script error shows here: the page must run with none.
+        page.on("console", (message) => { if (message.type() === "error") consoleErrors.push(message.text()); });
+        page.on("pageerror", (error) => consoleErrors.push(error.message));
         await page.goto(origin);
     }, 120_000);
     afterAll(async () => {
@@ -65,7 +69,12 @@ describe.skipIf(chromiumPath == null)(`the chat page in Chromium${chromiumPath =
         await page.getByLabel("Max tokens").fill("900");
         await page.getByRole("button", {name: "Settings"}).click();
         await send("Tell me a long story");
-        await page.getByRole("button", {name: "Stop the reply"}).click();
+        // Streaming: text shows while the reply is still running (the Stop button is still there).
+        const stop = page.getByRole("button", {name: "Stop the reply"});
+        await stop.waitFor();
+        await assistant().last().locator(".body").filter({hasText: /\S/}).waitFor({timeout: 30_000});
+        expect(await stop.isVisible()).toBe(true);
+        await stop.click();
         await page.getByText("Stopped.").waitFor({timeout: 30_000});
         await page.getByRole("button", {name: "Send"}).waitFor();
     }, 90_000);
@@ -137,4 +146,8 @@ describe.skipIf(chromiumPath == null)(`the chat page in Chromium${chromiumPath =
         await screenshot(page, "chat-desktop-dark");
         await page.emulateMedia({colorScheme: "light"});
     }, 60_000);
+
+    it("ran all of the above with no script error and nothing refused by its Content-Security-Policy", () => {
+        expect(consoleErrors).toEqual([]);
+    });
 });
