@@ -157,7 +157,7 @@ function templateToolSyntax(model: LlamaModel, template: JinjaChatTemplate): Too
     const tokenizer = {tokenize: (text: string) => model.tokenize(text, true), detokenize: (tokens: readonly number[]) => model.detokenize(tokens as Token[], true)};
     const syntax = templateCallSyntax(template, tokenizer);
     if (syntax == null)
-        return argumentCallSyntax(template, tokenizer);
+        return argumentCallSyntax(template);
     const markup = (text: string) => text === "" ? LlamaText("") : LlamaText(new SpecialTokensText(text));
     return {
         sectionPrefix: markup(syntax.sectionPrefix), sectionSuffix: markup(syntax.sectionSuffix), prefix: markup(syntax.prefix),

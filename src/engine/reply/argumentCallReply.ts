@@ -39,6 +39,9 @@ export class ArgumentCallReply implements ReplyShaper {
     private keys: string[] = [];
     private choices: Choice[] = [];
     private value: ArgumentValue | null = null;
+    private shown: Map<Token, string> | null = null;
+    /** Completion tokens left after the last token pushed. */
+    private remaining = Infinity;
 
     public constructor(private readonly grammars: ReplyGrammars, private readonly syntax: ArgumentCallSyntax, private readonly format: ToolCallsFormat, stops: readonly string[]) {
         const opening = syntax.sectionPrefix + syntax.prefix;
@@ -61,6 +64,21 @@ export class ArgumentCallReply implements ReplyShaper {
         }
     }
 
+    /**
+     * The syntax's marker tokens that detokenize to nothing (control tokens, as `</parameter>` is in
+     * some GGUFs), shown to the shaper as their text: a key or value is never seen to end otherwise.
+     */
+    public get shownTokens(): ReadonlyMap<Token, string> {
+        if (this.shown == null) {
+            const {kind, betweenCalls, ...markup} = this.syntax;
+            this.shown = new Map([...Object.values(markup), betweenCalls ?? ""].flatMap((text) => this.grammars.tokenize(text))
+                .map((token) => [token, this.grammars.marker(token)] as const)
+                .filter(([, marker]) => marker?.hidden === true && !marker.endsText)
+                .map(([token, marker]) => [token, marker!.text]));
+        }
+        return this.shown;
+    }
+
     public get stopSequence(): string | null {
         return this.matcher.stopSequence != null && !this.triggers.includes(this.matcher.stopSequence) ? this.matcher.stopSequence : null;
     }
@@ -73,7 +91,8 @@ export class ArgumentCallReply implements ReplyShaper {
         return this.format.choice === "none" ? this.grammars.banning(this.triggers[0]!) : undefined;
     }
 
-    public push(text: string): ShaperStep {
+    public push(text: string, remainingTokens = Infinity): ShaperStep {
+        this.remaining = remainingTokens;
         switch (this.phase) {
             case "text":
                 return this.pushText(text);
@@ -161,13 +180,13 @@ export class ArgumentCallReply implements ReplyShaper {
     }
 
     private pushValue(text: string): ShaperStep {
-        const {json, rest} = this.value!.push(text);
+        const {json, rest, forced} = this.value!.push(text);
         const events = this.argumentEvents(json);
         if (!this.value!.isComplete)
             return {events};
         this.value = null;
         this.startKey();
-        return this.then({events}, rest);
+        return forced == null ? this.then({events}, rest) : {events, ...(forced === "" ? {} : {forced: this.grammars.tokenize(forced)})};
     }
 
     /** After a call: another call's opening, the section's end, or the end of the reply. */
@@ -185,7 +204,8 @@ export class ArgumentCallReply implements ReplyShaper {
     private endCall(closing: string): ShaperStep {
         const events = this.argumentEvents(closing);
         this.calls++;
-        if (this.calls >= this.maxCalls) {
+        // A model that keeps calling would have its last call cut off by max_tokens: end with whole calls instead.
+        if (this.calls >= this.maxCalls || this.remaining < this.nextCallCost()) {
             this.phase = "done";
             return {events, finish: "toolCalls"};
         }
@@ -195,6 +215,14 @@ export class ArgumentCallReply implements ReplyShaper {
         const endings = sectionSuffix.trim() === "" ? [] : [sectionSuffix.trimStart()];
         this.state = this.grammars.literal([(betweenCalls ?? "") + prefix, ...endings], "", {optional: true});
         return {events};
+    }
+
+    /** Tokens another call needs at least (characters bound tokens): its markup, a name, and each required key with a short value. */
+    private nextCallCost(): number {
+        const {betweenCalls, prefix, nameSuffix, separator, keyPrefix, keySuffix, valueSuffix, callSuffix} = this.syntax;
+        const perKey = separator.length + keyPrefix.length + keySuffix.length + valueSuffix.length + 8;
+        return Math.max(...this.format.tools.map((tool) => tool.name.length + perKey * ((tool.parameters as {required?: string[]}).required?.length ?? 0))) +
+            (betweenCalls ?? "").length + prefix.length + nameSuffix.length + callSuffix.length;
     }
 
     /** Hands on what a token wrote past the markup it completed. */

@@ -23,15 +23,19 @@ export class ArgumentValue {
     public constructor(grammars: ReplyGrammars, schema: JsonSchema | undefined, private readonly end: string) {
         this.raw = isRawString(schema);
         const choices = this.raw ? stringChoices(schema) : null;
-        this.grammar = choices != null ? grammars.literal(choices, end) : this.raw ? grammars.rawText(end) : grammars.jsonThen(schema ?? {type: "object", additionalProperties: true} as JsonSchema, end);
+        this.grammar = choices != null ? grammars.literal(choices, end) : this.raw ? grammars.rawText(end, lengthBounds(schema)) : grammars.jsonThen(schema ?? {type: "object", additionalProperties: true} as JsonSchema, end);
     }
 
     public get isComplete(): boolean {
         return this.done;
     }
 
-    /** JSON text to hand on for `text`, and what came after the value's closing markup once it has. */
-    public push(text: string): {json: string, rest: string} {
+    /**
+     * JSON text to hand on for `text`, and what came after the value's closing markup once it has.
+     * A JSON value followed by layout is complete (JSON's grammar lets a model write blank lines
+     * after it for ever): the rest of the closing markup is then `forced`.
+     */
+    public push(text: string): {json: string, rest: string, forced?: string} {
         if (this.done)
             return {json: "", rest: text};
         this.written += text;
@@ -40,6 +44,11 @@ export class ArgumentValue {
             this.done = true;
             const rest = this.written.slice(at + this.end.length);
             return {json: this.hand(at) + (this.raw ? "\"" : ""), rest};
+        }
+        const value = this.written.trimEnd();
+        if (!this.raw && value.length < this.written.length && isJson(value)) {
+            this.done = true;
+            return {json: this.hand(value.length), rest: "", forced: this.end.slice(heldBack(this.written, this.end))};
         }
         return {json: this.hand(this.written.length - heldBack(this.written, this.end)), rest: ""};
     }
@@ -83,6 +92,12 @@ function stringChoices(schema: JsonSchema | undefined): string[] | null {
     const value = schema as {enum?: unknown[], const?: unknown};
     const choices = value.enum ?? ("const" in value ? [value.const] : null);
     return choices != null && choices.every((choice) => typeof choice === "string") ? choices as string[] : null;
+}
+
+/** A string schema's length bounds, which the raw text's grammar keeps (a pattern or format is not checked on raw text). */
+function lengthBounds(schema: JsonSchema | undefined): {minLength?: number, maxLength?: number} {
+    const {minLength, maxLength} = schema as {minLength?: number, maxLength?: number};
+    return {...(typeof minLength === "number" ? {minLength} : {}), ...(typeof maxLength === "number" ? {maxLength} : {})};
 }
 
 function isJson(text: string): boolean {

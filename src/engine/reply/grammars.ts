@@ -112,9 +112,12 @@ export class ReplyGrammars {
      * cannot contain the first two characters of `end`'s markup (`</` of `</parameter>`, `<|` of
      * Gemma's `<|"|>`), so the first `end` is the value's end, as the family's parsers read it.
      */
-    public rawText(end: string): LlamaGrammarEvaluationState {
+    public rawText(end: string, {minLength = 0, maxLength}: {minLength?: number, maxLength?: number} = {}): LlamaGrammarEvaluationState {
         const [a, b] = [...end.trim()];
-        const text = a == null ? "[^\\x00]*" : b == null ? `[^${gbnfClass(a)}]*` : `([^${gbnfClass(a)}] | ${gbnfString(a)} [^${gbnfClass(b)}])*`;
+        // With a length bound (a schema's minLength / maxLength) each character is one repetition, so `a` is left out altogether.
+        const bounded = minLength > 0 || maxLength != null;
+        const char = a == null ? "[^\\x00]" : b == null || bounded ? `[^${gbnfClass(a)}]` : `([^${gbnfClass(a)}] | ${gbnfString(a)} [^${gbnfClass(b)}])`;
+        const text = bounded ? `${char}{${minLength},${maxLength ?? ""}}` : `${char}*`;
         const grammar = `root ::= ${text} ${gbnfString(end)}`;
         return new LlamaGrammarEvaluationState({model: this.model, grammar: this.compiled(grammar, () => new LlamaGrammar(this.model.llama, {grammar}))});
     }

@@ -1,5 +1,5 @@
 import type {JinjaChatTemplate} from "./jinjaChatTemplate.js";
-import {callsText, generationPrompt, tokenPrefix, tokenSuffix, type TemplateTokenizer} from "./templateCallSyntax.js";
+import {generationPrompt} from "./templateCallSyntax.js";
 import type {TemplateMessage} from "./templateMessage.js";
 
 /**
@@ -9,7 +9,9 @@ import type {TemplateMessage} from "./templateMessage.js";
  * `<arg_value>VALUE</arg_value>`, MiniMax-M2's `<invoke name="NAME">` + `<parameter name="KEY">`,
  * Gemma 4's `call:NAME{key:<|"|>VALUE<|"|>,n:7}`. Found as templateCallSyntax.ts finds the JSON
  * kind: calls are rendered into an assistant turn and taken apart around the probe's name, keys
- * and values. A call is
+ * and values, as text (not tokens: a vocabulary that puts a space after each marker token, as
+ * SentencePiece's does, would put that space into the markup), never cutting a `<tag>` in two.
+ * A call is
  * `prefix NAME nameSuffix (keyPrefix KEY keySuffix VALUE valueSuffix) (separator …)* callSuffix`:
  * the split puts shared markup where a call without arguments still has it (MiniMax's `">`).
  * Strings are written raw between `stringOpen` and `stringClose` (Gemma's `<|"|>`, else nothing);
@@ -33,17 +35,17 @@ const number = 7;
 const derived = new WeakMap<JinjaChatTemplate, ArgumentSyntaxText | null>();
 
 /** The template's per-argument call syntax, worked out once per template; null where it writes calls otherwise (or none). */
-export function templateArgumentSyntax(template: JinjaChatTemplate, tokenizer: TemplateTokenizer): ArgumentSyntaxText | null {
+export function templateArgumentSyntax(template: JinjaChatTemplate): ArgumentSyntaxText | null {
     if (!derived.has(template))
-        derived.set(template, deriveArgumentSyntax(template, tokenizer));
+        derived.set(template, deriveArgumentSyntax(template));
     return derived.get(template)!;
 }
 
-export function deriveArgumentSyntax(template: JinjaChatTemplate, tokenizer: TemplateTokenizer): ArgumentSyntaxText | null {
+export function deriveArgumentSyntax(template: JinjaChatTemplate): ArgumentSyntaxText | null {
     const none = render(template, []) ?? generationPrompt(template);
     const added = (calls: ReadonlyArray<[string, Record<string, unknown>]>) => {
         const text = render(template, calls);
-        return none == null || text == null ? null : callsText(tokenizer, none, text, template.turnEnd);
+        return none == null || text == null ? null : callsText(none, text, template.turnEnd);
     };
     const single = added([[name, {[key]: value}]]);
     const numeric = added([[name, {[key]: number}]]);
@@ -65,9 +67,9 @@ export function deriveArgumentSyntax(template: JinjaChatTemplate, tokenizer: Tem
     if (pair.indexOf(value) < 0 || otherAt < 0 || !pair.slice(firstEnd - stringClose.length, firstEnd).endsWith(stringClose))
         return null;
     const between = pair.slice(firstEnd, otherAt);
-    const keyPrefix = tokenSuffix(tokenizer, one.head, between);
+    const keyPrefix = commonEnd(one.head, between);
     const rest = between.slice(0, between.length - keyPrefix.length);
-    const valueSuffix = tokenPrefix(tokenizer, rest, num.tail);
+    const valueSuffix = commonStart(rest, num.tail);
     const tail = num.tail.slice(valueSuffix.length);
     if (keyPrefix === "" && valueSuffix === "" && rest === "")
         return null;
@@ -75,11 +77,11 @@ export function deriveArgumentSyntax(template: JinjaChatTemplate, tokenizer: Tem
         prefix: one.before, nameSuffix: one.head.slice(0, one.head.length - keyPrefix.length), keyPrefix, keySuffix: num.keySuffix,
         stringOpen, stringClose, valueSuffix, separator: rest.slice(valueSuffix.length)
     };
-    return {...syntax, ...sections(tokenizer, added([[name, {[key]: number}], [secondName, {[key]: number}]]), one.before, tail, valueSuffix)};
+    return {...syntax, ...sections(added([[name, {[key]: number}], [secondName, {[key]: number}]]), one.before, tail, valueSuffix)};
 }
 
 /** How a reply's calls open, close and follow one another: the JSON kind's section split (templateCallSyntax.ts). */
-function sections(tokenizer: TemplateTokenizer, double: string | null, before: string, tail: string, valueSuffix: string):
+function sections(double: string | null, before: string, tail: string, valueSuffix: string):
     Pick<ArgumentSyntaxText, "sectionPrefix" | "prefix" | "callSuffix" | "sectionSuffix" | "betweenCalls"> {
     const firstEnd = double == null ? -1 : double.indexOf(String(number), double.indexOf(key)) + String(number).length + valueSuffix.length;
     const second = double == null ? -1 : double.indexOf(secondName);
@@ -87,8 +89,8 @@ function sections(tokenizer: TemplateTokenizer, double: string | null, before: s
         return {sectionPrefix: "", prefix: before, callSuffix: tail, sectionSuffix: "", betweenCalls: null};
     // `between` is one call's end, a separator and the next call's opening.
     const between = double.slice(firstEnd, second);
-    const prefix = tokenSuffix(tokenizer, before, between);
-    const callSuffix = tokenPrefix(tokenizer, tail, between.slice(0, between.length - prefix.length));
+    const prefix = commonEnd(before, between);
+    const callSuffix = commonStart(tail, between.slice(0, between.length - prefix.length));
     return {
         sectionPrefix: before.slice(0, before.length - prefix.length), prefix, callSuffix, sectionSuffix: tail.slice(callSuffix.length),
         betweenCalls: between.slice(callSuffix.length, between.length - prefix.length)
@@ -121,4 +123,48 @@ function render(template: JinjaChatTemplate, calls: ReadonlyArray<[string, Recor
     } catch {
         return null;
     }
+}
+
+/** What `withCalls` adds to `without`, trimmed at its start (a reply of calls begins with them) and without the turn's end. */
+function callsText(without: string, withCalls: string, turnEnd: string): string | null {
+    const start = commonStart(without, withCalls).length;
+    let added = withCalls.slice(start).trimStart();
+    // The renders end alike after the calls (the turn's end, a generation prompt's layout): that is not the call's.
+    const end = commonEnd(without.slice(start), added).length;
+    added = added.slice(0, added.length - end);
+    if (turnEnd !== "" && added.trimEnd().endsWith(turnEnd))
+        added = added.trimEnd().slice(0, -turnEnd.length);
+    return added === "" ? null : added;
+}
+
+/** The longest common start of two texts, not ending inside a `<tag>` of either. */
+function commonStart(a: string, b: string): string {
+    let length = 0;
+    while (length < a.length && length < b.length && a[length] === b[length])
+        length++;
+    for (const text of [a, b]) {
+        const open = tagAround(text, length);
+        if (open != null)
+            length = open;
+    }
+    return a.slice(0, length);
+}
+
+/** The longest common end of two texts, not beginning inside a `<tag>` of either. */
+function commonEnd(a: string, b: string): string {
+    let length = 0;
+    while (length < a.length && length < b.length && a[a.length - 1 - length] === b[b.length - 1 - length])
+        length++;
+    for (const text of [a, b]) {
+        const start = text.length - length;
+        if (tagAround(text, start) != null)
+            length = text.length - (text.indexOf(">", start) + 1);
+    }
+    return a.slice(a.length - length);
+}
+
+/** Where the `<tag>` that position `at` of `text` falls inside begins, if it falls inside one. */
+function tagAround(text: string, at: number): number | null {
+    const open = at <= 0 ? -1 : text.lastIndexOf("<", at - 1);
+    return open >= 0 && !text.slice(open, at).includes(">") && text.indexOf(">", at) >= 0 ? open : null;
 }

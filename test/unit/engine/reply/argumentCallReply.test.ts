@@ -13,7 +13,7 @@ const grammars = {
     tokenize: (text: string) => tokenize(text),
     marker: (token: number) => token >= 1000 ? {text: tags[token - 1000], hidden: false, endsText: false} : null,
     literal: (choices: string[], suffix: string, options?: {optional?: boolean}) => ({grammar: "literal", choices, suffix, optional: options?.optional ?? false}),
-    rawText: (end: string) => ({grammar: "raw", end}),
+    rawText: (end: string, bounds?: object) => ({grammar: "raw", end, ...bounds}),
     jsonThen: (schema: unknown, end: string) => ({grammar: "json", schema, end}),
     banning: (text: string) => ({bias: "ban", text})
 } as unknown as ReplyGrammars;

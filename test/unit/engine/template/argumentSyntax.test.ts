@@ -11,7 +11,7 @@ function derive(name: string) {
     // Gemma 4's string quote is a token of its own in its GGUF.
     const tokenizer = markerTokenizer([...templateMarkers(source), "<|\"|>"]);
     const template = new JinjaChatTemplate(source, tokens);
-    return {argument: deriveArgumentSyntax(template, tokenizer), json: deriveCallSyntax(template, tokenizer)};
+    return {argument: deriveArgumentSyntax(template), json: deriveCallSyntax(template, tokenizer)};
 }
 
 const qwenCoder = {

@@ -1,0 +1,98 @@
+// Families that write each argument on its own (Qwen3-Coder's `<parameter=…>`, GLM's `<arg_key>`,
+// MiniMax-M2's `<invoke>`) end to end through the official client: a tiny random-weight model
+// carrying the family's official template (its markers as tokens of its own) is made to call a
+// tool, named and required, streamed and not; the call and its result go back through the template
+// in the next turn, written in the family's own markup. Random weights write gibberish: every valid
+// call is the work of the family's markup, forced, and of its values constrained to the schema.
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import {Ajv} from "ajv";
+import type {ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageFunctionToolCall, ChatCompletionTool} from "openai/resources/chat/completions";
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {tinyChatModelFile, writeCached} from "../../../fixtures/gguf/tinyModels.js";
+import {familyTemplate, templateMarkers} from "../../../fixtures/templates/familyTemplates.js";
+import {startTestServer, type TestServer} from "../../support/testServer.js";
+
+const parameters = {
+    type: "object", properties: {city: {type: "string", minLength: 1, maxLength: 12}, days: {type: "integer", minimum: 1, maximum: 7}},
+    required: ["city", "days"], additionalProperties: false
+};
+const tools: ChatCompletionTool[] = [{type: "function", function: {name: "get_weather", description: "Weather for a city", parameters}}];
+const valid = new Ajv({strict: false}).compile(parameters);
+const question = [{role: "user" as const, content: "What is the weather in Paris?"}];
+
+const families = [{template: "Qwen3-Coder"}, {template: "GLM-4.6"}, {template: "MiniMax-M2"}];
+const id = (family: string) => family.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40);
+
+let server: TestServer;
+let dir: string;
+
+beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-argument-calls-"));
+    const models: Record<string, string> = {};
+    for (const {template} of families) {
+        const source = familyTemplate(template);
+        const markers = templateMarkers(source).filter((marker) => marker !== "<|im_start|>" && marker !== "<|im_end|>");
+        models[id(template)] = await writeCached(dir, id(template), tinyChatModelFile({template: {name: id(template), source}, controlTokens: markers, trainedContext: 8192}));
+    }
+    server = await startTestServer(models, {ctxSize: 8192, parallel: 1});
+}, 120_000);
+
+afterAll(async () => {
+    await server?.stop();
+    await fs.rm(dir, {recursive: true, force: true});
+});
+
+function expectValid(calls: ChatCompletionMessageFunctionToolCall[] | undefined): ChatCompletionMessageFunctionToolCall[] {
+    expect(calls?.length).toBeGreaterThan(0);
+    for (const call of calls!) {
+        expect(call.function.name).toBe("get_weather");
+        expect(valid(JSON.parse(call.function.arguments)), call.function.arguments).toBe(true);
+    }
+    return calls!;
+}
+
+describe.each(families)("$template", ({template}) => {
+    const model = () => id(template);
+
+    it.each([
+        ["named", {type: "function" as const, function: {name: "get_weather"}}],
+        ["required", "required" as const]
+    ])("a %s call in the family's own markup, streamed and not, its arguments matching the schema", async (_, toolChoice) => {
+        const client = server.client();
+        const request: ChatCompletionCreateParamsNonStreaming = {model: model(), messages: question, tools, tool_choice: toolChoice, temperature: 0, max_tokens: 200};
+        const reply = await client.chat.completions.create(request);
+        expect(reply.choices[0]!.finish_reason).toBe("tool_calls");
+        expectValid(reply.choices[0]!.message.tool_calls as ChatCompletionMessageFunctionToolCall[]);
+        const stream = await client.chat.completions.create({...request, stream: true});
+        const calls = new Map<number, {name: string, args: string}>();
+        let finish: string | null = null;
+        for await (const chunk of stream) {
+            finish = chunk.choices[0]?.finish_reason ?? finish;
+            for (const fragment of chunk.choices[0]?.delta.tool_calls ?? []) {
+                const call = calls.get(fragment.index) ?? {name: "", args: ""};
+                calls.set(fragment.index, {name: call.name + (fragment.function?.name ?? ""), args: call.args + (fragment.function?.arguments ?? "")});
+            }
+        }
+        expect(finish).toBe("tool_calls");
+        expect(calls.size).toBeGreaterThan(0);
+        for (const call of calls.values()) {
+            expect(call.name).toBe("get_weather");
+            expect(valid(JSON.parse(call.args)), call.args).toBe(true);
+        }
+    });
+
+    it("the call and its result go back through the template, in the family's markup, in the next turn", async () => {
+        const client = server.client();
+        const first = await client.chat.completions.create({model: model(), messages: question, tools, tool_choice: "required", temperature: 0, max_tokens: 200});
+        const calls = expectValid(first.choices[0]!.message.tool_calls as ChatCompletionMessageFunctionToolCall[]);
+        const messages = [
+            ...question, {role: "assistant" as const, content: null, tool_calls: calls},
+            ...calls.map((call) => ({role: "tool" as const, tool_call_id: call.id, content: "{\"temperature\": 18}"}))
+        ];
+        const next = await client.chat.completions.create({model: model(), tools, tool_choice: "none", max_tokens: 4, messages});
+        expect(next.choices[0]!.message.tool_calls).toBeUndefined();
+        expect(next.usage!.prompt_tokens).toBeGreaterThan(first.usage!.prompt_tokens);
+    });
+});
