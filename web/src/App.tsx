@@ -143,6 +143,8 @@ export function App() {
     }
 
     const busy = streamingId === current.id;
+    // How full the context is after the latest reply that reported usage (the gauge in the top bar).
+    const contextFill = current.messages.findLast((message) => message.stats?.contextFill != null)?.stats?.contextFill ?? null;
     const last = current.messages.length - 1;
     return (
         <div class={`app ${sidebarOpen ? "sidebar-open" : ""}`} onKeyDown={(event) => { if (event.key === "Escape") setSidebarOpen(false); }}>
@@ -160,6 +162,10 @@ export function App() {
                         ? <ModelPicker models={models} value={current.model} onChange={(id) => current === draft ? setDraft({...draft, model: id}) : update({...current, model: id})} />
                         : <button type="button" onClick={() => setView("chat")}>← Chat</button>}
                     {view === "chat" && <button type="button" aria-pressed={showSettings} onClick={() => setShowSettings(!showSettings)}>Settings</button>}
+                    {view === "chat" && contextFill != null && (
+                        <meter class="context-gauge" min={0} max={1} low={0.7} high={0.9} optimum={0} value={contextFill}
+                            aria-label={`Context ${Math.round(contextFill * 100)}% full`} title={`Context ${Math.round(contextFill * 100)}% full`} />
+                    )}
                     <ThemeToggle />
                 </header>
                 {serverError != null && <p class="error banner" role="alert">{serverError}</p>}

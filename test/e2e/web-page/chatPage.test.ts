@@ -103,11 +103,11 @@ describe.skipIf(chromiumPath == null)(`the chat page in Chromium${chromiumPath =
         await fs.writeFile(image, encodePng(32, 32, gradient(32, 32, 1)));
         await page.getByRole("button", {name: "New chat"}).click();
         await chooseModel("tiny-chat");
-        await page.locator("input[type=file][accept='image/*']").setInputFiles(image);
+        await page.getByLabel("Attach files").setInputFiles(image);
         expect(await page.getByRole("alert").textContent()).toContain("does not read images");
 
         await chooseModel("tiny-vision");
-        await page.locator("input[type=file][accept='image/*']").setInputFiles(image);
+        await page.getByLabel("Attach files").setInputFiles(image);
         await page.getByAltText("Image 1 to send").waitFor();
         await send("What is in this picture?");
         await page.locator(".stats").first().waitFor({timeout: 60_000});
@@ -115,6 +115,22 @@ describe.skipIf(chromiumPath == null)(`the chat page in Chromium${chromiumPath =
         expect(await page.locator("article.message.assistant .error").count()).toBe(0);
         await screenshot(page, "image-desktop");
     }, 120_000);
+
+    it("puts an attached text file into the message, and refuses a file it cannot read", async () => {
+        const notes = path.join(dir, "notes.md");
+        await fs.writeFile(notes, "# Notes\nbuy milk\n");
+        await page.getByLabel("Attach files").setInputFiles(notes);
+        await expect.poll(() => page.getByRole("textbox", {name: "Message", exact: true}).inputValue()).toBe("notes.md:\n```\n# Notes\nbuy milk\n```\n");
+        const binary = path.join(dir, "data.bin");
+        await fs.writeFile(binary, Buffer.from([0, 1, 2]));
+        await page.getByLabel("Attach files").setInputFiles(binary);
+        expect(await page.getByRole("alert").textContent()).toContain("Only images and text files can be attached (not data.bin)");
+        await page.getByRole("textbox", {name: "Message", exact: true}).fill("");
+    });
+
+    it("shows how full the context is in the top bar", async () => {
+        expect(await page.getByRole("meter").getAttribute("aria-label")).toMatch(/^Context \d+% full$/);
+    });
 
     it("lists the models with memory and context, and unloads one", async () => {
         await page.getByRole("button", {name: "Models", exact: true}).click();
