@@ -67,6 +67,8 @@ describe.skipIf(chromiumPath == null)(`the chat page in Chromium${chromiumPath =
     it("stops a long reply with the Stop button", async () => {
         await page.getByRole("button", {name: "Settings"}).click();
         await page.getByLabel("Max tokens").fill("900");
+        await page.getByLabel("System prompt").fill("You are a storyteller.");
+        await screenshot(page, "settings-desktop");
         await page.getByRole("button", {name: "Settings"}).click();
         await send("Tell me a long story");
         // Streaming: text shows while the reply is still running (the Stop button is still there).
