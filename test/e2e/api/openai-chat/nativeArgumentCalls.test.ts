@@ -1,10 +1,12 @@
 // A call as a Qwen3-Coder model writes it on its own (tool_choice "auto"), read back as a tool call
 // through the official client: a scripted model (test/fixtures/gguf/scriptedModel.ts) writes a line
 // of text and then the family's native call text, `<tool_call>\n<function=…>\n<parameter=…>…`,
-// or the same call without its `<tool_call>`, as Qwen3-Coder models sometimes write it.
+// or the same call without its `<tool_call>`, as Qwen3-Coder models sometimes write it. The same
+// reply through Anthropic's client is a tool_use block.
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
 import type {ChatCompletionMessageFunctionToolCall, ChatCompletionTool} from "openai/resources/chat/completions";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {str} from "../../../fixtures/gguf/ggufWriter.js";
@@ -84,5 +86,16 @@ describe.each(Object.keys(scripts))("Qwen3-Coder's own call text (%s)", (model) 
             }
         }
         expect({content: content.trim(), name, args: JSON.parse(args), finish}).toEqual({content: "Checking the weather.", name: "get_weather", args: {city: "São Paulo"}, finish: "tool_calls"});
+    });
+
+    it("through Anthropic's client: text, then a tool_use block with the arguments as input", async () => {
+        const client = new Anthropic({baseURL: server.url.replace(/\/v1$/, ""), apiKey: "no-key", maxRetries: 0, timeout: 60_000});
+        const reply = await client.messages.create({
+            model, max_tokens: 64, messages: request.messages,
+            tools: [{name: "get_weather", input_schema: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}}]
+        });
+        expect(reply.stop_reason).toBe("tool_use");
+        const blocks = reply.content.map((block) => block.type === "text" ? {text: block.text.trim()} : block.type === "tool_use" ? {name: block.name, input: block.input} : block);
+        expect(blocks).toEqual([{text: "Checking the weather."}, {name: "get_weather", input: {city: "São Paulo"}}]);
     });
 });
