@@ -45,13 +45,13 @@ export function ModelsPanel({models, onChanged}: Props) {
             {error != null && <p class="error" role="alert">{error}</p>}
             <div class="table-wrap">
                 <table>
-                    <thead><tr><th scope="col">Model</th><th scope="col">State</th><th scope="col">Memory</th><th scope="col">Context</th><th scope="col">Can</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
+                    <thead><tr><th scope="col">Model</th><th scope="col">State</th><th scope="col">Memory</th><th scope="col">Context</th><th scope="col">Capabilities</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>
                     <tbody>
                         {models.map((model) => (
                             <tr key={model.id}>
                                 <th scope="row">{model.id}{model.alias_for != null && <small> → {model.alias_for}</small>}</th>
                                 <td>{model.loaded ? `loaded, ${formatUntil(model.expires_at)}` : model.loading ? "loading" : model.status}{model.error != null && <small class="error"> {model.error}</small>}</td>
-                                <td>{model.loaded ? formatBytes(model.memory_bytes) : formatBytes(model.size_bytes)}</td>
+                                <td>{model.loaded ? formatBytes(model.memory_bytes) : `${formatBytes(model.size_bytes)} on disk`}</td>
                                 <td>{formatContext(model.context_length)}</td>
                                 <td>{model.capabilities.join(", ")}</td>
                                 <td>
