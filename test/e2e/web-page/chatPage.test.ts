@@ -102,7 +102,7 @@ describe.skipIf(chromiumPath == null)(`the chat page in Chromium${chromiumPath =
         if (!server.vision.available)
             return context.skip(`this llama.cpp build has no vision: ${server.vision.reason}`);
         const image = path.join(dir, "gradient.png");
-        await fs.writeFile(image, encodePng(32, 32, gradient(32, 32, 1)));
+        await fs.writeFile(image, encodePng(128, 128, gradient(128, 128, 1)));
         await page.getByRole("button", {name: "New chat"}).click();
         await chooseModel("tiny-chat");
         await page.getByLabel("Attach files").setInputFiles(image);
