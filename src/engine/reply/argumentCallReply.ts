@@ -140,8 +140,7 @@ export class ArgumentCallReply implements ReplyShaper {
         this.startName();
         if (after === "" || rest !== "")
             return {events: step.events, ...(rest === "" ? {} : {forced: this.grammars.tokenize(rest)})};
-        const next = this.push(after);
-        return {...next, events: [...step.events, ...next.events]};
+        return this.then({events: step.events}, after);
     }
 
     private pushName(text: string): ShaperStep {
@@ -173,7 +172,7 @@ export class ArgumentCallReply implements ReplyShaper {
         const opening = `${this.keys.length === 0 ? "{" : ", "}${JSON.stringify(choice.key)}: `;
         this.keys.push(choice.key);
         const schema = this.properties()[choice.key];
-        this.value = new ArgumentValue(this.grammars, schema, this.valueEnd(schema));
+        this.value = new ArgumentValue(this.grammars, schema, this.valueEnd(schema), this.follows());
         this.state = this.value.grammar;
         this.phase = "value";
         return this.then({events: this.argumentEvents(opening), ...forced}, after);
@@ -229,7 +228,13 @@ export class ArgumentCallReply implements ReplyShaper {
     private then(step: ShaperStep, after: string): ShaperStep {
         if (after === "" || step.forced != null || step.finish != null)
             return step;
-        const next = this.push(after);
+        const next = this.push(after, this.remaining);
+        // That text was written under another grammar: where it leaves the choice open, the next
+        // token's grammar starts after it.
+        if (next.forced == null && next.finish == null && (this.phase === "name" || this.phase === "key") && this.written !== "") {
+            const open = this.phase === "name" ? this.format.tools.map((tool) => tool.name + this.syntax.nameSuffix) : this.choices.map((choice) => choice.text);
+            this.state = this.grammars.literal(open.filter((text) => text.startsWith(this.written)).map((text) => text.slice(this.written.length)), "");
+        }
         return {...next, events: [...step.events, ...next.events]};
     }
 
@@ -261,6 +266,17 @@ export class ArgumentCallReply implements ReplyShaper {
         this.phase = "key";
         this.written = "";
         this.state = this.grammars.literal(this.choices.map((choice) => choice.text), "");
+    }
+
+    /** What may follow the value now begun: another key while any is left, the call's end once the required keys are there. */
+    private follows(): string[] {
+        const {separator, keyPrefix, callSuffix} = this.syntax;
+        const properties = Object.keys(this.properties());
+        const required = ((this.tool!.parameters as {required?: string[]}).required ?? []).filter((key) => properties.includes(key));
+        return [
+            ...(properties.some((key) => !this.keys.includes(key)) ? [separator + keyPrefix] : []),
+            ...(required.every((key) => this.keys.includes(key)) ? [callSuffix] : [])
+        ].filter((follow) => follow !== "");
     }
 
     /** What closes a value of `schema`: a raw string's closing quote (Gemma's), then the value's own markup. */

@@ -19,11 +19,22 @@ export class ArgumentValue {
     private done = false;
     private quoted = false;
 
-    /** `end`: the markup after the value, which the grammar makes the model write. */
-    public constructor(grammars: ReplyGrammars, schema: JsonSchema | undefined, private readonly end: string) {
+    /**
+     * `end`: the markup after the value, which the grammar makes the model write. Where a JSON value
+     * has none (Gemma 4's `n:7,`), `follows` are what may come next: the value ends where one
+     * begins, which is left to the call's next markup.
+     */
+    public constructor(grammars: ReplyGrammars, schema: JsonSchema | undefined, private readonly end: string, private readonly follows: readonly string[] = []) {
         this.raw = isRawString(schema);
         const choices = this.raw ? stringChoices(schema) : null;
-        this.grammar = choices != null ? grammars.literal(choices, end) : this.raw ? grammars.rawText(end, lengthBounds(schema)) : grammars.jsonThen(schema ?? {type: "object", additionalProperties: true} as JsonSchema, end);
+        const json = schema ?? {type: "object", additionalProperties: true} as JsonSchema;
+        this.grammar = choices != null ? grammars.literal(choices, end) : this.raw ? grammars.rawText(end, lengthBounds(schema))
+            : grammars.jsonThen(json, this.open ? follows.map((follow) => follow.slice(0, 1)) : end);
+    }
+
+    /** A JSON value with no closing markup of its own. */
+    private get open(): boolean {
+        return !this.raw && this.end === "" && this.follows.length > 0;
     }
 
     public get isComplete(): boolean {
@@ -39,16 +50,26 @@ export class ArgumentValue {
         if (this.done)
             return {json: "", rest: text};
         this.written += text;
+        const value = this.written.trimEnd();
+        if (!this.raw && value.length < this.written.length && isJson(value)) {
+            this.done = true;
+            return {json: this.hand(value.length), rest: "", forced: this.end.slice(heldBack(this.written, this.end))};
+        }
+        if (this.open) {
+            // The first place where the text so far is JSON and what follows begins the call's next markup.
+            for (let at = 1; at < this.written.length; at++) {
+                if (this.follows.some((follow) => follow.startsWith(this.written.slice(at, at + 1))) && isJson(this.written.slice(0, at))) {
+                    this.done = true;
+                    return {json: this.hand(at), rest: this.written.slice(at)};
+                }
+            }
+            return {json: this.hand(this.written.length), rest: ""};
+        }
         const at = this.valueEnd();
         if (at >= 0) {
             this.done = true;
             const rest = this.written.slice(at + this.end.length);
             return {json: this.hand(at) + (this.raw ? "\"" : ""), rest};
-        }
-        const value = this.written.trimEnd();
-        if (!this.raw && value.length < this.written.length && isJson(value)) {
-            this.done = true;
-            return {json: this.hand(value.length), rest: "", forced: this.end.slice(heldBack(this.written, this.end))};
         }
         return {json: this.hand(this.written.length - heldBack(this.written, this.end)), rest: ""};
     }

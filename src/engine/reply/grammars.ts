@@ -96,11 +96,13 @@ export class ReplyGrammars {
 
     /**
      * A JSON value matching `schema`, then `end` (the markup after an argument's value in a
-     * per-argument call syntax such as Qwen3-Coder's `\n</parameter>`).
+     * per-argument call syntax such as Qwen3-Coder's `\n</parameter>`), or one of several.
      */
-    public jsonThen(schema: JsonSchema, end: string): LlamaGrammarEvaluationState {
+    public jsonThen(schema: JsonSchema, end: string | readonly string[]): LlamaGrammarEvaluationState {
         const json = this.compileJson(schema);
-        const grammar = `${json.grammar}\n${thenRule} ::= ${json.rootRuleName} ${gbnfString(end)}\n`;
+        // Several ends: what may follow a value whose syntax has no closing markup (Gemma 4's `,` or `}`).
+        const after = typeof end === "string" ? gbnfString(end) : `(${end.map(gbnfString).join(" | ")})`;
+        const grammar = `${json.grammar}\n${thenRule} ::= ${json.rootRuleName} ${after}\n`;
         return new LlamaGrammarEvaluationState({
             model: this.model,
             grammar: this.compiled(grammar, () => new LlamaGrammar(this.model.llama, {grammar, rootRuleName: thenRule}))

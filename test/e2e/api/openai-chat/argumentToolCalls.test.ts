@@ -22,7 +22,7 @@ const tools: ChatCompletionTool[] = [{type: "function", function: {name: "get_we
 const valid = new Ajv({strict: false}).compile(parameters);
 const question = [{role: "user" as const, content: "What is the weather in Paris?"}];
 
-const families = [{template: "Qwen3-Coder"}, {template: "GLM-4.6"}, {template: "MiniMax-M2"}];
+const families = [{template: "Qwen3-Coder"}, {template: "GLM-4.6"}, {template: "MiniMax-M2"}, {template: "google-gemma-4-31B-it"}];
 const id = (family: string) => family.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40);
 
 let server: TestServer;

@@ -138,3 +138,27 @@ describe("ArgumentCallReply: per-argument calls (Qwen3-Coder, GLM)", () => {
         expect(JSON.parse(args)).toEqual({city: "Paris"});
     });
 });
+
+/** Gemma 4: `call:NAME{key:value,…}`, strings between `<|"|>` quotes, other values bare. */
+const gemma: ArgumentCallSyntax = {
+    kind: "arguments", sectionPrefix: "", prefix: "<|tool_call>call:", nameSuffix: "{", keyPrefix: "", keySuffix: ":", stringOpen: "<|\"|>", stringClose: "<|\"|>",
+    valueSuffix: "", separator: ",", callSuffix: "}<tool_call|>", sectionSuffix: "<|tool_response>", betweenCalls: ""
+};
+
+describe("ArgumentCallReply: Gemma 4's notation", () => {
+    const text = "<|tool_call>call:get_weather{city:<|\"|>Paris, FR<|\"|>,days:12,options:{\"hourly\":true}}<tool_call|>";
+
+    it("auto and required: strings between quotes, a number ended by what follows it, back as JSON arguments", () => {
+        const expected = [{name: "get_weather", arguments: {city: "Paris, FR", days: 12, options: {hourly: true}}}];
+        expect(play(shaper("auto", gemma), text, 1).calls).toEqual(expected);
+        expect(play(shaper("required", gemma), text.slice("<|tool_call>call:".length), 2).calls).toEqual(expected);
+    });
+
+    it("a number ends at the separator while a required key is left (not at the call's end); the next key's grammar starts after the one written", () => {
+        const reply = shaper({name: "get_weather"}, gemma);
+        reply.push("days:");
+        expect(reply.grammar()).toEqual({grammar: "json", schema: {type: "integer"}, end: [","]});
+        reply.push("12,");
+        expect(reply.grammar()).toEqual({grammar: "literal", choices: ["city:<|\"|>", "units:<|\"|>", "options:"], suffix: "", optional: false});
+    });
+});
