@@ -77,7 +77,10 @@ export function deriveArgumentSyntax(template: JinjaChatTemplate): ArgumentSynta
         prefix: one.before, nameSuffix: one.head.slice(0, one.head.length - keyPrefix.length), keyPrefix, keySuffix: num.keySuffix,
         stringOpen, stringClose, valueSuffix, separator: rest.slice(valueSuffix.length)
     };
-    return {...syntax, ...sections(added([[name, {[key]: number}], [secondName, {[key]: number}]]), one.before, tail, valueSuffix)};
+    const whole = {...syntax, ...sections(added([[name, {[key]: number}], [secondName, {[key]: number}]]), one.before, tail, valueSuffix)};
+    // Markup that repeats the name or the key (MiniMax M3's `<city>…</city>`, a name written twice)
+    // is not fixed text: such templates are left to node-llama-cpp's reading.
+    return Object.values(whole).some((part) => part?.includes("chatserve_") === true) ? null : whole;
 }
 
 /** How a reply's calls open, close and follow one another: the JSON kind's section split (templateCallSyntax.ts). */

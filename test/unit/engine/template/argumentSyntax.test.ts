@@ -55,4 +55,10 @@ describe("per-argument call syntax, read from what the family's own template wri
     it.each(familyTemplateNames)("none for %s, whose arguments are one JSON object", (name) => {
         expect(derive(name).argument).toBeNull();
     });
+
+    it("none where the markup repeats the key (an element named after each argument, as MiniMax M3 writes)", () => {
+        const keyTags = "{% for m in messages %}{{ m.content }}{% for c in m.tool_calls or [] %}<invoke name=\"{{ c.function.name }}\">" +
+            "{% for k, v in c.function.arguments.items() %}<{{ k }}>{{ v }}</{{ k }}>{% endfor %}</invoke>{% endfor %}<|im_end|>{% endfor %}";
+        expect(deriveArgumentSyntax(new JinjaChatTemplate(keyTags, tokens))).toBeNull();
+    });
 });
