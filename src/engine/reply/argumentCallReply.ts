@@ -1,7 +1,8 @@
 import type {LlamaGrammarEvaluationState, Token, TokenBias} from "node-llama-cpp";
 import type {ArgumentCallSyntax} from "../preparedPrompt.js";
-import type {JsonSchema, ReplyFormat, ToolDefinition} from "../generationOptions.js";
+import type {ReplyFormat, ToolDefinition} from "../generationOptions.js";
 import type {GenerationEvent} from "../generationEvents.js";
+import {hiddenMarkers, nextCallCost, ToolArguments, type KeyChoice} from "./argumentMarkup.js";
 import {ArgumentValue} from "./argumentValue.js";
 import type {ReplyGrammars} from "./grammars.js";
 import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
@@ -9,7 +10,6 @@ import {TextReply} from "./textReply.js";
 
 type ToolCallsFormat = Extract<ReplyFormat, {type: "toolCalls"}>;
 type Phase = "text" | "name" | "key" | "value" | "next" | "done";
-type Choice = {text: string, key: string | null};
 
 const maxCallsPerReply = 16;
 
@@ -35,9 +35,9 @@ export class ArgumentCallReply implements ReplyShaper {
     /** Recent free text, to find what followed a trigger in the same token. */
     private seen = "";
     private calls = 0;
-    private tool: ToolDefinition | null = null;
+    private arguments: ToolArguments | null = null;
     private keys: string[] = [];
-    private choices: Choice[] = [];
+    private choices: KeyChoice[] = [];
     private value: ArgumentValue | null = null;
     private shown: Map<Token, string> | null = null;
     /** Completion tokens left after the last token pushed. */
@@ -64,18 +64,8 @@ export class ArgumentCallReply implements ReplyShaper {
         }
     }
 
-    /**
-     * The syntax's marker tokens that detokenize to nothing (control tokens, as `</parameter>` is in
-     * some GGUFs), shown to the shaper as their text: a key or value is never seen to end otherwise.
-     */
     public get shownTokens(): ReadonlyMap<Token, string> {
-        if (this.shown == null) {
-            const {kind, betweenCalls, ...markup} = this.syntax;
-            this.shown = new Map([...Object.values(markup), betweenCalls ?? ""].flatMap((text) => this.grammars.tokenize(text))
-                .map((token) => [token, this.grammars.marker(token)] as const)
-                .filter(([, marker]) => marker?.hidden === true && !marker.endsText)
-                .map(([token, marker]) => [token, marker!.text]));
-        }
+        this.shown ??= hiddenMarkers(this.syntax, this.grammars);
         return this.shown;
     }
 
@@ -171,8 +161,7 @@ export class ArgumentCallReply implements ReplyShaper {
             return {...this.endCall(this.keys.length === 0 ? "{}" : "}"), ...forced};
         const opening = `${this.keys.length === 0 ? "{" : ", "}${JSON.stringify(choice.key)}: `;
         this.keys.push(choice.key);
-        const schema = this.properties()[choice.key];
-        this.value = new ArgumentValue(this.grammars, schema, this.valueEnd(schema), this.follows());
+        this.value = new ArgumentValue(this.grammars, this.arguments!.schema(choice.key), this.arguments!.valueEnd(choice.key), this.arguments!.follows(this.keys));
         this.state = this.value.grammar;
         this.phase = "value";
         return this.then({events: this.argumentEvents(opening), ...forced}, after);
@@ -204,7 +193,7 @@ export class ArgumentCallReply implements ReplyShaper {
         const events = this.argumentEvents(closing);
         this.calls++;
         // A model that keeps calling would have its last call cut off by max_tokens: end with whole calls instead.
-        if (this.calls >= this.maxCalls || this.remaining < this.nextCallCost()) {
+        if (this.calls >= this.maxCalls || this.remaining < nextCallCost(this.syntax, this.format.tools)) {
             this.phase = "done";
             return {events, finish: "toolCalls"};
         }
@@ -214,14 +203,6 @@ export class ArgumentCallReply implements ReplyShaper {
         const endings = sectionSuffix.trim() === "" ? [] : [sectionSuffix.trimStart()];
         this.state = this.grammars.literal([(betweenCalls ?? "") + prefix, ...endings], "", {optional: true});
         return {events};
-    }
-
-    /** Tokens another call needs at least (characters bound tokens): its markup, a name, and each required key with a short value. */
-    private nextCallCost(): number {
-        const {betweenCalls, prefix, nameSuffix, separator, keyPrefix, keySuffix, valueSuffix, callSuffix} = this.syntax;
-        const perKey = separator.length + keyPrefix.length + keySuffix.length + valueSuffix.length + 8;
-        return Math.max(...this.format.tools.map((tool) => tool.name.length + perKey * ((tool.parameters as {required?: string[]}).required?.length ?? 0))) +
-            (betweenCalls ?? "").length + prefix.length + nameSuffix.length + callSuffix.length;
     }
 
     /** Hands on what a token wrote past the markup it completed. */
@@ -245,48 +226,18 @@ export class ArgumentCallReply implements ReplyShaper {
     }
 
     private startCall(tool: ToolDefinition): GenerationEvent {
-        this.tool = tool;
+        this.arguments = new ToolArguments(this.syntax, tool);
         this.keys = [];
         this.startKey();
         return {type: "toolCall", index: this.calls, name: tool.name};
     }
 
-    /** The keys the model may write next (a key at most once), and the call's end once the required ones are there. */
+    /** The keys the model may write next, or the call's end. */
     private startKey(): void {
-        const {keyPrefix, keySuffix, separator, stringOpen, callSuffix} = this.syntax;
-        const properties = this.properties();
-        const required = ((this.tool!.parameters as {required?: string[]}).required ?? []).filter((key) => key in properties);
-        const lead = this.keys.length === 0 ? "" : separator;
-        this.choices = [
-            ...Object.keys(properties).filter((key) => !this.keys.includes(key)).map((key) => ({
-                text: lead + keyPrefix + key + keySuffix + (this.valueEnd(properties[key]) === this.syntax.valueSuffix ? "" : stringOpen), key
-            })),
-            ...(required.every((key) => this.keys.includes(key)) ? [{text: callSuffix, key: null}] : [])
-        ];
+        this.choices = this.arguments!.keyChoices(this.keys);
         this.phase = "key";
         this.written = "";
         this.state = this.grammars.literal(this.choices.map((choice) => choice.text), "");
-    }
-
-    /** What may follow the value now begun: another key while any is left, the call's end once the required keys are there. */
-    private follows(): string[] {
-        const {separator, keyPrefix, callSuffix} = this.syntax;
-        const properties = Object.keys(this.properties());
-        const required = ((this.tool!.parameters as {required?: string[]}).required ?? []).filter((key) => properties.includes(key));
-        return [
-            ...(properties.some((key) => !this.keys.includes(key)) ? [separator + keyPrefix] : []),
-            ...(required.every((key) => this.keys.includes(key)) ? [callSuffix] : [])
-        ].filter((follow) => follow !== "");
-    }
-
-    /** What closes a value of `schema`: a raw string's closing quote (Gemma's), then the value's own markup. */
-    private valueEnd(schema: JsonSchema | undefined): string {
-        const raw = schema != null && (schema as {type?: unknown}).type === "string";
-        return (raw ? this.syntax.stringClose : "") + this.syntax.valueSuffix;
-    }
-
-    private properties(): Record<string, JsonSchema> {
-        return (this.tool!.parameters as {properties?: Record<string, JsonSchema>}).properties ?? {};
     }
 
     private argumentEvents(text: string): GenerationEvent[] {
