@@ -1,4 +1,4 @@
-// Families that write each argument on its own (Qwen3-Coder's `<parameter=…>`, GLM's `<arg_key>`,
+// Families that write each argument on its own (Qwen3-Coder, Qwen3.5 and Nemotron 3 `<parameter=…>`, GLM `<arg_key>`, Gemma 4 `call:f{…}`,
 // MiniMax-M2's `<invoke>`) end to end through the official client: a tiny random-weight model
 // carrying the family's official template (its markers as tokens of its own) is made to call a
 // tool, named and required, streamed and not; the call and its result go back through the template
@@ -22,7 +22,7 @@ const tools: ChatCompletionTool[] = [{type: "function", function: {name: "get_we
 const valid = new Ajv({strict: false}).compile(parameters);
 const question = [{role: "user" as const, content: "What is the weather in Paris?"}];
 
-const families = [{template: "Qwen3-Coder"}, {template: "GLM-4.6"}, {template: "MiniMax-M2"}, {template: "google-gemma-4-31B-it"}];
+const families = [{template: "Qwen3-Coder"}, {template: "GLM-4.6"}, {template: "MiniMax-M2"}, {template: "google-gemma-4-31B-it"}, {template: "Qwen3.5-4B"}, {template: "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"}];
 const id = (family: string) => family.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40);
 
 let server: TestServer;
