@@ -144,7 +144,7 @@ export class ArgumentCallReply implements ReplyShaper {
         const rest = full.slice(Math.min(this.written.length, full.length));
         const after = this.written.slice(full.length);
         const event = this.startCall(tool);
-        return this.then({events: [event], ...(rest === "" ? {} : {forced: this.grammars.tokenize(rest)})}, after);
+        return after === "" ? this.withKeyLead([event], rest) : this.then({events: [event], ...(rest === "" ? {} : {forced: this.grammars.tokenize(rest)})}, after);
     }
 
     /** A key's markup, or the call's end: once one choice alone fits, the rest of it is forced. */
@@ -174,7 +174,25 @@ export class ArgumentCallReply implements ReplyShaper {
             return {events};
         this.value = null;
         this.startKey();
-        return forced == null ? this.then({events}, rest) : {events, ...(forced === "" ? {} : {forced: this.grammars.tokenize(forced)})};
+        return forced == null && rest !== "" ? this.then({events}, rest) : this.withKeyLead(events, forced ?? "");
+    }
+
+    /**
+     * Forces `forcedText`, then the markup every next choice begins with (`\n<parameter=`), which
+     * the model would otherwise write a token at a time under the grammar.
+     */
+    private withKeyLead(events: GenerationEvent[], forcedText: string): ShaperStep {
+        const texts = this.choices.map((choice) => choice.text);
+        let lead = texts[0] ?? "";
+        for (const text of texts)
+            while (!text.startsWith(lead))
+                lead = lead.slice(0, -1);
+        if (lead === "")
+            return {events, ...(forcedText === "" ? {} : {forced: this.grammars.tokenize(forcedText)})};
+        const step = this.pushKey(lead);
+        if (step.forced == null && step.finish == null && this.phase === "key")
+            this.state = this.grammars.literal(texts.filter((text) => text.startsWith(this.written)).map((text) => text.slice(this.written.length)), "");
+        return {...step, events: [...events, ...step.events], forced: [...this.grammars.tokenize(forcedText + lead), ...step.forced ?? []]};
     }
 
     /** After a call: another call's opening, the section's end, or the end of the reply. */

@@ -90,11 +90,15 @@ describe("ArgumentCallReply: per-argument calls (Qwen3-Coder, GLM)", () => {
             ["\n<parameter=city>\n", "\n<parameter=days>\n", "\n<parameter=units>\n", "\n<parameter=options>\n"]);
         reply.push("\n<parameter=c");
         expect(reply.grammar()).toEqual({grammar: "raw", end: "\n</parameter>"});
-        reply.push("Paris\n</parameter>");
-        expect((reply.grammar() as unknown as {choices: string[]}).choices).toContain("\n</function>\n</tool_call>");
-        reply.push("\n<parameter=d");
+        // What every next choice begins with is forced; the grammar goes on after it.
+        expect(detokenize(reply.push("Paris\n</parameter>").forced!)).toBe("\n<");
+        expect((reply.grammar() as unknown as {choices: string[]}).choices).toEqual(
+            ["parameter=days>\n", "parameter=units>\n", "parameter=options>\n", "/function>\n</tool_call>"]);
+        reply.push("parameter=d");
         expect(reply.grammar()).toEqual({grammar: "json", schema: {type: "integer"}, end: "\n</parameter>"});
-        reply.push("12\n</parameter>\n<parameter=u");
+        // A number followed by a line break is complete: the rest of its closing tag is forced, and the next line.
+        expect(detokenize(reply.push("12\n").forced!)).toBe("</parameter>\n<");
+        reply.push("parameter=u");
         expect(reply.grammar()).toEqual({grammar: "literal", choices: ["c", "f"], suffix: "\n</parameter>", optional: false});
     });
 
@@ -132,7 +136,10 @@ describe("ArgumentCallReply: per-argument calls (Qwen3-Coder, GLM)", () => {
 
     it("a reply cut inside a value still hands on the call, its JSON closed", () => {
         const reply = shaper("required");
-        const events = [reply.push("get_weather"), reply.push("\n<parameter=city>\nPar")].flatMap((step) => step.events);
+        const named = reply.push("get_weather");
+        // The name's end and the markup every key begins with are forced.
+        expect(detokenize(named.forced!)).toBe(">\n<parameter=");
+        const events = [named, reply.push("city>\nPar")].flatMap((step) => step.events);
         events.push(...reply.cut("is"));
         const args = events.filter((event) => event.type === "toolArguments").map((event) => (event as {text: string}).text).join("");
         expect(JSON.parse(args)).toEqual({city: "Paris"});
