@@ -86,7 +86,7 @@ export function generationPrompt(template: JinjaChatTemplate): string | null {
 }
 
 /** What `withCalls` adds to `without`, token for token, trimmed at its start (a reply of calls begins with them) and without the turn's end. */
-export function callsText(tokenizer: TemplateTokenizer, without: string, withCalls: string, turnEnd: string): string | null {
+function callsText(tokenizer: TemplateTokenizer, without: string, withCalls: string, turnEnd: string): string | null {
     const b = tokenizer.tokenize(withCalls);
     const {start, end} = sharedEnds(tokenizer.tokenize(without), b);
     let added = tokenizer.detokenize(b.slice(start, b.length - end)).trimStart();
@@ -153,13 +153,13 @@ function balancedEnd(text: string, start: number): number {
 }
 
 /** The longest common start of two texts, in whole tokens. */
-export function tokenPrefix(tokenizer: TemplateTokenizer, a: string, b: string): string {
+function tokenPrefix(tokenizer: TemplateTokenizer, a: string, b: string): string {
     const x = tokenizer.tokenize(a);
     return tokenizer.detokenize(x.slice(0, sharedEnds(x, tokenizer.tokenize(b)).start));
 }
 
 /** The longest common end of two texts, in whole tokens. */
-export function tokenSuffix(tokenizer: TemplateTokenizer, a: string, b: string): string {
+function tokenSuffix(tokenizer: TemplateTokenizer, a: string, b: string): string {
     const x = tokenizer.tokenize(a);
     return tokenizer.detokenize(x.slice(x.length - sharedEnd(x, tokenizer.tokenize(b))));
 }
