@@ -5,6 +5,7 @@ import type {JsonSchema} from "../generationOptions.js";
 import {markCustomRules, withCustomRules} from "./customRules.js";
 import {withFiniteNumbers} from "./numberRange.js";
 import {withOptionalProperties} from "./optionalProperties.js";
+import {textUntilRules} from "./textUntil.js";
 import {VocabularyBytes} from "./vocabularyBytes.js";
 
 /** Grammars compiled per model are kept for reuse: agents send the same tools on every turn. */
@@ -110,17 +111,19 @@ export class ReplyGrammars {
     }
 
     /**
-     * Raw text, then `end`: a string argument as per-argument call syntaxes write it. The text
-     * cannot contain the first two characters of `end`'s markup (`</` of `</parameter>`, `<|` of
-     * Gemma's `<|"|>`), so the first `end` is the value's end, as the family's parsers read it.
+     * Raw text, then `end`: a string argument as per-argument call syntaxes write it. The text may
+     * hold anything but `end` itself (a `</div>` inside Qwen3-Coder's `<parameter=content>`), so
+     * the first `end` is the value's end, as the family's parsers read it. With a length bound the
+     * text cannot hold `end`'s first character at all.
      */
     public rawText(end: string, {minLength = 0, maxLength}: {minLength?: number, maxLength?: number} = {}): LlamaGrammarEvaluationState {
-        const [a, b] = [...end.trim()];
-        // With a length bound (a schema's minLength / maxLength) each character is one repetition, so `a` is left out altogether.
+        const [a] = [...end.trim()];
+        // With a length bound (a schema's minLength / maxLength) each character is one repetition, so `a` is left out altogether;
+        // without one, any text up to the first `end` (textUntil.ts).
         const bounded = minLength > 0 || maxLength != null;
-        const char = a == null ? "[^\\x00]" : b == null || bounded ? `[^${gbnfClass(a)}]` : `([^${gbnfClass(a)}] | ${gbnfString(a)} [^${gbnfClass(b)}])`;
-        const text = bounded ? `${char}{${minLength},${maxLength ?? ""}}` : `${char}*`;
-        const grammar = `root ::= ${text} ${gbnfString(end)}`;
+        const char = a == null ? "[^\\x00]" : `[^${gbnfClass(a)}]`;
+        const grammar = bounded ? `root ::= ${char}{${minLength},${maxLength ?? ""}} ${gbnfString(end)}`
+            : end === "" ? `root ::= ${char}*` : `root ::= raw0\n${textUntilRules(end, "raw", gbnfString, gbnfClass)}`;
         return new LlamaGrammarEvaluationState({model: this.model, grammar: this.compiled(grammar, () => new LlamaGrammar(this.model.llama, {grammar}))});
     }
 

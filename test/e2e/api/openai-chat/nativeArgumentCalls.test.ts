@@ -21,7 +21,7 @@ const tools: ChatCompletionTool[] = [{type: "function", function: {
 }}];
 
 /** The reply, in pieces that are tokens of the model's own, each once (a scripted token's successor is fixed). */
-const call = ["\n<function=", "get_weather>", "\n<parameter=city>\n", "São Paulo", "\n</parameter>", "\n</function>\n", "</tool_call>"];
+const call = ["\n<function=", "get_weather>", "\n<parameter=city>\n", "<b>São Paulo</b>", "\n</parameter>", "\n</function>\n", "</tool_call>"];
 const scripts = {
     "with-opening": ["Checking the weather.", "<tool_call>", ...call],
     "without-opening": ["Checking the weather.", ...call]
@@ -68,7 +68,7 @@ describe.each(Object.keys(scripts))("Qwen3-Coder's own call text (%s)", (model) 
         expect(choice.finish_reason).toBe("tool_calls");
         expect(choice.message.content?.trim()).toBe("Checking the weather.");
         const calls = choice.message.tool_calls as ChatCompletionMessageFunctionToolCall[];
-        expect(calls.map((one) => ({name: one.function.name, arguments: JSON.parse(one.function.arguments)}))).toEqual([{name: "get_weather", arguments: {city: "São Paulo"}}]);
+        expect(calls.map((one) => ({name: one.function.name, arguments: JSON.parse(one.function.arguments)}))).toEqual([{name: "get_weather", arguments: {city: "<b>São Paulo</b>"}}]);
     });
 
     it("streamed: the same call, its arguments in pieces", async () => {
@@ -85,7 +85,7 @@ describe.each(Object.keys(scripts))("Qwen3-Coder's own call text (%s)", (model) 
                 args += fragment.function?.arguments ?? "";
             }
         }
-        expect({content: content.trim(), name, args: JSON.parse(args), finish}).toEqual({content: "Checking the weather.", name: "get_weather", args: {city: "São Paulo"}, finish: "tool_calls"});
+        expect({content: content.trim(), name, args: JSON.parse(args), finish}).toEqual({content: "Checking the weather.", name: "get_weather", args: {city: "<b>São Paulo</b>"}, finish: "tool_calls"});
     });
 
     it("through Anthropic's client: text, then a tool_use block with the arguments as input", async () => {
@@ -96,6 +96,6 @@ describe.each(Object.keys(scripts))("Qwen3-Coder's own call text (%s)", (model) 
         });
         expect(reply.stop_reason).toBe("tool_use");
         const blocks = reply.content.map((block) => block.type === "text" ? {text: block.text.trim()} : block.type === "tool_use" ? {name: block.name, input: block.input} : block);
-        expect(blocks).toEqual([{text: "Checking the weather."}, {name: "get_weather", input: {city: "São Paulo"}}]);
+        expect(blocks).toEqual([{text: "Checking the weather."}, {name: "get_weather", input: {city: "<b>São Paulo</b>"}}]);
     });
 });
