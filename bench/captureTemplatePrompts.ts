@@ -7,8 +7,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {tinyChatModelFile, writeCached} from "../test/fixtures/gguf/tinyModels.js";
-import {familyTemplate, familyTemplateNames, templateMarkers} from "../test/fixtures/templates/familyTemplates.js";
+import {familyTemplate, familyTemplateNames, writeFamilyModel} from "../test/fixtures/templates/familyTemplates.js";
 import {startLlamaServer, takeLlamaServerFlag} from "./llamaServerProcess.js";
 import {parityRequests} from "./templateRequests.js";
 
@@ -20,9 +19,7 @@ if (binary == null) {
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatserve-capture-"));
 const captured: Array<{template: string, request: string, prompt: string}> = [];
 for (const name of familyTemplateNames) {
-    const source = familyTemplate(name);
-    const markers = templateMarkers(source).filter((marker) => marker !== "<|im_start|>" && marker !== "<|im_end|>");
-    const model = await writeCached(dir, name.toLowerCase().replace(/[^a-z0-9]+/g, "-"), tinyChatModelFile({template: {name, source}, controlTokens: markers, trainedContext: 8192}));
+    const model = await writeFamilyModel(dir, name.toLowerCase().replace(/[^a-z0-9]+/g, "-"), familyTemplate(name));
     const llama = await startLlamaServer(binary, model, 1, ["--jinja", "-c", "8192", "-np", "1", "-t", "1"]);
     const base = llama.target.url.replace(/\/v1$/, "");
     for (const request of parityRequests) {

@@ -9,8 +9,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {tinyChatModelFile, writeCached} from "../test/fixtures/gguf/tinyModels.js";
-import {templateMarkers} from "../test/fixtures/templates/familyTemplates.js";
+import {writeFamilyModel} from "../test/fixtures/templates/familyTemplates.js";
 import {resolveConfig} from "../src/config.js";
 import {createLogger} from "../src/logger.js";
 import {startServer} from "../src/server.js";
@@ -27,9 +26,6 @@ const files = sources.flatMap((source) => fs.statSync(source).isDirectory()
     ? fs.readdirSync(source).filter((name) => name.endsWith(".jinja")).sort().map((name) => path.join(source, name))
     : [source]);
 
-/** Markers the tiny chat model's vocabulary has already. */
-const markers = (template: string) => templateMarkers(template).filter((marker) => marker !== "<|im_start|>" && marker !== "<|im_end|>");
-
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatserve-templates-"));
 const summary: Array<{template: string, matched: number, total: number, notes: string[]}> = [];
 for (const file of files) {
@@ -37,7 +33,7 @@ for (const file of files) {
     const source = fs.readFileSync(file, "utf8");
     const id = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 60);
     const modelsDir = fs.mkdtempSync(path.join(dir, "models-"));
-    const model = await writeCached(modelsDir, id, tinyChatModelFile({template: {name: id, source}, controlTokens: markers(source), trainedContext: 8192}));
+    const model = await writeFamilyModel(modelsDir, id, source);
     const notes: string[] = [];
     let matched = 0;
     const llama = await startLlamaServer(binary, model, 1, ["--jinja", "-c", "8192", "-np", "1", "-t", "1"]).catch((error: Error) => {

@@ -10,8 +10,7 @@ import path from "node:path";
 import {Ajv} from "ajv";
 import type {ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageFunctionToolCall, ChatCompletionTool} from "openai/resources/chat/completions";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {tinyChatModelFile, writeCached} from "../../../fixtures/gguf/tinyModels.js";
-import {familyTemplate, templateMarkers} from "../../../fixtures/templates/familyTemplates.js";
+import {familyTemplate, writeFamilyModel} from "../../../fixtures/templates/familyTemplates.js";
 import {startTestServer, type TestServer} from "../../support/testServer.js";
 
 const parameters = {
@@ -32,9 +31,7 @@ beforeAll(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-argument-calls-"));
     const models: Record<string, string> = {};
     for (const {template} of families) {
-        const source = familyTemplate(template);
-        const markers = templateMarkers(source).filter((marker) => marker !== "<|im_start|>" && marker !== "<|im_end|>");
-        models[id(template)] = await writeCached(dir, id(template), tinyChatModelFile({template: {name: id(template), source}, controlTokens: markers, trainedContext: 8192}));
+        models[id(template)] = await writeFamilyModel(dir, id(template), familyTemplate(template));
     }
     server = await startTestServer(models, {ctxSize: 8192, parallel: 1});
 }, 120_000);

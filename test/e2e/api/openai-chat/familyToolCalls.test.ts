@@ -9,8 +9,7 @@ import path from "node:path";
 import {Ajv} from "ajv";
 import type {ChatCompletionMessageFunctionToolCall, ChatCompletionTool} from "openai/resources/chat/completions";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {tinyChatModelFile, writeCached} from "../../../fixtures/gguf/tinyModels.js";
-import {familyTemplate, templateMarkers, type FamilyTemplateName} from "../../../fixtures/templates/familyTemplates.js";
+import {familyTemplate, writeFamilyModel, type FamilyTemplateName} from "../../../fixtures/templates/familyTemplates.js";
 import {startTestServer, type TestServer} from "../../support/testServer.js";
 
 const parameters = {
@@ -34,9 +33,7 @@ beforeAll(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-families-"));
     const models: Record<string, string> = {};
     for (const family of families) {
-        const source = familyTemplate(family);
-        const markers = templateMarkers(source).filter((marker) => marker !== "<|im_start|>" && marker !== "<|im_end|>");
-        models[id(family)] = await writeCached(dir, id(family), tinyChatModelFile({template: {name: id(family), source}, controlTokens: markers, trainedContext: 8192}));
+        models[id(family)] = await writeFamilyModel(dir, id(family), familyTemplate(family));
     }
     server = await startTestServer(models, {ctxSize: 8192, parallel: 1});
 }, 120_000);
