@@ -1,7 +1,7 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import {JinjaTemplateChatWrapper, resolveChatWrapper, type ChatWrapper, type LlamaContext, type LlamaContextSequence, type LlamaModel} from "node-llama-cpp";
 import {ModelVision} from "./vision/modelVision.js";
-import {loadModelChatTemplates, type ModelChatTemplates} from "./template/modelChatTemplate.js";
+import {checkTemplatesFinish, loadModelChatTemplates, type ModelChatTemplates} from "./template/modelChatTemplate.js";
 import {DecodeSteps} from "./decodeSteps.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
 import {ReplyGrammars} from "./reply/grammars.js";
@@ -71,6 +71,8 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
             // As llama-server refuses to start on one: serving it with some other format instead would be silent.
             if (parseError != null)
                 throw new Error(`its chat template cannot be parsed (${parseError}); give it one that can as chat_template in chatserve.json`);
+            if (templates != null)
+                checkTemplatesFinish(templates);
             generation = {
                 context,
                 steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),

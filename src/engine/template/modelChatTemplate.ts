@@ -1,4 +1,5 @@
 import type {LlamaModel} from "node-llama-cpp";
+import {TemplateDeadlineError} from "../templateDeadline.js";
 import {JinjaChatTemplate, type TemplateTokens} from "./jinjaChatTemplate.js";
 
 /**
@@ -45,4 +46,20 @@ function patched(source: string): string {
             "{%- if (message['content'] is none or message['content'] == '' or message['content']|length == 0) and " +
             "(message['tool_calls'] is not defined or message['tool_calls'] is none or message['tool_calls']|length == 0) %}", "{%- if false %}");
     return text;
+}
+
+/**
+ * Throws the time bound's error where a template cannot render one short question within it (a
+ * loop that never ends, whatever the conversation): the model is unavailable, saying why, rather
+ * than loaded to time out on every request. Other refusals are the request's to hear.
+ */
+export function checkTemplatesFinish(templates: ModelChatTemplates): void {
+    for (const template of [templates.plain, templates.toolUse]) {
+        try {
+            template?.render({messages: [{role: "user", content: "Hi"}], thinking: true});
+        } catch (error) {
+            if (error instanceof TemplateDeadlineError)
+                throw error;
+        }
+    }
 }
