@@ -11,9 +11,8 @@ export type FamilyMessage = Omit<TemplateMessage, "content"> & {content: string 
  * block of type `thinking` before the text, in system and assistant messages. Mistral's call ids
  * are made to fit its templates.
  */
-export function forFamily(source: string, messages: readonly TemplateMessage[]): FamilyMessage[] {
-    if (source.includes("alphanumeric strings with length 9"))
-        return forFamily(source.replace("alphanumeric strings with length 9", ""), messages.map(withNineCharacterIds));
+export function forFamily(source: string, given: readonly TemplateMessage[]): FamilyMessage[] {
+    const messages = source.includes("alphanumeric strings with length 9") ? given.map(withNineCharacterIds) : given;
     if (isMinistral3(source))
         return messages.map((message): FamilyMessage => {
             if (message.role !== "system" && message.role !== "assistant")
