@@ -16,6 +16,8 @@ import {ReplyWriter} from "./http/replyWriter.js";
 import {requestLog} from "./http/requestLog.js";
 import {requestMetrics} from "./http/requestMetrics.js";
 import {healthRoute} from "./api/health/healthRoute.js";
+import type {Readiness} from "./api/health/readiness.js";
+import {sessionAffinity} from "./http/sessionAffinity.js";
 import {webPageRoute} from "./api/web-page/webPageRoute.js";
 import {metricsRoute} from "./api/metrics/metricsRoute.js";
 import {modelsRoute} from "./api/models/modelsRoute.js";
@@ -52,7 +54,9 @@ export type AppDependencies = {
     /** What runs the models ("CPU", "CUDA" …), as `GET /health` names it. */
     backend?: string,
     /** Counts every request and serves `GET /metrics`; absent (--no-metrics): neither, and /metrics is a 404. */
-    metrics?: ServerMetrics
+    metrics?: ServerMetrics,
+    /** What `GET /health/ready` answers (api/health/readiness.ts); absent: always ready. */
+    readiness?: () => Readiness
 };
 
 /** One API as app.ts mounts it: its routes, and where it answers errors in an envelope of its own, the paths that do. */
@@ -68,7 +72,7 @@ type MountedApi = {
  * here) → health (no key) → /metrics (/v1's key) → API key → JSON body → each API's routes → 405
  * or 404 → errors. It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
-export function createApp({config, logger, registry, conversations, responses, messages, completions, embeddings, stopping, streamStallMs, backend, metrics}: AppDependencies): express.Express {
+export function createApp({config, logger, registry, conversations, responses, messages, completions, embeddings, stopping, streamStallMs, backend, metrics, readiness}: AppDependencies): express.Express {
     const replies = new ReplyWriter({logger, logPrompts: config.logPrompts, stopping, streamStallMs});
     // One line per API.
     const apis: MountedApi[] = [
@@ -98,7 +102,7 @@ export function createApp({config, logger, registry, conversations, responses, m
     app.use(cors(config.corsOrigins));
     // The chat page, to browsers only: other clients probing `/` get healthRoute's JSON.
     app.use(webPageRoute());
-    app.use(healthRoute(backend));
+    app.use(healthRoute(backend, readiness));
     if (metrics != null)
         app.use(metricsRoute(metrics, config.apiKeys));
     app.use("/v1", requireApiKey(config.apiKeys, config.adminApiKeys));
@@ -107,6 +111,8 @@ export function createApp({config, logger, registry, conversations, responses, m
     app.use("/api", requireApiKey(config.apiKeys, config.adminApiKeys));
     app.use("/api", cachePartitions(config));
     app.use(jsonBody(config.bodyLimit));
+    // After the body: the conversation's key for load balancers, echoed as x-chatserve-session.
+    app.use(sessionAffinity());
     app.use(adminOnly(config.adminApiKeys.length > 0));
     for (const {routes} of apis)
         app.use(routes);

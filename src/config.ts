@@ -53,6 +53,12 @@ export const configSchema = z.object({
     /** Requests that may wait for a free sequence before new ones get 503. */
     maxQueue: z.number().int().min(0).default(64),
     /**
+     * On SIGTERM or Ctrl-C, how long replies already running may take to finish before they are cut
+     * with a shutting_down error (`--shutdown-grace`). A rolling restart behind a balancer waits this
+     * long at most per replica; Kubernetes' terminationGracePeriodSeconds must be longer.
+     */
+    shutdownGraceMs: z.number().int().min(0).default(5000),
+    /**
      * What the loaded models may take in memory together, in bytes (weights, KV caches, buffers; RAM and
      * VRAM counted together). Undefined: the memory free at start (VRAM on a GPU backend) less a tenth.
      */

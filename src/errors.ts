@@ -120,9 +120,13 @@ export class ModelTooLargeError extends BadRequestError {
     }
 }
 
+/**
+ * Shutdown (or its drain) has begun. `Retry-After` lets the SDKs' own retries, and a balancer that
+ * honours it, try again once another replica, or this one restarted, can answer.
+ */
 export class ServiceShuttingDownError extends ApiError {
     public constructor(message = "The server is shutting down.") {
-        super(503, message, "server_error", "shutting_down");
+        super(503, message, "server_error", "shutting_down", null, {"Retry-After": "5"});
     }
 }
 

@@ -13,6 +13,7 @@ import {EmbeddingService} from "./api/openai-embeddings/embeddingService.js";
 import {imageLimits} from "./images/imageLimits.js";
 import {ServerMetrics} from "./metrics/serverMetrics.js";
 import {ServiceShuttingDownError} from "./errors.js";
+import {readinessOf} from "./api/health/readiness.js";
 import {answerMalformedRequests} from "./http/malformedRequest.js";
 import {openAiErrors} from "./api/openai-shared/openAiErrors.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
@@ -99,8 +100,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     // Every running request listens for the end of the grace period.
     setMaxListeners(0, stopping.signal);
     const conversations = new ConversationService(registry, logger, imageLimits(config));
+    // Set when shutdown begins: GET /health/ready answers 503 from then on, before anything closes.
+    let draining = false;
     const app = createApp({
         config, logger, registry, stopping: stopping.signal, backend: runtime.backend, metrics,
+        readiness: () => readinessOf({draining, models: registry.list(), occupancy: registry.occupancy(), maxQueue: config.maxQueue}),
         conversations,
         responses: new ResponsesService(conversations, new ResponseStore(), logger),
         messages: new MessagesService(conversations, logger),
@@ -121,7 +125,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
 
     let closing: Promise<{loadsLeftRunning: number}> | null = null;
-    const close = (graceMs = 5000) => closing ??= (async () => {
+    const close = (graceMs = config.shutdownGraceMs) => closing ??= (async () => {
+        // First the readiness answer, so a balancer that asks now already looks elsewhere; then
+        // new requests get a 503 shutting_down with Retry-After (a balancer's failover retries them).
+        draining = true;
         catalogue.close();
         registry.stopQueueing();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

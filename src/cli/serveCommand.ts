@@ -40,6 +40,7 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--flash-attention <mode>", "llama.cpp's flash attention: auto (on, but a few new tokens after a long context run without it, on chatserve's CPU build), on (every batch) or off").choices(flashAttentionChoices).default("auto"))
         .addOption(new Option("--parallel <n>", "requests generated at once per model (sequences), each with the whole context (default: 1-4, as half the free memory beside the model holds)").argParser(integer(1, 64)))
         .addOption(new Option("--max-queue <n>", "requests that may wait for a free sequence before 503").default(64).argParser(integer(0)))
+        .addOption(new Option("--shutdown-grace <duration>", "on SIGTERM or Ctrl-C, how long running replies may take to finish, e.g. 30s (default: 5s)").argParser(gracePeriod).env("CHATSERVE_SHUTDOWN_GRACE"))
         .addOption(new Option("--memory-limit <size>", "memory the loaded models may take together, e.g. 8GB or 512MiB; idle models are unloaded to make room (default: the memory free at start, less a tenth)").argParser(byteSize).env("CHATSERVE_MEMORY_LIMIT"))
         .addOption(new Option("--max-loaded-models <n>", "models loaded at once, at most (default: no limit, memory decides)").argParser(integer(1)).env("CHATSERVE_MAX_LOADED_MODELS"))
         .addOption(new Option("--keep-alive <duration>", "unload a model idle this long, e.g. 5m, 30s; 0 after each request; -1 never, not even to make room (default: until its memory is needed)").argParser(keepAlive).env("CHATSERVE_KEEP_ALIVE"))
@@ -74,6 +75,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
             flashAttention: options.flashAttention,
             parallel: options.parallel,
             maxQueue: options.maxQueue,
+            shutdownGraceMs: options.shutdownGrace,
             memoryLimit: options.memoryLimit,
             maxLoadedModels: options.maxLoadedModels,
             keepAlive: options.keepAlive ?? null,
@@ -98,7 +100,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
 
 type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
-    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number,
+    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number, shutdownGrace?: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
     bodyLimit?: string, allowPrivateImageUrls: boolean, allowPathsOutsideModels: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,
     apiKeyFile?: string, adminApiKey: string[], sharePrefixCache: boolean, allowedHost: string[],
@@ -160,6 +162,14 @@ function asArgument<T>(parse: (value: string) => T): (value: string) => T {
 
 const byteSize = asArgument(parseByteSize);
 const keepAlive = asArgument(parseKeepAlive);
+
+/** Milliseconds, written as a keep-alive is (`30s`, `2m`, seconds); never "for ever": a shutdown must end. */
+const gracePeriod = asArgument((value: string): number => {
+    const parsed = parseKeepAlive(value);
+    if (parsed === "forever")
+        throw new Error(`'${value}' is not a duration a shutdown can wait (e.g. 5s, 30s, 2m)`);
+    return parsed.ms;
+});
 
 /** Bytes, as the body parser reads them (its own "mb" is 1024², --memory-limit's MB 1000²). */
 function bodyLimit(value: string): string {

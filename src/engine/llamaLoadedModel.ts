@@ -132,7 +132,7 @@ export class LlamaLoadedModel implements LoadedModel {
             return undefined;
         const {pool, sequences, context} = this.generation;
         const cells = sequences.reduce((sum, sequence) => sum + sequence.nextTokenIndex, 0);
-        return {running: pool.leased, waiting: pool.queued, kvCacheUsage: cells / (context.contextSize * sequences.length)};
+        return {running: pool.leased, waiting: pool.queued, kvCacheUsage: cells / (context.contextSize * sequences.length), sequences: sequences.length};
     }
 
     public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal, cachePartition?: CachePartition): Promise<SequenceLease> {

@@ -16,7 +16,9 @@ export type ModelActivity = {
     /** Requests queued for a free sequence. */
     waiting: number,
     /** The share of the context's KV cells holding tokens (0–1), conversations kept for reuse included. */
-    kvCacheUsage: number
+    kvCacheUsage: number,
+    /** Its sequences (--parallel): with `running` and `waiting`, whether the next request would be refused (GET /health/ready). */
+    sequences?: number
 };
 
 /** Exclusive use of one sequence of a loaded model, until `release()`. */

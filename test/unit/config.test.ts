@@ -19,6 +19,7 @@ describe("resolveConfig", () => {
             gpu: "auto",
             flashAttention: "auto",
             maxQueue: 64,
+            shutdownGraceMs: 5000,
             keepAlive: null,
             memoryWaitMs: 120_000,
             modelAliases: [],

@@ -1,6 +1,7 @@
 // Builds the real Express app over the engine double.
 import type express from "express";
 import {createApp} from "../../../src/app.js";
+import {readinessOf} from "../../../src/api/health/readiness.js";
 import {CompletionService} from "../../../src/api/openai-completions/completionService.js";
 import {EmbeddingService} from "../../../src/api/openai-embeddings/embeddingService.js";
 import {ConversationService} from "../../../src/conversation/conversationService.js";
@@ -67,7 +68,9 @@ export function createTestApp(
         completions: new CompletionService(registry),
         embeddings: new EmbeddingService(registry),
         stopping,
-        metrics
+        metrics,
+        // As server.ts builds it; a test app never drains (its tests stop replies through `stopping`).
+        readiness: () => readinessOf({draining: false, models: registry.list(), occupancy: registry.occupancy(), maxQueue: config.maxQueue})
     });
     return {app, model, catalogue, registry, metrics, loads: () => loads};
 }
