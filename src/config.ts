@@ -73,6 +73,21 @@ export const configSchema = z.object({
     /** How long a request waits for room in memory (for busy models to end their requests) before its 503 insufficient_memory. */
     memoryWaitMs: z.number().int().min(0).default(120_000),
     /**
+     * The prompt cache (engine/promptCache/, docs/prompt-cache.md): prompt prefixes' KV states kept
+     * after their sequence is needed for another conversation or their model is unloaded, in RAM and
+     * on disk, and restored instead of evaluated (--no-prompt-cache: off).
+     */
+    promptCache: z.boolean().default(true),
+    /**
+     * Its RAM tier, in bytes; taken out of the memory budget the models share, and at most half of it.
+     * 0: none. Undefined: an eighth of the budget, at most 4 GiB.
+     */
+    promptCacheRam: z.number().int().min(0).optional(),
+    /** Its disk tier's folder. Undefined: chatserve/prompt-cache in the user's cache folder ($XDG_CACHE_HOME or ~/.cache on Linux). */
+    promptCacheDir: z.string().min(1).optional(),
+    /** What the disk tier may take, in bytes, least recently used files out first; 0: no disk tier. */
+    promptCacheSize: z.number().int().min(0).default(10 * 2 ** 30),
+    /**
      * Allowed browser origins. The default allows any origin whose host is the loopback
      * interface (webviews, local web UIs) and refuses web pages on the internet.
      */

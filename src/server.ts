@@ -17,6 +17,9 @@ import {readinessOf} from "./api/health/readiness.js";
 import {answerMalformedRequests} from "./http/malformedRequest.js";
 import {openAiErrors} from "./api/openai-shared/openAiErrors.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
+import {PromptCache} from "./engine/promptCache/promptCache.js";
+import {promptCacheSettings} from "./engine/promptCache/promptCacheSettings.js";
+import {registerPromptCacheMetrics} from "./metrics/promptCacheMetrics.js";
 import {startLlamaRuntime, type Backend, type LlamaRuntime} from "./engine/llamaRuntime.js";
 import {imageDecodeBytes} from "./engine/vision/imageMemory.js";
 import {inspectGguf} from "./models/ggufInspection.js";
@@ -62,8 +65,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await catalogue.refresh();
 
     const memoryBudget = budgetFor(config, runtime.freeMemoryBytes);
+    // The prompt cache's RAM tier comes out of the models' budget: together they keep to it.
+    const promptCache = new PromptCache(promptCacheSettings(config, memoryBudget.bytes), logger);
+    memoryBudget.bytes -= promptCache.ram.budgetBytes;
     // Made before the registry, which tells it of loads; it reads the registry only when scraped.
     const metrics = config.metrics ? new ServerMetrics(() => registry.occupancy(), {processMetrics: true}) : undefined;
+    if (metrics != null)
+        registerPromptCacheMetrics(metrics.registry, () => promptCache.snapshot());
     const registry: ModelRegistry = new ModelRegistry(catalogue, (descriptor, plan) => LlamaLoadedModel.load(runtime, {
         path: descriptor.path,
         contextSize: plan.contextLength,
@@ -75,7 +83,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         chatTemplate: plan.chatTemplate,
         ...(plan.projector == null ? {} : {projector: {path: plan.projector, threads: runtime.threads}}),
         ...(plan.projectorRefusal == null ? {} : {projectorRefusal: plan.projectorRefusal})
-    }), {
+    }, promptCache), {
         // Each model's default context is sized to the budget, not only to what is free: one model alone always fits it.
         context: {
             ctxSize: config.ctxSize, parallel: config.parallel, freeMemoryBytes: Math.min(runtime.freeMemoryBytes, memoryBudget.bytes),
@@ -146,6 +154,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         clearInterval(sweep);
         clearTimeout(timer);
         const {loadsLeftRunning} = await registry.dispose();
+        // The states the models saved as they unloaded reach the disk before the process ends.
+        await promptCache.flush();
         if (loadsLeftRunning === 0)
             await runtime.llama.dispose();
         return {loadsLeftRunning};

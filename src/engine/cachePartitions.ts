@@ -15,6 +15,11 @@ export function holdsCacheOf(sequence: object, partition: CachePartition | undef
     return holders.get(sequence) === partition;
 }
 
+/** The partition whose tokens `sequence` holds (undefined: the shared one, or nothing yet): what the prompt cache saves them as. */
+export function heldPartition(sequence: object): CachePartition | undefined {
+    return holders.get(sequence);
+}
+
 /**
  * Makes the leased sequence's cache `partition`'s before anything of its request is evaluated:
  * another partition's tokens are erased first, so the sequence serves as a blank one (nothing of its

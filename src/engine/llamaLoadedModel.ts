@@ -8,6 +8,9 @@ import {loadModelParts, type GenerationParts, type ModelLoadOptions} from "./lla
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {takeLongerPrefix} from "./prefixSharing.js";
 import {claimCache, imageCacheId} from "./cachePartitions.js";
+import {promptCacheForModel} from "./promptCache/loadedModelCache.js";
+import type {ModelPromptCache} from "./promptCache/modelPromptCache.js";
+import type {PromptCache} from "./promptCache/promptCache.js";
 import {forgetUnevaluatedTail, generateOnSequence} from "./sequenceGeneration.js";
 import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt} from "./textPrompt.js";
@@ -25,6 +28,8 @@ export class LlamaLoadedModel implements LoadedModel {
     /** Work on the model outside a leased sequence (rendering and tokenizing prompts, embedding), which dispose waits for. */
     private readonly outsideSequences = new Set<Promise<unknown>>();
     private stoppedWith: ApiError | null = null;
+    /** Its use of the server's prompt cache (promptCache/): prefixes kept past their sequence; null: none. */
+    private promptCache: ModelPromptCache | null = null;
 
     private constructor(
         private readonly model: LlamaModel,
@@ -36,9 +41,11 @@ export class LlamaLoadedModel implements LoadedModel {
         private readonly vision: ModelVision
     ) {}
 
-    public static async load(runtime: LlamaRuntime, options: ModelLoadOptions): Promise<LlamaLoadedModel> {
+    public static async load(runtime: LlamaRuntime, options: ModelLoadOptions, promptCache?: PromptCache): Promise<LlamaLoadedModel> {
         const {model, generation, embedder, vision, contextSize} = await loadModelParts(runtime, options);
-        return new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools, contextSize, vision);
+        const loaded = new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools, contextSize, vision);
+        loaded.promptCache = await promptCacheForModel(promptCache, runtime, generation, {path: options.path, projector: options.projector?.path});
+        return loaded;
     }
 
     /**
@@ -138,11 +145,16 @@ export class LlamaLoadedModel implements LoadedModel {
     public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal, cachePartition?: CachePartition): Promise<SequenceLease> {
         const {pool, sequences, steps, grammars} = this.generating();
         const sequence = await pool.acquire(prompt.tokens, signal, cachePartition);
+        const cache = this.promptCache;
         try {
+            // What this prompt will not keep of the sequence's tokens is saved before anything replaces them.
+            await cache?.safely("save a prefix", () => cache.keepBeforeReuse(sequence, prompt.tokens, cachePartition), undefined);
             // Another partition's tokens are erased before this request's prompt is compared with them.
             if (await claimCache(sequence, cachePartition))
                 forgetUnevaluatedTail(sequence);
             if (await takeLongerPrefix(sequence, sequences, prompt.tokens, cachePartition) > 0)
+                forgetUnevaluatedTail(sequence);
+            if (await cache?.safely("restore a prefix", () => cache.restore(sequence, prompt.tokens, cachePartition), false))
                 forgetUnevaluatedTail(sequence);
         } catch (error) {
             pool.release(sequence);
@@ -159,7 +171,12 @@ export class LlamaLoadedModel implements LoadedModel {
             release: () => {
                 if (!released) {
                     released = true;
-                    pool.release(sequence);
+                    // A long new prompt is saved before the sequence serves another request.
+                    const kept = cache?.keepAfterGeneration(sequence, cachePartition);
+                    if (kept == null)
+                        pool.release(sequence);
+                    else
+                        void kept.then(() => pool.release(sequence));
                 }
             }
         };
@@ -178,6 +195,9 @@ export class LlamaLoadedModel implements LoadedModel {
         if (this.generation != null) {
             // Generations still running hold sequences of this context: let them end first.
             await this.generation.pool.whenIdle();
+            // What its sequences hold outlives it in the prompt cache (an eviction, a keep-alive, a shutdown).
+            const cache = this.promptCache;
+            await cache?.safely("save prefixes at unload", () => cache.keepAll(this.generation!.sequences), undefined);
             await this.generation.context.dispose();
         }
         await this.embedder?.dispose();

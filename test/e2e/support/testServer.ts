@@ -23,8 +23,10 @@ export async function startTestServer(models: Record<string, string>, config: Co
     for (const [id, file] of Object.entries(models))
         await fs.symlink(file, path.join(modelsDir, `${id}.gguf`));
 
+    // The prompt cache's disk tier in a folder of the test's own: never the user's, never another test's.
+    const promptCacheDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-test-cache-"));
     const server = await startServer(resolveConfig({
-        modelsDir, port: 0, threads: 2, parallel: 2, ctxSize: 1024, logLevel: "silent", ...config
+        modelsDir, port: 0, threads: 2, parallel: 2, ctxSize: 1024, logLevel: "silent", promptCacheDir, ...config
     }), createLogger("silent"));
 
     return {
@@ -34,6 +36,7 @@ export async function startTestServer(models: Record<string, string>, config: Co
         stop: async () => {
             await server.close(1000);
             await fs.rm(modelsDir, {recursive: true, force: true});
+            await fs.rm(promptCacheDir, {recursive: true, force: true});
         }
     };
 }

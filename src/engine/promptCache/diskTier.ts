@@ -1,0 +1,210 @@
+import {randomBytes} from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import type {Logger} from "pino";
+import {CorruptEntryError, decodeEntry, decodeHeader, encodeEntry, fixedPrefixBytes, headerLength, type CacheEntry} from "./cacheEntry.js";
+import {PrefixIndex} from "./prefixIndex.js";
+
+/** A cache file as the index knows it from its header: enough to find it, never its state. */
+type DiskRecord = {file: string, layout: string, partition: string, blockHashes: string[], bytes: number, lastUsed: number};
+
+const extension = ".kvcache";
+/** Another process's half-written file this old is a crashed writer's: removed. */
+const staleTempMs = 60 * 60 * 1000;
+
+/**
+ * The disk tier: prompt prefixes' states in files under `dir`, one folder per model layout
+ * (modelLayout.ts), that outlive the process. Each model's folder is indexed from its files'
+ * headers when the model loads; after that, a prompt's longest cached prefix is found from hashes
+ * alone and only a hit reads a file. Writes are whole files renamed into place (two servers may
+ * share the folder); a file that fails its checks is removed with a warning. Over `budgetBytes`,
+ * the least recently used files go first (a hit touches its file's time, so the order survives restarts).
+ */
+export class DiskTier {
+    private readonly records = new Map<string, DiskRecord>();
+    private readonly index = new PrefixIndex<DiskRecord>();
+    private readonly opened = new Map<string, Promise<void>>();
+    /** Every cache file's size, all layouts, for the budget (stat only, nothing read). */
+    private sizes: Promise<Map<string, {bytes: number, lastUsed: number}>> | undefined;
+    private writing: Promise<void> = Promise.resolve();
+    /** The last use time handed out: uses within one millisecond still come in order. */
+    private lastTime = 0;
+
+    public constructor(public readonly dir: string, public readonly budgetBytes: number, private readonly logger: Logger) {}
+
+    /** Indexes one layout's folder (once): its files' headers. */
+    public open(layout: string, description: object): Promise<void> {
+        const opening = this.opened.get(layout) ?? this.indexFolder(layout, description);
+        this.opened.set(layout, opening);
+        return opening;
+    }
+
+    public find(promptHashes: readonly string[]): {record: DiskRecord, blocks: number} | undefined {
+        const {blocks, items} = this.index.longest(promptHashes);
+        return items.length === 0 ? undefined : {record: items.reduce((newest, item) => item.lastUsed > newest.lastUsed ? item : newest), blocks};
+    }
+
+    /** The whole entry, checked; undefined when the file is gone or failed its checks (then it is removed). */
+    public async read(record: DiskRecord): Promise<CacheEntry | undefined> {
+        try {
+            const entry = decodeEntry(await fs.readFile(record.file), record.layout);
+            if (entry.partition !== record.partition)
+                throw new CorruptEntryError("its partition changed since it was indexed");
+            record.lastUsed = this.now();
+            await fs.utimes(record.file, new Date(), new Date(record.lastUsed)).catch(() => undefined);
+            const size = (await this.allSizes()).get(record.file);
+            if (size != null)
+                size.lastUsed = record.lastUsed;
+            return entry;
+        } catch (error) {
+            await this.discard(record, error);
+            return undefined;
+        }
+    }
+
+    public get bytes(): number {
+        let total = 0;
+        for (const record of this.records.values())
+            total += record.bytes;
+        return total;
+    }
+
+    public get count(): number {
+        return this.records.size;
+    }
+
+    /** Writes `entry` in the background (one write at a time), then keeps the folder within its budget. */
+    public write(entry: CacheEntry): Promise<void> {
+        this.writing = this.writing.then(() => this.writeNow(entry)).catch((error: unknown) =>
+            this.logger.warn({event: "prompt_cache_write_failed", err: error}, `cannot write a prompt cache file in ${this.dir}`));
+        return this.writing;
+    }
+
+    /** Resolves once every write asked for so far is done (shutdown). */
+    public flush(): Promise<void> {
+        return this.writing;
+    }
+
+    private async writeNow(entry: CacheEntry): Promise<void> {
+        const folder = path.join(this.dir, entry.layout);
+        const file = path.join(folder, `${entry.blockHashes.at(-1)}-${entry.tokens.length}${extension}`);
+        const bytes = encodeEntry(entry);
+        await fs.mkdir(folder, {recursive: true});
+        const temp = path.join(folder, `.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+        try {
+            await fs.writeFile(temp, bytes);
+            await fs.rename(temp, file);
+        } finally {
+            await fs.rm(temp, {force: true});
+        }
+        const record: DiskRecord = {file, layout: entry.layout, partition: entry.partition, blockHashes: entry.blockHashes, bytes: bytes.length, lastUsed: this.now()};
+        this.forget(file);
+        this.records.set(file, record);
+        this.index.add(record);
+        (await this.allSizes()).set(file, {bytes: record.bytes, lastUsed: record.lastUsed});
+        await this.keepWithinBudget();
+    }
+
+    private async keepWithinBudget(): Promise<void> {
+        const sizes = await this.allSizes();
+        let total = [...sizes.values()].reduce((sum, size) => sum + size.bytes, 0);
+        const oldestFirst = [...sizes.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+        for (const [file, size] of oldestFirst) {
+            if (total <= this.budgetBytes)
+                break;
+            await fs.rm(file, {force: true});
+            sizes.delete(file);
+            this.forget(file);
+            total -= size.bytes;
+        }
+    }
+
+    /** Removes every cache file (`chatserve cache clear` does the same without a server). */
+    public async clear(): Promise<void> {
+        await this.writing;
+        await fs.rm(this.dir, {recursive: true, force: true});
+        for (const file of [...this.records.keys()])
+            this.forget(file);
+        this.sizes = undefined;
+    }
+
+    private async indexFolder(layout: string, description: object): Promise<void> {
+        const folder = path.join(this.dir, layout);
+        await fs.mkdir(folder, {recursive: true});
+        // For whoever looks in the folder: which model and settings its files are for.
+        await fs.writeFile(path.join(folder, "layout.json"), JSON.stringify(description, null, 2) + "\n").catch(() => undefined);
+        for (const name of await fs.readdir(folder)) {
+            const file = path.join(folder, name);
+            if (name.startsWith(".tmp-")) {
+                const stat = await fs.stat(file).catch(() => undefined);
+                if (stat != null && Date.now() - stat.mtimeMs > staleTempMs)
+                    await fs.rm(file, {force: true});
+            } else if (name.endsWith(extension))
+                await this.indexFile(file, layout);
+        }
+    }
+
+    private async indexFile(file: string, layout: string): Promise<void> {
+        const record = {file, layout, partition: "", blockHashes: [] as string[], bytes: 0, lastUsed: 0};
+        try {
+            const handle = await fs.open(file, "r");
+            try {
+                const stat = await handle.stat();
+                const prefix = Buffer.alloc(fixedPrefixBytes);
+                await handle.read(prefix, 0, prefix.length, 0);
+                const head = Buffer.alloc(fixedPrefixBytes + headerLength(prefix));
+                await handle.read(head, 0, head.length, 0);
+                const header = decodeHeader(head);
+                if (header.layout !== layout)
+                    throw new CorruptEntryError("it belongs to another model or other settings");
+                Object.assign(record, {partition: header.partition, blockHashes: header.blockHashes, bytes: stat.size, lastUsed: stat.mtimeMs});
+            } finally {
+                await handle.close();
+            }
+            this.forget(file);
+            this.records.set(file, record);
+            this.index.add(record);
+        } catch (error) {
+            await this.discard(record, error);
+        }
+    }
+
+    private async discard(record: DiskRecord, error: unknown): Promise<void> {
+        this.forget(record.file);
+        if ((error as NodeJS.ErrnoException).code === "ENOENT")
+            return;
+        this.logger.warn({event: "prompt_cache_file_skipped", file: record.file, reason: (error as Error).message},
+            `skipped and removed a prompt cache file: ${(error as Error).message}`);
+        await fs.rm(record.file, {force: true}).catch(() => undefined);
+        (await this.allSizes()).delete(record.file);
+    }
+
+    private now(): number {
+        this.lastTime = Math.max(Date.now(), this.lastTime + 1);
+        return this.lastTime;
+    }
+
+    private forget(file: string): void {
+        const record = this.records.get(file);
+        if (record == null)
+            return;
+        this.records.delete(file);
+        this.index.remove(record);
+    }
+
+    private allSizes(): Promise<Map<string, {bytes: number, lastUsed: number}>> {
+        this.sizes ??= (async () => {
+            const sizes = new Map<string, {bytes: number, lastUsed: number}>();
+            for (const layout of await fs.readdir(this.dir).catch(() => []))
+                for (const name of await fs.readdir(path.join(this.dir, layout)).catch(() => []))
+                    if (name.endsWith(extension)) {
+                        const file = path.join(this.dir, layout, name);
+                        const stat = await fs.stat(file).catch(() => undefined);
+                        if (stat != null)
+                            sizes.set(file, {bytes: stat.size, lastUsed: stat.mtimeMs});
+                    }
+            return sizes;
+        })();
+        return this.sizes;
+    }
+}

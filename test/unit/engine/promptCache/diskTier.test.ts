@@ -1,0 +1,83 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import pino from "pino";
+import {afterEach, beforeEach, describe, expect, it} from "vitest";
+import {chainedBlockHashes} from "../../../../src/engine/promptCache/blockHashes.js";
+import {encodeEntry, entryBytes, makeEntry, seedOf} from "../../../../src/engine/promptCache/cacheEntry.js";
+import {DiskTier} from "../../../../src/engine/promptCache/diskTier.js";
+
+const conversation = (id: number, length: number) => Int32Array.from({length}, (_, index) => id * 100_000 + index);
+const entryOf = (tokens: Int32Array, layout = "layout-a", partition = "") => makeEntry(layout, partition, tokens, Buffer.alloc(2000, tokens[0]! % 251));
+const hashes = (prompt: Int32Array, layout = "layout-a", partition = "") => chainedBlockHashes(seedOf(layout, partition), prompt);
+
+/** Warnings the tier logs, as objects. */
+function recordingLogger(): {logger: pino.Logger, warnings: Array<Record<string, unknown>>} {
+    const warnings: Array<Record<string, unknown>> = [];
+    const logger = pino({level: "warn"}, {write: (line: string) => warnings.push(JSON.parse(line) as Record<string, unknown>)});
+    return {logger, warnings};
+}
+
+describe("the disk tier", () => {
+    let dir: string;
+    beforeEach(async () => {
+        dir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-disk-tier-"));
+    });
+    afterEach(async () => {
+        await fs.rm(dir, {recursive: true, force: true});
+    });
+
+    it("finds a prefix written by an earlier process from the files' headers, and reads it back whole", async () => {
+        const {logger} = recordingLogger();
+        const writer = new DiskTier(dir, 1e9, logger);
+        await writer.open("layout-a", {});
+        await writer.write(entryOf(conversation(1, 700)));
+        const reader = new DiskTier(dir, 1e9, logger);
+        await reader.open("layout-a", {});
+        const found = reader.find(hashes(Int32Array.from([...conversation(1, 520), 3, 3])));
+        expect(found?.blocks).toBe(4);
+        const entry = await reader.read(found!.record);
+        expect(Array.from(entry!.tokens)).toEqual(Array.from(conversation(1, 700)));
+        // Another layout (model file, context, KV types) and another partition find nothing.
+        await reader.open("layout-b", {});
+        expect(reader.find(hashes(conversation(1, 700), "layout-b"))).toBeUndefined();
+        expect(reader.find(hashes(conversation(1, 700), "layout-a", "key-b"))).toBeUndefined();
+        expect((await fs.readdir(path.join(dir, "layout-a"))).filter((name) => name.startsWith(".tmp-"))).toEqual([]);
+    });
+
+    it("skips, removes and warns of a truncated, corrupt or foreign file", async () => {
+        const folder = path.join(dir, "layout-a");
+        await fs.mkdir(folder, {recursive: true});
+        const good = encodeEntry(entryOf(conversation(1, 300)));
+        await fs.writeFile(path.join(folder, "truncated-header.kvcache"), good.subarray(0, 30));
+        await fs.writeFile(path.join(folder, "foreign.kvcache"), encodeEntry(entryOf(conversation(2, 300), "layout-z")));
+        await fs.writeFile(path.join(folder, "junk.kvcache"), Buffer.from("not a cache file at all"));
+        const truncatedState = encodeEntry(entryOf(conversation(3, 300)));
+        await fs.writeFile(path.join(folder, "truncated-state.kvcache"), truncatedState.subarray(0, truncatedState.length - 100));
+        const {logger, warnings} = recordingLogger();
+        const tier = new DiskTier(dir, 1e9, logger);
+        await tier.open("layout-a", {});
+        // The file whose state is cut short has a whole header: indexed, then refused when read.
+        const found = tier.find(hashes(conversation(3, 300)));
+        expect(found).toBeDefined();
+        expect(await tier.read(found!.record)).toBeUndefined();
+        expect(tier.find(hashes(conversation(3, 300)))).toBeUndefined();
+        expect((await fs.readdir(folder)).filter((name) => name.endsWith(".kvcache"))).toEqual([]);
+        expect(warnings.map((warning) => warning.event)).toEqual(Array(4).fill("prompt_cache_file_skipped"));
+    });
+
+    it("keeps within its budget, least recently used out first", async () => {
+        const size = encodeEntry(entryOf(conversation(1, 300))).length;
+        const tier = new DiskTier(dir, size * 2 + 10, recordingLogger().logger);
+        await tier.open("layout-a", {});
+        await tier.write(entryOf(conversation(1, 300)));
+        await tier.write(entryOf(conversation(2, 300)));
+        await tier.read(tier.find(hashes(conversation(1, 300)))!.record);
+        await tier.write(entryOf(conversation(3, 300)));
+        expect(tier.find(hashes(conversation(2, 300)))).toBeUndefined();
+        expect(tier.find(hashes(conversation(1, 300)))).toBeDefined();
+        expect(tier.find(hashes(conversation(3, 300)))).toBeDefined();
+        expect(tier.bytes).toBeLessThanOrEqual(size * 2 + 10);
+        expect(entryBytes(entryOf(conversation(1, 300)))).toBeGreaterThan(0);
+    });
+});
