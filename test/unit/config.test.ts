@@ -22,6 +22,8 @@ describe("resolveConfig", () => {
             shutdownGraceMs: 5000,
             keepAlive: null,
             memoryWaitMs: 120_000,
+            promptCache: true,
+            promptCacheSize: 10 * 2 ** 30,
             modelAliases: [],
             corsOrigins: [],
             logLevel: "info",

@@ -36,7 +36,8 @@ describe("a memory budget that holds one model of two", () => {
         const smallestPair = Math.min(...first.flatMap((a) => second.map((b) => a + b)));
         expect(largestAlone).toBeLessThan(smallestPair);
         const memoryLimit = Math.floor((largestAlone + smallestPair) / 2);
-        server = await startTestServer(models, {memoryLimit, memoryWaitMs: 60_000});
+        // No RAM tier for the prompt cache: it would be taken out of this limit, made to hold one model exactly.
+        server = await startTestServer(models, {memoryLimit, memoryWaitMs: 60_000, promptCacheRam: 0});
         client = server.client();
     });
     afterAll(async () => server?.stop());
