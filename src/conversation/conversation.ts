@@ -97,7 +97,15 @@ export type ToolChoice = "auto" | "none" | "required" | {name: string};
 export type OutputFormat =
     | {type: "text"}
     /** A JSON value; `schema` null: any JSON object. `path` names the format, `schemaPath` its schema. */
-    | {type: "json", schema: Record<string, unknown> | null, strict: boolean, path: WirePath, schemaPath: WirePath};
+    | {type: "json", schema: Record<string, unknown> | null, strict: boolean, path: WirePath, schemaPath: WirePath}
+    /** Raw text under a client's constraint (llama-server's `grammar`, vLLM's `structured_outputs`); `path` names the field. */
+    | {type: "grammar", constraint: TextConstraint, path: WirePath};
+
+/** A constraint on raw text: a GBNF grammar, a regular expression the whole reply matches, or one of a list of texts. */
+export type TextConstraint =
+    | {kind: "gbnf", grammar: string}
+    | {kind: "regex", pattern: string}
+    | {kind: "choice", choices: string[]};
 
 /** What the client set; what it did not is the model's default from its settings, else OpenAI's. */
 export type Sampling = {

@@ -9,6 +9,7 @@ import type {Conversation} from "./conversation.js";
 import {choiceOptions, toGenerationOptions} from "./generationSettings.js";
 import {toReplyPlan} from "./replyPlan.js";
 import {compileGrammars} from "./replyGrammars.js";
+import {compileTextGrammar} from "./textConstraint.js";
 import type {IgnoredKeyword} from "../json-schema/schemaStrictness.js";
 import {toChatHistory} from "./chatHistory.js";
 import {toTemplateMessages, toTemplateTools} from "./templateMessages.js";
@@ -103,6 +104,8 @@ export class ConversationService {
         try {
             const {model} = held;
             const format = compileGrammars(model, withoutTools(plan.format, model), plan.schemas);
+            if (format.type === "grammar" && conversation.output.type === "grammar")
+                await compileTextGrammar(model, format, conversation.output.path);
             logIgnored(this.logger, conversation.model, plan.schemas.ignored);
             // A reasoning model thinks unless told not to, or unless its reply is constrained from the start.
             const thinking = beginsFreely(format) && conversation.thinking;

@@ -34,6 +34,8 @@ export function compileGrammars(model: LoadedModel, format: ReplyFormat, origins
     };
     switch (format.type) {
         case "text":
+        case "grammar":
+            // A client's own grammar is compiled apart, asynchronously (textConstraint.ts): llama.cpp's reason for refusing it takes a moment to read.
             return format;
         case "json":
             return {...format, schema: compiled(format.schema, json())};

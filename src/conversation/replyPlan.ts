@@ -2,6 +2,7 @@ import type {JsonSchema, ReplyFormat, ToolDefinition} from "../engine/generation
 import {BadRequestError} from "../errors.js";
 import type {Conversation, Tool} from "./conversation.js";
 import {toConstrainedSchema} from "../json-schema/constrainedSchema.js";
+import {toGrammarFormat} from "./textConstraint.js";
 import {SchemaStrictness, type IgnoredKeyword, type SchemaOrigins} from "../json-schema/schemaStrictness.js";
 
 /**
@@ -32,6 +33,13 @@ export function toReplyPlan(conversation: Pick<Conversation, "tools" | "toolChoi
             {param: "tool_choice", code: "invalid_value"});
 
     const {output} = conversation;
+    if (output.type === "grammar") {
+        // As llama-server and vLLM: a grammar of the client's own leaves no room for a call's syntax.
+        if (conversation.tools.length > 0)
+            throw new BadRequestError(`Invalid '${output.path}': a grammar, regex or choice constraint cannot be combined with tools.`,
+                {param: output.path, code: "invalid_value"});
+        return {format: toGrammarFormat(output.constraint, output.path), needsToolSupport: false, schemas: {tools: [], json: null, ignored}};
+    }
     const json: ReplyFormat | null = output.type === "json"
         ? {type: "json", schema: output.schema == null ? null : toJsonSchema(output.schema, output.strict, output.schemaPath, ignored)}
         : null;

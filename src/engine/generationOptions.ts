@@ -33,6 +33,8 @@ export type ReplyFormat =
     | {type: "text"}
     /** A JSON value matching `schema`; null means any JSON object. */
     | {type: "json", schema: JsonSchema | null}
+    /** Raw text a client's GBNF accepts (its root rule `root`): llama-server's `grammar`, vLLM's regex and choice written as GBNF. */
+    | {type: "grammar", grammar: string}
     | {
         type: "toolCalls",
         tools: readonly ToolDefinition[],

@@ -7,6 +7,7 @@ import type {LlamaEmbedder} from "./llamaEmbedder.js";
 import {loadModelParts, type GenerationParts, type ModelLoadOptions} from "./llamaModelParts.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {takeLongerPrefix} from "./prefixSharing.js";
+import {compileOrDiagnose} from "./grammarDiagnosis.js";
 import {claimCache, imageCacheId} from "./cachePartitions.js";
 import {promptCacheForModel} from "./promptCache/loadedModelCache.js";
 import type {ModelPromptCache} from "./promptCache/modelPromptCache.js";
@@ -101,6 +102,13 @@ export class LlamaLoadedModel implements LoadedModel {
         if (this.stoppedWith != null)
             throw this.stoppedWith;
         this.generating().grammars.compileJson(schema);
+    }
+
+    public async compileGrammar(grammar: string): Promise<void> {
+        if (this.stoppedWith != null)
+            throw this.stoppedWith;
+        const {grammars} = this.generating();
+        await compileOrDiagnose(grammar, () => grammars.compileText(grammar));
     }
 
     public prepareText(prompt: string, promptName: string): Promise<PreparedPrompt> {

@@ -57,6 +57,8 @@ export interface LoadedModel {
     readonly imageInputRefusal: string | null,
     /** Builds (and caches) the grammar for a JSON schema (null: any object); throws when llama.cpp cannot parse it. */
     compileSchema(schema: JsonSchema | null): void,
+    /** Builds (and caches) a client's GBNF; rejects with engine/grammarDiagnosis.ts's GrammarParseError, llama.cpp's reason, when it cannot parse it. */
+    compileGrammar(grammar: string): Promise<void>,
     /** A raw prompt, no template (legacy completions); `promptName` names it in errors. */
     prepareText(prompt: string, promptName: string): Promise<PreparedPrompt>,
     /** Token ids a client sent as its prompt (legacy completions), as they came; `text` is what they spell. */

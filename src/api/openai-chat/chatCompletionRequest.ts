@@ -2,6 +2,7 @@ import {z} from "zod";
 import {keepAliveField} from "../keepAlive.js";
 import {logitBiasField, seed, stopSequences} from "../openai-shared/requestFields.js";
 import {refuseOversizedReply} from "../openai-shared/replySizeLimit.js";
+import {constraintFields} from "../openai-shared/constraintFields.js";
 
 /**
  * OpenAI's `POST /v1/chat/completions` request body, spec fields in the order of OpenAI's API reference.
@@ -107,6 +108,8 @@ export const chatCompletionRequestSchema = z.object({
     reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high"]).nullish(),
     // Ollama's: how long the model stays loaded once idle after this request (api/keepAlive.ts).
     keep_alive: keepAliveField,
+    // llama-server's `grammar`, vLLM's `structured_outputs` and `guided_*` (openai-shared/constraintFields.ts).
+    ...constraintFields,
     // Deprecated spellings of tools/tool_choice, still sent by older clients.
     functions: z.array(z.unknown()).nullish(),
     function_call: z.unknown().optional(),

@@ -2,6 +2,7 @@ import type {Conversation, ImagePart, Message, Part, TextPart, ToolChoice} from 
 import {BadRequestError} from "../../errors.js";
 import {choiceCount} from "../openai-shared/choiceCount.js";
 import {toSampling} from "../openai-shared/samplingFields.js";
+import {toConstraintOutput} from "../openai-shared/constraintFields.js";
 import {rejectUnsupportedChatFields} from "./unsupportedFields.js";
 import type {ChatCompletionRequest, ChatMessage, ContentPart} from "./chatCompletionRequest.js";
 
@@ -26,7 +27,10 @@ export function toConversation(request: ChatCompletionRequest): Conversation {
         })),
         ...(request.tool_choice != null ? {toolChoice: toToolChoice(request.tool_choice)} : {}),
         ...(request.parallel_tool_calls != null ? {parallelToolCalls: request.parallel_tool_calls} : {}),
-        output: toOutputFormat(request.response_format),
+        // A raw constraint (llama-server's `grammar`, vLLM's `structured_outputs`), else `response_format`.
+        output: toConstraintOutput(request, {
+            responseFormat: request.response_format != null && request.response_format.type !== "text", hasTools: (request.tools ?? []).length > 0
+        }) ?? toOutputFormat(request.response_format),
         sampling: toSampling(request),
         // Zed and newer SDKs send max_completion_tokens, the successor of max_tokens.
         ...optional("maxTokens", request.max_completion_tokens ?? request.max_tokens),

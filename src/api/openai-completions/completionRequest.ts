@@ -3,6 +3,7 @@ import {keepAliveField} from "../keepAlive.js";
 import {logitBiasField, seed, stopSequences} from "../openai-shared/requestFields.js";
 import {refuseOversizedReply} from "../openai-shared/replySizeLimit.js";
 import {textsOrTokenIds} from "../openai-shared/textsOrTokenIds.js";
+import {constraintFields} from "../openai-shared/constraintFields.js";
 
 /**
  * OpenAI's legacy `POST /v1/completions` body: raw prompts, no chat template. IDE autocomplete
@@ -33,7 +34,9 @@ export const completionRequestSchema = z.object({
     user: z.string().nullish(),
     // --- chatserve extensions ---
     // Ollama's: how long the model stays loaded once idle after this request (api/keepAlive.ts).
-    keep_alive: keepAliveField
+    keep_alive: keepAliveField,
+    // llama-server's `grammar`, vLLM's `structured_outputs` and `guided_*` (openai-shared/constraintFields.ts).
+    ...constraintFields
 }).superRefine((request, context) => refuseOversizedReply({
     stream: request.stream,
     n: request.n,

@@ -4,7 +4,11 @@ import {toSampling} from "../openai-shared/samplingFields.js";
 import type {SamplingDefaults} from "../../models/modelSettings.js";
 import type {LoadedModel, SequenceLease} from "../../engine/loadedModel.js";
 import type {PreparedPrompt} from "../../engine/preparedPrompt.js";
-import type {CachePartition, GenerationOptions} from "../../engine/generationOptions.js";
+import type {CachePartition, GenerationOptions, ReplyFormat} from "../../engine/generationOptions.js";
+import {toReplyPlan} from "../../conversation/replyPlan.js";
+import {compileGrammars} from "../../conversation/replyGrammars.js";
+import {compileTextGrammar} from "../../conversation/textConstraint.js";
+import {toConstraintOutput} from "../openai-shared/constraintFields.js";
 import {BadRequestError} from "../../errors.js";
 import type {ModelSource} from "../../models/modelRegistry.js";
 import {defaultCompletionMaxTokens, type CompletionRequest} from "./completionRequest.js";
@@ -55,6 +59,22 @@ async function prepare(
 }
 
 /**
+ * The reply's format: free text, or what the request's raw constraint (`grammar`, `structured_outputs`,
+ * `guided_*`) asks, compiled now so a grammar llama.cpp cannot parse is a 400 before anything is sent.
+ * The same reading as chat's (conversation/replyPlan.ts), with no tools.
+ */
+async function constrainedFormat(model: LoadedModel, request: CompletionRequest): Promise<ReplyFormat> {
+    const output = toConstraintOutput(request, {responseFormat: false, hasTools: false});
+    if (output == null)
+        return {type: "text"};
+    const plan = toReplyPlan({tools: [], output});
+    const format = compileGrammars(model, plan.format, plan.schemas);
+    if (format.type === "grammar" && output.type === "grammar")
+        await compileTextGrammar(model, format, output.path);
+    return format;
+}
+
+/**
  * Legacy completions: raw prompts (no template), or fill-in-the-middle when `suffix` is sent.
  * Like chat, every check that can fail with a status happens before anything is sent.
  */
@@ -97,6 +117,7 @@ export class CompletionService {
         const generation = generationRequest(request);
         const completionTokens = Math.min(generation.maxTokens ?? defaultCompletionMaxTokens, Math.floor(model.contextLength / 2));
         const infill = fim ? {suffix: request.suffix!, completionTokens} : null;
+        const format = await constrainedFormat(model, request);
         const jobs: CompletionJob[] = [];
         for (const [index, promptInput] of prompts.entries()) {
             // Prompts are tokenized one per turn of the event loop, so a long array does not hold up other streams.
@@ -106,6 +127,7 @@ export class CompletionService {
             const options = {
                 ...toGenerationOptions(generation, prompt.tokens.length, model.contextLength,
                     {defaultMaxTokens: defaultCompletionMaxTokens, modelDefaults, vocabularySize: model.vocabularySize}),
+                format,
                 ...(request.logprobs == null ? {} : {logprobs: {top: request.logprobs, prompt: request.echo === true}})
             };
             // OpenAI's order: the choices of prompt i are at i·n … i·n + n − 1. The prompt is scored once, by its first choice.

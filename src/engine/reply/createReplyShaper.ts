@@ -2,6 +2,7 @@ import type {PreparedPrompt} from "../preparedPrompt.js";
 import type {GenerationOptions, ReplyFormat} from "../generationOptions.js";
 import {ArgumentCallReply} from "./argumentCallReply.js";
 import {CallOrAnswerReply} from "./callOrAnswerReply.js";
+import {GrammarReply} from "./grammarReply.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {JsonReply} from "./jsonReply.js";
 import type {ReplyShaper} from "./replyShaper.js";
@@ -32,6 +33,8 @@ function formatShaper(prompt: PreparedPrompt, options: GenerationOptions, gramma
             return new TextReply(stops);
         case "json":
             return new JsonReply(grammars, format.schema);
+        case "grammar":
+            return new GrammarReply(grammars, format.grammar);
         case "toolCalls": {
             if (prompt.toolSyntax == null)
                 throw new Error("tool calls need a prompt rendered with tools");

@@ -79,6 +79,16 @@ export class ReplyGrammars {
         });
     }
 
+    /** A client's own GBNF (root rule `root`), compiled once and kept like the others; throws when llama.cpp cannot parse it. */
+    public compileText(grammar: string): LlamaGrammar {
+        return this.compiled(`text:${grammar}`, () => new LlamaGrammar(this.model.llama, {grammar}));
+    }
+
+    /** Text matching a client's own GBNF (`grammar`, or a regex or choice written as GBNF). */
+    public text(grammar: string): LlamaGrammarEvaluationState {
+        return new LlamaGrammarEvaluationState({model: this.model, grammar: this.compileText(grammar)});
+    }
+
     /**
      * A JSON value matching `schema`, or else the opening of a tool call: one token (a special one
      * such as Qwen's `<tool_call>`) or one of `texts` (Llama 3's `{"name": "get_weather", "parameters": `,

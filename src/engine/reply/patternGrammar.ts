@@ -21,13 +21,32 @@ const anyJsonChar = String.raw`([^"\\\x7F\x00-\x1F] | "\\" ["\\/bfnrt] | "\\u" [
  * still matching language.
  */
 export function patternToGbnf(pattern: string): string {
+    return toGbnf(pattern, "jsonString");
+}
+
+/**
+ * A regular expression → a GBNF expression for raw text the pattern matches whole (vLLM's
+ * `structured_outputs.regex`, `guided_regex`): the reply is the match, so a pattern is anchored at
+ * both ends whether it says `^…$` or not, and characters are written as themselves.
+ */
+export function regexToGbnf(pattern: string): string {
+    return toGbnf(pattern, "text");
+}
+
+/** What the grammar writes: the body of a JSON string (characters escaped as JSON needs), or raw text. */
+type Target = "jsonString" | "text";
+
+function toGbnf(pattern: string, target: Target): string {
     const parser = new PatternParser(pattern);
     const alternatives = parser.parseTopLevel();
     const rendered = alternatives.map(({node, anchoredStart, anchoredEnd}) => {
         if (expandedSize(node) > maxExpandedSize)
             throw new PatternError(`it repeats too much to be turned into a grammar (more than ${maxExpandedSize} elements)`);
         refuseRepeatedEmpty(node);
-        return [anchoredStart ? null : `${anyJsonChar}*`, render(node), anchoredEnd ? null : `${anyJsonChar}*`].filter(Boolean).join(" ");
+        const body = render(node, target);
+        if (target === "text")
+            return body;
+        return [anchoredStart ? null : `${anyJsonChar}*`, body, anchoredEnd ? null : `${anyJsonChar}*`].filter(Boolean).join(" ");
     });
     return rendered.length === 1 ? `(${rendered[0]})` : `(${rendered.join(" | ")})`;
 }
@@ -61,13 +80,13 @@ function canBeEmpty(node: PatternNode): boolean {
     }
 }
 
-function render(node: PatternNode): string {
+function render(node: PatternNode, target: Target): string {
     switch (node.kind) {
-        case "chars": return renderChars(node.set);
-        case "sequence": return node.items.length === 0 ? "\"\"" : node.items.map(render).join(" ");
-        case "alternatives": return `(${node.options.map(render).join(" | ")})`;
+        case "chars": return target === "text" ? renderTextChars(node.set) : renderChars(node.set);
+        case "sequence": return node.items.length === 0 ? "\"\"" : node.items.map((item) => render(item, target)).join(" ");
+        case "alternatives": return `(${node.options.map((option) => render(option, target)).join(" | ")})`;
         case "repeat": {
-            const inner = `(${render(node.node)})`;
+            const inner = `(${render(node.node, target)})`;
             return node.max == null ? `${inner}{${node.min},}` : `${inner}{${node.min},${node.max}}`;
         }
     }
@@ -100,6 +119,28 @@ function renderChars(set: CharSet): string {
     if (parts.length === 0)
         throw new PatternError("a character class matches nothing");
     return parts.length === 1 ? parts[0]! : `(${parts.join(" | ")})`;
+}
+
+/**
+ * Raw text: every character as itself, but NUL (which ends a string in llama.cpp's grammar) and
+ * lone surrogates (which UTF-8 cannot hold) never; classes and `.` leave out characters beyond
+ * U+FFFF as they do in a JSON string (why: `astral`).
+ */
+const neverInText: Array<[number, number]> = [[0x00, 0x00], [0xd800, 0xdfff]];
+
+function renderTextChars(set: CharSet): string {
+    const ranges = set.ranges.map(([low, high]): [number, number] => [low, high]);
+    if (set.negated) {
+        const excluded = [...ranges, ...neverInText, ...astral];
+        if (subtract([[0, 0x10ffff]], excluded).length === 0)
+            throw new PatternError("a character class matches nothing");
+        return `[^${excluded.map(renderRange).join("")}]`;
+    }
+    const spelledOut = ranges.length === 1 && ranges[0]![0] === ranges[0]![1];
+    const plain = subtract(ranges, spelledOut ? neverInText : [...neverInText, ...astral]);
+    if (plain.length === 0)
+        throw new PatternError("a character class matches nothing");
+    return `[${plain.map(renderRange).join("")}]`;
 }
 
 function subtract(ranges: ReadonlyArray<[number, number]>, removed: ReadonlyArray<[number, number]>): Array<[number, number]> {

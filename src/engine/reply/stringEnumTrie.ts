@@ -19,9 +19,24 @@
 export function stringEnumGbnf(values: readonly string[], name: string): string {
     if (values.length === 0)
         throw new RangeError("an enum needs at least one value");
+    return trieGbnf(values.map((value) => JSON.stringify(value)), name);
+}
+
+/**
+ * GBNF for exactly one of `choices` as raw text (vLLM's `structured_outputs.choice`), in the same
+ * prefix tree. Raw texts can be prefixes of one another ("a", "ab"): where one ends and others go
+ * on, what follows is optional.
+ */
+export function textChoiceGbnf(choices: readonly string[], name: string): string {
+    if (choices.length === 0)
+        throw new RangeError("a choice needs at least one text");
+    return trieGbnf(choices, name);
+}
+
+function trieGbnf(texts: readonly string[], name: string): string {
     const root = new TrieNode();
-    for (const value of new Set(values))
-        root.insert([...JSON.stringify(value)]);
+    for (const text of new Set(texts))
+        root.insert([...text]);
 
     // Breadth first with a queue, not recursion: the tree may be as deep as a value is long.
     const pending: Array<{rule: string, node: TrieNode}> = [];
@@ -30,7 +45,7 @@ export function stringEnumGbnf(values: readonly string[], name: string): string 
         pending.push({rule, node});
         return rule;
     };
-    const body = branches(root, ruleOf);
+    const body = root.children.size === 0 ? "\"\"" : root.terminal ? `(${branches(root, ruleOf)})?` : branches(root, ruleOf);
     const helpers: string[] = [];
     for (let index = 0; index < pending.length; index++)
         helpers.push(`${pending[index]!.rule} ::= ${branches(pending[index]!.node, ruleOf)}`);
@@ -39,6 +54,8 @@ export function stringEnumGbnf(values: readonly string[], name: string): string 
 
 class TrieNode {
     public readonly children = new Map<string, TrieNode>();
+    /** A text ends here (only at leaves for JSON strings; anywhere for raw choices). */
+    public terminal = false;
 
     public insert(chars: readonly string[]): void {
         let node: TrieNode = this;
@@ -50,6 +67,7 @@ class TrieNode {
             }
             node = child;
         }
+        node.terminal = true;
     }
 }
 
@@ -58,12 +76,14 @@ function branches(node: TrieNode, ruleOf: (fork: TrieNode) => string): string {
     const parts = [...node.children].map(([first, child]) => {
         let text = first;
         let next = child;
-        while (next.children.size === 1) {
+        while (next.children.size === 1 && !next.terminal) {
             const [char, only] = next.children.entries().next().value!;
             text += char;
             next = only;
         }
-        return next.children.size === 0 ? gbnfLiteral(text) : `${gbnfLiteral(text)} ${ruleOf(next)}`;
+        if (next.children.size === 0)
+            return gbnfLiteral(text);
+        return next.terminal ? `${gbnfLiteral(text)} ${ruleOf(next)}?` : `${gbnfLiteral(text)} ${ruleOf(next)}`;
     });
     return parts.length === 1 ? parts[0]! : parts.join(" | ");
 }

@@ -6,6 +6,7 @@ import type {PreparedPrompt} from "../../../src/engine/preparedPrompt.js";
 import type {GenerationOptions, ToolDefinition} from "../../../src/engine/generationOptions.js";
 import type {GenerationEvent, GenerationResult} from "../../../src/engine/generationEvents.js";
 import {ServerBusyError, type ApiError} from "../../../src/errors.js";
+import {GrammarParseError} from "../../../src/engine/grammarDiagnosis.js";
 import type {ContextPlan} from "../../../src/models/contextPlan.js";
 import type {Catalogue} from "../../../src/models/modelCatalogue.js";
 import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
@@ -85,6 +86,16 @@ export class FakeModel implements LoadedModel {
     public compileSchema(): void {
         if (this.stoppedQueueing != null)
             throw this.stoppedQueueing;
+    }
+
+    /** The GBNF texts requests asked to compile, in order; with `grammarRefusal` set, each is refused with that reason. */
+    public readonly compiledGrammars: string[] = [];
+    public grammarRefusal: string | null = null;
+
+    public async compileGrammar(grammar: string): Promise<void> {
+        this.compiledGrammars.push(grammar);
+        if (this.grammarRefusal != null)
+            throw new GrammarParseError(this.grammarRefusal);
     }
 
     public async prepareText(prompt: string): Promise<PreparedPrompt> {
