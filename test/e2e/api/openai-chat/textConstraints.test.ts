@@ -1,0 +1,88 @@
+// Raw constraints end to end: the official client, a real server, random-weight models (so every
+// reply that matches is the grammar's work), sampled at temperature 1 with several seeds. Every
+// bounded constraint is complete within max_tokens, so each reply must match, every time.
+import OpenAI from "openai";
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {buildTinyChatModel} from "../../../fixtures/gguf/tinyModels.js";
+import {hasSharedModels, sharedModels} from "../../support/sharedModels.js";
+import {startTestServer, type TestServer} from "../../support/testServer.js";
+
+const seeds = [1, 2, 3, 4, 5];
+const messages = [{role: "user" as const, content: "Answer."}];
+/** Longer than any bounded constraint below, even at one byte per token. */
+const maxTokens = 48;
+
+/** vLLM's and llama-server's fields are extensions: the client passes them through as body fields. */
+type Extra = Record<string, unknown>;
+
+function textConstraints(label: string, modelFile: () => Promise<string>): void {
+    describe(label, () => {
+        let server: TestServer;
+        let client: OpenAI;
+        const chat = async (extra: Extra, seed: number): Promise<{text: string, finish: string}> => {
+            const reply = await client.chat.completions.create({model: "m", messages, temperature: 1, seed, max_tokens: maxTokens, ...extra} as never) as OpenAI.ChatCompletion;
+            return {text: reply.choices[0]!.message.content ?? "", finish: reply.choices[0]!.finish_reason};
+        };
+
+        beforeAll(async () => {
+            server = await startTestServer({m: await modelFile()}, {ctxSize: 1024});
+            client = server.client();
+        });
+        afterAll(async () => server?.stop());
+
+        it("a regex (structured_outputs and guided_regex) is matched whole by every reply", async () => {
+            for (const seed of seeds)
+                for (const extra of [{structured_outputs: {regex: "\\d{3}-[A-Z]{2}(x|yz)?"}}, {guided_regex: "^\\d{3}-[A-Z]{2}(x|yz)?$"}]) {
+                    const {text, finish} = await chat(extra, seed);
+                    expect(text).toMatch(/^\d{3}-[A-Z]{2}(x|yz)?$/);
+                    expect(finish).toBe("stop");
+                }
+        });
+
+        it("a choice is one of the texts, every time, prefixes of each other included", async () => {
+            const choices = ["red", "green", "gre", "blue sky", "ünïcode \"quoted\"\n"];
+            const seen = new Set<string>();
+            for (const seed of seeds)
+                for (const extra of [{structured_outputs: {choice: choices}}, {guided_choice: choices}]) {
+                    const {text} = await chat(extra, seed);
+                    expect(choices).toContain(text);
+                    seen.add(text);
+                }
+            // Sampled, not fixed: five seeds at temperature 1 do not all land on one text of five.
+            expect(seen.size).toBeGreaterThan(1);
+        });
+
+        it("a GBNF grammar (grammar, structured_outputs.grammar), streamed and not, on chat and legacy completions", async () => {
+            const grammar = "root ::= answer \" \" word\nanswer ::= \"yes\" | \"no\"\nword ::= [a-z]{1,6}\n";
+            const matches = /^(yes|no) [a-z]{1,6}$/;
+            for (const seed of seeds) {
+                expect((await chat({grammar}, seed)).text).toMatch(matches);
+                let streamed = "";
+                const stream = await client.chat.completions.create({
+                    model: "m", messages, temperature: 1, seed, max_tokens: maxTokens, stream: true, structured_outputs: {grammar}
+                } as never) as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>;
+                for await (const chunk of stream)
+                    streamed += chunk.choices[0]?.delta.content ?? "";
+                expect(streamed).toMatch(matches);
+                const completion = await client.completions.create({model: "m", prompt: "Q:", temperature: 1, seed, max_tokens: maxTokens, grammar} as never) as OpenAI.Completion;
+                expect(completion.choices[0]!.text).toMatch(matches);
+            }
+        });
+
+        it("a grammar llama.cpp cannot parse is a 400 naming the line, in llama.cpp's words; the server goes on serving", async () => {
+            const bad = chat({grammar: "root ::= answer\nanswer ::= \"yes\" | \"n\\qo\"\n"}, 1);
+            await expect(bad).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+            await expect(bad).rejects.toMatchObject({status: 400, param: "grammar", code: "invalid_grammar"});
+            await expect(bad).rejects.toThrow(/line 2, column 22: unknown escape/);
+            const undefinedRule = client.completions.create({model: "m", prompt: "Q:", max_tokens: 4, guided_grammar: "root ::= missing"} as never);
+            await expect(undefinedRule).rejects.toThrow(/Undefined rule identifier 'missing'/);
+            expect((await chat({guided_choice: ["ok"]}, 1)).text).toBe("ok");
+        });
+    });
+}
+
+textConstraints("a tiny model the tests build", () => buildTinyChatModel());
+
+describe.runIf(hasSharedModels)("shared models", () => {
+    textConstraints("tiny-random-qwen2.5-chatml-tools (../shared/models)", async () => sharedModels.qwenTools);
+});
