@@ -40,6 +40,8 @@ export type Conversation = {
     choices: number,
     /** Report each sampled token's log probability with this many alternatives (0–20). */
     logprobs?: {top: number},
+    /** The reply the client expects (OpenAI's Predicted Outputs): drafts the engine verifies, never a change to the reply. */
+    prediction?: string,
     /**
      * Whose cached prompts and images it may reuse (absent: those every request shares). Who sent it,
      * not what it says: set beside the converters (from the HTTP layer's http/cachePartition.ts), never by them.

@@ -68,7 +68,8 @@ export class ConversationService {
                 ...toGenerationOptions(conversation, promptCells(prompt), model.contextLength,
                     {modelDefaults: held.sampling, vocabularySize: model.vocabularySize}),
                 format,
-                ...(conversation.logprobs != null ? {logprobs: conversation.logprobs} : {})
+                ...(conversation.logprobs != null ? {logprobs: conversation.logprobs} : {}),
+                ...(conversation.prediction != null ? {prediction: conversation.prediction} : {})
             };
             const lease = await model.acquireSequence(prompt, signal, conversation.cachePartition);
             return {

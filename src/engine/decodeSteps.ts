@@ -3,14 +3,23 @@ import {
     assertSharedLockModule, batchDecoder, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext, type SequenceState
 } from "./llamaInternals.js";
 import {StepSampler, type StepSamplingOptions} from "./stepSampler.js";
+import {dropRejectedDraft} from "./speculation/draftRollback.js";
+import {verifyDraft} from "./speculation/draftVerification.js";
+import type {SpeculationSettings} from "./speculation/speculationPlan.js";
 import {createLogprobReader} from "./tokenLogprobs.js";
 
 type Step = {
-    sequence: LlamaContextSequence, state: SequenceState, tokens: readonly Token[], sampler: StepSampler, resolve(token: Token): void, reject(error: unknown): void
+    sequence: LlamaContextSequence, state: SequenceState, tokens: readonly Token[], sampler: StepSampler,
+    /** Tokens guessed to follow (speculation/): fed after `tokens`, each with an output to check it by. */
+    draft: readonly Token[],
+    resolve(tokens: Token[]): void, reject(error: unknown): void
 };
 
-/** A step's share of one batch: all its tokens (`last`, then sampled), or the head of one that does not fit. */
-type Part = {step: Step, tokens: readonly Token[], last: boolean};
+/**
+ * A step's share of one batch: all its tokens (`last`, then sampled) and the `drafted` tail of its
+ * draft that fitted, or the head of one that does not fit.
+ */
+type Part = {step: Step, tokens: readonly Token[], last: boolean, drafted: number};
 
 /**
  * The decode loop of one context, llama-server's slot loop in small: every generation on the
@@ -43,9 +52,13 @@ export class DecodeSteps {
     private batchesDecoded = 0;
     private needsCheckpoints: boolean | undefined;
 
-    /** `plainAttentionForShortRuns`: see native/decodeBatch.cpp (chatserve's `--flash-attention auto`). */
+    /**
+     * `plainAttentionForShortRuns`: see native/decodeBatch.cpp (chatserve's `--flash-attention auto`).
+     * `speculation`: how the context's generations draft (speculation/speculationPlan.ts); absent: from a prediction only.
+     */
     public constructor(
-        private readonly context: LlamaContext, private readonly threads: number, private readonly decodeThreads: number, plainAttentionForShortRuns = false
+        private readonly context: LlamaContext, private readonly threads: number, private readonly decodeThreads: number, plainAttentionForShortRuns = false,
+        public readonly speculation?: SpeculationSettings
     ) {
         this.native = nativeContext(context);
         this.decode = batchDecoder(context, plainAttentionForShortRuns);
@@ -67,14 +80,32 @@ export class DecodeSteps {
      * one's output. Any length: a step that does not fit the batch goes in over several.
      */
     public step(sequence: LlamaContextSequence, tokens: readonly Token[], sampler: StepSampler): Promise<Token> {
+        return new Promise((resolve, reject) => this.enqueue(sequence, tokens, [], sampler, (kept) => resolve(kept[0]!), reject));
+    }
+
+    /**
+     * A step with a draft: `tokens`, then `draft`, in the same batch as the other streams' steps (a
+     * speculating sequence adds tokens to the shared pass, never a pass of its own). Resolves to the
+     * tokens plain decoding would have sampled from here (speculation/draftVerification.ts): the
+     * draft's accepted head and the token after it; the rejected rest leaves the sequence's cache.
+     * A draft that does not fit the batch is cut. Only for samplers whose options do not change
+     * per token (their grammar and penalties are set by the caller between tokens).
+     */
+    public speculate(sequence: LlamaContextSequence, tokens: readonly Token[], draft: readonly Token[], sampler: StepSampler): Promise<Token[]> {
+        return new Promise((resolve, reject) => this.enqueue(sequence, tokens, draft, sampler, resolve, reject));
+    }
+
+    private enqueue(
+        sequence: LlamaContextSequence, tokens: readonly Token[], draft: readonly Token[], sampler: StepSampler, resolve: (kept: Token[]) => void, reject: (error: unknown) => void
+    ): void {
         if (tokens.length === 0)
-            return Promise.reject(new Error("a decode step needs at least one token to sample after"));
-        return new Promise((resolve, reject) => {
-            this.queue.push({sequence, state: sequenceState(sequence), tokens, sampler, resolve, reject});
+            reject(new Error("a decode step needs at least one token to sample after"));
+        else {
+            this.queue.push({sequence, state: sequenceState(sequence), tokens, draft, sampler, resolve, reject});
             // The last stream of the last batch to come back sends the next one at once: a lone
             // stream never waits for the end of the event-loop turn.
             this.scheduleDispatch(this.awaited.delete(sequence) && this.awaited.size === 0);
-        });
+        }
     }
 
     private scheduleDispatch(now: boolean): void {
@@ -122,19 +153,29 @@ export class DecodeSteps {
             if (step.tokens.length > room)
                 return true;
             room -= step.tokens.length;
-            parts.push({step, tokens: step.tokens, last: true});
+            parts.push({step, tokens: step.tokens, last: true, drafted: 0});
             return false;
         });
         const split = this.queue[0];
         if (split != null && room > 0) {
-            parts.push({step: split, tokens: split.tokens.slice(0, room), last: false});
+            parts.push({step: split, tokens: split.tokens.slice(0, room), last: false, drafted: 0});
             split.tokens = split.tokens.slice(room);
+            room = 0;
+        }
+        // Drafts take only the room every step's own tokens left: speculation never pushes another stream's step, or a prompt, out of a batch.
+        for (const part of parts) {
+            const draft = part.step.draft.slice(0, room);
+            if (!part.last || draft.length === 0)
+                continue;
+            room -= draft.length;
+            part.tokens = [...part.tokens, ...draft];
+            part.drafted = draft.length;
         }
         return parts.sort((a, b) => a.step.state._sequenceId - b.step.state._sequenceId);
     }
 
     private async decodeBatch(batch: Part[]): Promise<void> {
-        let sampled: Array<PromiseSettledResult<Token | undefined>>;
+        let sampled: Array<PromiseSettledResult<Token[] | undefined>>;
         try {
             sampled = await this.decodeAndSample(batch);
         } catch (error) {
@@ -157,13 +198,15 @@ export class DecodeSteps {
         });
     }
 
-    /** One compute pass, node-llama-cpp's bookkeeping, then a token for each part that ends its step. */
-    private async decodeAndSample(batch: Part[]): Promise<Array<PromiseSettledResult<Token | undefined>>> {
+    /** One compute pass, node-llama-cpp's bookkeeping, then tokens for each part that ends its step (one, or a draft's verified run). */
+    private async decodeAndSample(batch: Part[]): Promise<Array<PromiseSettledResult<Token[] | undefined>>> {
         const size = batch.reduce((sum, part) => sum + part.tokens.length, 0);
         this.native.initBatch(size);
-        const outputs = batch.map(({step: {state}, tokens, last}) => this.native.addToBatch(
-            state._sequenceId, state._nextTokenIndex, Uint32Array.from(tokens), last ? Uint32Array.of(tokens.length - 1) : new Uint32Array()
-        )[0]);
+        // A step's last token has an output, and so does each drafted token after it.
+        const outputs = batch.map(({step: {state}, tokens, last, drafted}) => this.native.addToBatch(
+            state._sequenceId, state._nextTokenIndex, Uint32Array.from(tokens),
+            last ? Uint32Array.from({length: drafted + 1}, (_, index) => tokens.length - 1 - drafted + index) : new Uint32Array()
+        ));
         this.native.setThreads(size === 1 ? this.decodeThreads : this.threads);
         await this.decode();
         // node-llama-cpp's bookkeeping, which its erasing, prefix matching and prompt evaluation read.
@@ -172,7 +215,15 @@ export class DecodeSteps {
             state._contextTokens.push(...tokens);
         }
         // Sampling reads this batch's outputs, so it happens before the lock lets another decode in.
-        const sampled = await Promise.allSettled(batch.map(({step, last}, index) => last ? step.sampler.sample(this.native, outputs[index]!) : undefined));
+        const sampled = await Promise.allSettled(batch.map(async ({step, last, drafted}, index) => {
+            if (!last)
+                return undefined;
+            if (drafted === 0)
+                return [await step.sampler.sample(this.native, outputs[index]![0]!)];
+            const kept = await verifyDraft(step.draft.slice(0, drafted), (output) => step.sampler.sample(this.native, outputs[index]![output]!));
+            dropRejectedDraft(this.native, step.state, drafted - (kept.length - 1));
+            return kept;
+        }));
         for (const {step: {sequence, state}} of batch)
             if (this.needsCheckpoints ??= sequence.needsCheckpoints)
                 await state._takeIntervalCheckpointIfNeededAfterBatch(state._nextTokenIndex + 1);

@@ -40,5 +40,9 @@ export type GenerationResult = {
      * When the reply's first token was sampled and when the reply ended (`performance.now()`), for
      * the metrics' time to first token and time per output token; no first token: none sampled.
      */
-    timing?: {firstTokenAt?: number, endedAt: number}
+    timing?: {firstTokenAt?: number, endedAt: number},
+    /** With a prediction: how many of its tokens the reply reproduced, and how many it did not (OpenAI's usage fields). */
+    prediction?: {accepted: number, rejected: number},
+    /** Drafted tokens sent for verification and those accepted, by where the drafts came from (/metrics). */
+    drafts?: Partial<Record<"prediction" | "lookup", {drafted: number, accepted: number}>>
 };

@@ -59,7 +59,12 @@ export type GenerationOptions = {
     sampling: SamplingOptions,
     format: ReplyFormat,
     /** Report each sampled token's log probability with `top` alternatives (0–20); with `prompt`, the prompt's tokens' too. */
-    logprobs?: {top: number, prompt?: boolean}
+    logprobs?: {top: number, prompt?: boolean},
+    /**
+     * The reply the client expects (OpenAI's Predicted Outputs): drafts for the decode loop to verify
+     * (engine/speculation/), never a change to what is generated.
+     */
+    prediction?: string
 };
 
 /**

@@ -32,7 +32,9 @@ export type NativeContext = {
         batchLogitIndex: number, sampler: NativeSampler, probabilities: false, confidence: false,
         logits: [tokens: number[], includeHighest: false, includeLowest: false, includeSelected: false, top: number], totalLogitWeight: true
     ): Promise<[number, undefined, undefined, number[] | undefined, number | undefined]>,
-    setThreads(threads: number): void
+    setThreads(threads: number): void,
+    /** Drops the sequence's cells from `start` to `end` (a rejected draft's: speculation/draftRollback.ts); false if the model cannot (recurrent state). */
+    removeTokenCellsFromSequence?(sequenceId: number, start: number, end: number): boolean
 };
 
 /**

@@ -9,6 +9,7 @@ import {IncrementalDetokenizer, type DetokenizeFn} from "./incrementalDetokenize
 import {createReplyShaper} from "./reply/createReplyShaper.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
 import {samplingFor} from "./samplerOptions.js";
+import {planSpeculation, speculationReport, type SpeculationPlan} from "./speculation/speculationPlan.js";
 import type {PreparedPrompt} from "./preparedPrompt.js";
 import type {GenerationOptions} from "./generationOptions.js";
 import type {FinishReason, GenerationEvent, GenerationResult} from "./generationEvents.js";
@@ -61,11 +62,14 @@ export async function* generateOnSequence(
     const shaper = createReplyShaper(prompt, options, grammars);
     // Metrics' time to first token and per output token: two clock reads per reply, none per token.
     let firstTokenAt: number | undefined;
+    // Drafts to verify, where this generation can take them: engine/speculation/.
+    let plan: SpeculationPlan | undefined;
     const result = (finishReason: FinishReason, completionTokens: number): GenerationResult => ({
         finishReason, promptTokens, cachedTokens, completionTokens, timing: {firstTokenAt, endedAt: performance.now()},
         // A reasoning model's reply says how much of it was thought, none when its format let it not think.
         ...(prompt.thought == null ? {} : {reasoningTokens: Math.min(shaper.reasoningTokens ?? 0, completionTokens)}),
-        ...(finishReason === "stop" && shaper.stopSequence != null ? {stopSequence: shaper.stopSequence} : {})
+        ...(finishReason === "stop" && shaper.stopSequence != null ? {stopSequence: shaper.stopSequence} : {}),
+        ...speculationReport(plan, sequence, options)
     });
 
     // A forced opening (a tool call's) that does not fit the budget is not evaluated at all (it could
@@ -87,38 +91,45 @@ export async function* generateOnSequence(
     detokenizer.skip(shaper.opening.tokens);
     yield* shaper.opening.events;
 
-    const sampler = steps.sampler(sequence, ...samplingFor(sequence.model, options, shaper, grammars, generated), options.logprobs?.top);
+    const [sampling, changesPerToken] = samplingFor(sequence.model, options, shaper, grammars, generated);
+    const sampler = steps.sampler(sequence, sampling, changesPerToken, options.logprobs?.top);
+    plan = planSpeculation(sequence, prompt.tokens, options, changesPerToken, steps.speculation);
     let feed: Token[] = [...prompt.tokens.slice(position), ...shaper.opening.tokens];
     // The last sampled token: it is in the sequence only once the next step feeds it back.
     let unevaluated: Token | undefined;
     try {
         for (;;) {
-            const token = await steps.step(sequence, feed, sampler);
+            // A drafted step keeps what plain steps would have sampled, one token or several: each goes through the loop below.
+            const draft = plan?.speculation.draft(options.maxTokens - generated.length - 1) ?? [];
+            const kept = draft.length === 0 ? [await steps.step(sequence, feed, sampler)] : await steps.speculate(sequence, feed, draft, sampler);
+            plan?.speculation.settle(kept);
             firstTokenAt ??= performance.now();
-            unevaluated = token;
+            unevaluated = kept.at(-1);
             if (signal.aborted)
                 return result("abort", generated.length);
-            if (sequence.model.isEogToken(token) || stopTokens.has(token)) {
-                const {events, finish} = shaper.end(detokenizer.flush());
-                yield* events;
-                return result(finish!, generated.length);
-            }
+            for (const token of kept) {
+                if (sequence.model.isEogToken(token) || stopTokens.has(token)) {
+                    const {events, finish} = shaper.end(detokenizer.flush());
+                    yield* events;
+                    return result(finish!, generated.length);
+                }
 
-            generated.push(token);
-            if (sampler.logprob != null)
-                yield {type: "logprobs", token: sampler.logprob};
-            const {events, forced = [], finish} = shaper.push(detokenizer.push(token), options.maxTokens - generated.length);
-            yield* events;
-            if (finish != null)
-                return result(finish, generated.length);
-            if (generated.length + forced.length >= options.maxTokens) {
-                // Forced markup counts as the reply's, as everywhere: cut at max_tokens, the reply spent it all.
-                yield* shaper.cut(detokenizer.flush());
-                return result("length", options.maxTokens);
+                generated.push(token);
+                if (sampler.logprob != null)
+                    yield {type: "logprobs", token: sampler.logprob};
+                const {events, forced = [], finish} = shaper.push(detokenizer.push(token), options.maxTokens - generated.length);
+                yield* events;
+                if (finish != null)
+                    return result(finish, generated.length);
+                if (generated.length + forced.length >= options.maxTokens) {
+                    // Forced markup counts as the reply's, as everywhere: cut at max_tokens, the reply spent it all.
+                    yield* shaper.cut(detokenizer.flush());
+                    return result("length", options.maxTokens);
+                }
+                generated.push(...forced);
+                detokenizer.skip(forced);
+                feed = [token, ...forced];
             }
-            generated.push(...forced);
-            detokenizer.skip(forced);
-            feed = [token, ...forced];
         }
     } finally {
         if (unevaluated == null)

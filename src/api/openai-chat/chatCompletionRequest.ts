@@ -2,6 +2,7 @@ import {z} from "zod";
 import {keepAliveField} from "../keepAlive.js";
 import {logitBiasField, seed, stopSequences} from "../openai-shared/requestFields.js";
 import {refuseOversizedReply} from "../openai-shared/replySizeLimit.js";
+import {predictionField} from "./predictionField.js";
 import {constraintFields} from "../openai-shared/constraintFields.js";
 
 /**
@@ -90,6 +91,8 @@ export const chatCompletionRequestSchema = z.object({
     n: z.number().int().min(1).nullish(),
     presence_penalty: penalty,
     parallel_tool_calls: z.boolean().nullish(),
+    // Predicted Outputs: the reply the client expects, verified as drafts (engine/speculation/).
+    prediction: predictionField.nullish(),
     response_format: responseFormat.nullish(),
     seed: seed.nullish(),
     stop: stopSequences(64).nullish(),

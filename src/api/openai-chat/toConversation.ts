@@ -4,6 +4,7 @@ import {choiceCount} from "../openai-shared/choiceCount.js";
 import {toSampling} from "../openai-shared/samplingFields.js";
 import {toConstraintOutput} from "../openai-shared/constraintFields.js";
 import {rejectUnsupportedChatFields} from "./unsupportedFields.js";
+import {predictionText} from "./predictionField.js";
 import type {ChatCompletionRequest, ChatMessage, ContentPart} from "./chatCompletionRequest.js";
 
 /**
@@ -40,7 +41,8 @@ export function toConversation(request: ChatCompletionRequest): Conversation {
         ...templateVariables(request),
         ...optional("keepAlive", request.keep_alive),
         choices: choiceCount(request.n),
-        ...(request.logprobs === true ? {logprobs: {top: request.top_logprobs ?? 0}} : {})
+        ...(request.logprobs === true ? {logprobs: {top: request.top_logprobs ?? 0}} : {}),
+        ...optional("prediction", predictionText(request.prediction, request))
     };
 }
 

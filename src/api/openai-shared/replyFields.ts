@@ -10,8 +10,11 @@ export type Usage = {
     completion_tokens: number,
     total_tokens: number,
     prompt_tokens_details: {cached_tokens: number},
-    /** For a reasoning model: how many of the completion tokens were its thought. */
-    completion_tokens_details?: {reasoning_tokens: number}
+    /**
+     * For a reasoning model: how many of the completion tokens were its thought. With a prediction:
+     * how many of its tokens the reply reproduced, and how many it did not (OpenAI's Predicted Outputs).
+     */
+    completion_tokens_details?: {reasoning_tokens: number, accepted_prediction_tokens?: number, rejected_prediction_tokens?: number}
 };
 
 /** The identity shared by a reply and all its chunks (OpenAI stamps one `id` and one `created` on every chunk). */
@@ -30,8 +33,17 @@ export function toUsage(result: GenerationResult): Usage {
         completion_tokens: result.completionTokens,
         total_tokens: result.promptTokens + result.completionTokens,
         prompt_tokens_details: {cached_tokens: result.cachedTokens},
-        ...(result.reasoningTokens == null ? {} : {completion_tokens_details: {reasoning_tokens: result.reasoningTokens}})
+        ...completionDetails(result)
     };
+}
+
+function completionDetails({reasoningTokens, prediction}: GenerationResult): Pick<Usage, "completion_tokens_details"> {
+    if (reasoningTokens == null && prediction == null)
+        return {};
+    return {completion_tokens_details: {
+        reasoning_tokens: reasoningTokens ?? 0,
+        ...(prediction == null ? {} : {accepted_prediction_tokens: prediction.accepted, rejected_prediction_tokens: prediction.rejected})
+    }};
 }
 
 /** The one place engine finish reasons become OpenAI's (an aborted reply has no one to receive it). */

@@ -41,6 +41,15 @@ class NativeDouble {
     public async sampleToken(output: number): Promise<number> {
         return this.sample(output);
     }
+
+    /** Cells dropped from a sequence (a rejected draft's); `refuseRemoval`: as a recurrent model does. */
+    public readonly removed: Array<{sequenceId: number, start: number, end: number}> = [];
+    public refuseRemoval = false;
+
+    public removeTokenCellsFromSequence(sequenceId: number, start: number, end: number): boolean {
+        this.removed.push({sequenceId, start, end});
+        return !this.refuseRemoval;
+    }
 }
 
 class SamplerDouble {
@@ -290,5 +299,86 @@ describe("DecodeSteps", () => {
         release();
         await held;
         await expect(stepped).resolves.toBe(100);
+    });
+});
+
+describe("DecodeSteps with a draft", () => {
+    /** Samples, per output, the token at that index of `tokens` (the outputs of one batch are numbered from 0). */
+    const sampling = (native: NativeDouble, tokens: number[]) => {
+        native.sample = (output) => tokens[output]!;
+    };
+
+    it("feeds the draft after the step's tokens with an output for each, and keeps the whole draft and the token after it when all is accepted", async () => {
+        const {native, steps, sequences, as} = setup();
+        sampling(native, [11, 12, 13, 14]);
+        const sampler = steps.sampler(as(sequences[0]!), {temperature: 0}, false);
+        const kept = await steps.speculate(as(sequences[0]!), [10 as Token], [11, 12, 13] as Token[], sampler);
+
+        expect(kept).toEqual([11, 12, 13, 14]);
+        expect(native.batches[0]!.entries).toEqual([{sequenceId: 0, at: 0, tokens: [10, 11, 12, 13], logitAt: [0, 1, 2, 3]}]);
+        expect(native.removed).toEqual([]);
+        // The draft is in the cache; the last kept token is not, as after any step.
+        expect(sequences[0]!._contextTokens).toEqual([10, 11, 12, 13]);
+        expect(sequences[0]!._nextTokenIndex).toBe(4);
+    });
+
+    it("stops at the first sampled token that is not the draft's, keeps it, and takes the rejected rest out of the cache and the bookkeeping", async () => {
+        const {native, steps, sequences, as} = setup();
+        sequences[0]!._contextTokens = [1, 2];
+        sequences[0]!._nextTokenIndex = 2;
+        const sampledOutputs: number[] = [];
+        native.sample = (output) => {
+            sampledOutputs.push(output);
+            return [21, 99, 23, 24][output]!;
+        };
+        const sampler = steps.sampler(as(sequences[0]!), {temperature: 0}, false);
+        const kept = await steps.speculate(as(sequences[0]!), [20 as Token], [21, 22, 23] as Token[], sampler);
+
+        expect(kept).toEqual([21, 99]);
+        // Outputs after the rejection are never sampled: the sampler's state advances as in plain decoding.
+        expect(sampledOutputs).toEqual([0, 1]);
+        expect(native.removed).toEqual([{sequenceId: 0, start: 4, end: 6}]);
+        expect(sequences[0]!._contextTokens).toEqual([1, 2, 20, 21]);
+        expect(sequences[0]!._nextTokenIndex).toBe(4);
+    });
+
+    it("rejects a wholly wrong draft down to the step's own token", async () => {
+        const {native, steps, sequences, as} = setup();
+        sampling(native, [50, 51, 52]);
+        const sampler = steps.sampler(as(sequences[1]!), {temperature: 0}, false);
+        await expect(steps.speculate(as(sequences[1]!), [5 as Token], [6, 7] as Token[], sampler)).resolves.toEqual([50]);
+        expect(native.removed).toEqual([{sequenceId: 1, start: 1, end: 3}]);
+        expect(sequences[1]!._contextTokens).toEqual([5]);
+    });
+
+    it("shares the batch with the other streams' plain steps, and takes only the room they leave", async () => {
+        const {native, steps, sequences, as, step} = setup({batchSize: 5});
+        native.sample = (output) => 200 + output;
+        const sampler = steps.sampler(as(sequences[2]!), {temperature: 0}, false);
+        const [plain0, drafted, plain1] = await Promise.all([
+            step(sequences[0]!, [1]),
+            steps.speculate(as(sequences[2]!), [3 as Token], [4, 5, 6, 7, 8] as Token[], sampler),
+            step(sequences[1]!, [2])
+        ]);
+        expect(native.batches).toHaveLength(1);
+        // One token each for the plain steps, the drafted step's own token, and two of its draft: five in all.
+        expect(native.batches[0]!.entries).toEqual([
+            {sequenceId: 0, at: 0, tokens: [1], logitAt: [0]},
+            {sequenceId: 1, at: 0, tokens: [2], logitAt: [0]},
+            {sequenceId: 2, at: 0, tokens: [3, 4, 5], logitAt: [0, 1, 2]}
+        ]);
+        expect([plain0, plain1]).toEqual([200, 201]);
+        // Output 2 (the drafted step's first) is 202, not the draft's 4: rejected at once.
+        expect(drafted).toEqual([202]);
+    });
+
+    it("fails the drafted step when the model cannot drop a rejected draft, and the other steps of its batch still get their tokens", async () => {
+        const {native, steps, sequences, as, step} = setup();
+        native.refuseRemoval = true;
+        native.sample = () => 9;
+        const sampler = steps.sampler(as(sequences[0]!), {temperature: 0}, false);
+        const results = await Promise.allSettled([steps.speculate(as(sequences[0]!), [1 as Token], [2] as Token[], sampler), step(sequences[1]!, [1])]);
+        expect(results[0]).toMatchObject({status: "rejected", reason: new Error("llama.cpp could not drop a rejected draft from the sequence's cache")});
+        expect(results[1]).toEqual({status: "fulfilled", value: 9});
     });
 });

@@ -1,0 +1,65 @@
+import type {Token} from "node-llama-cpp";
+import {AcceptanceRate, draftLength} from "./draftLength.js";
+import type {DraftSource, DraftSourceName} from "./draftSources.js";
+
+/** What a generation drafted and what of it was accepted, by source (/metrics). */
+export type DraftCounts = Partial<Record<DraftSourceName, {drafted: number, accepted: number}>>;
+
+/** A source with what it is believed to be worth: its prior acceptance rate (worth 2 observed tokens). */
+export type RatedSource = {source: DraftSource, prior: number};
+
+/** The longest draft: past it, each token adds less than it costs the batch's other streams (a step of 17 tokens is ~3.4 plain ones on 2 cores). */
+const longestDraft = 16;
+
+/**
+ * One generation's speculation: before each step, the draft worth sending (from the first source
+ * with a guess, as long as draftLength.ts says its acceptance pays); after it, what was kept, which
+ * updates each source's acceptance rate. A source too poor to draft from is still scored, for free,
+ * on whether its first guessed token came true, so it starts drafting again once it is right again:
+ * speculation switches itself off where it does not pay (prose, random text) and back on where it does.
+ */
+export class Speculation {
+    private readonly sources: Array<{source: DraftSource, rate: AcceptanceRate}>;
+    private pending: Array<{entry: {source: DraftSource, rate: AcceptanceRate}, tokens: Token[], drafted: boolean}> = [];
+    public readonly counts: DraftCounts = {};
+
+    /** `cost`: a drafted token's share of a plain step's time (draftLength.ts). */
+    public constructor(sources: readonly RatedSource[], private readonly cost: number) {
+        this.sources = sources.map(({source, prior}) => ({source, rate: new AcceptanceRate(prior, 2)}));
+    }
+
+    /** The draft for the next step, at most `room` tokens (what is left of the reply's budget); empty: a plain step. */
+    public draft(room: number): Token[] {
+        this.pending = [];
+        let draft: Token[] = [];
+        for (const entry of this.sources) {
+            const worth = Math.min(room, draftLength(entry.rate.rate, this.cost, longestDraft));
+            const guess = entry.source.propose(Math.max(worth, 1));
+            if (guess.length === 0)
+                continue;
+            const drafted = draft.length === 0 && worth > 0;
+            this.pending.push({entry, tokens: drafted ? guess.slice(0, worth) : guess.slice(0, 1), drafted});
+            if (drafted)
+                draft = guess.slice(0, worth);
+        }
+        return draft;
+    }
+
+    /** The step's kept tokens (speculation/draftVerification.ts): rates and counts, then every source follows the reply. */
+    public settle(kept: readonly Token[]): void {
+        for (const {entry, tokens, drafted} of this.pending) {
+            let accepted = 0;
+            while (accepted < tokens.length && kept[accepted] === tokens[accepted])
+                accepted++;
+            entry.rate.observe(accepted, accepted < tokens.length);
+            if (drafted) {
+                const counts = this.counts[entry.source.name] ??= {drafted: 0, accepted: 0};
+                counts.drafted += tokens.length;
+                counts.accepted += accepted;
+            }
+        }
+        this.pending = [];
+        for (const {source} of this.sources)
+            source.observe(kept);
+    }
+}

@@ -1,0 +1,61 @@
+import type {LlamaContextSequence, Token} from "node-llama-cpp";
+import type {GenerationOptions} from "../generationOptions.js";
+import type {GenerationResult} from "../generationEvents.js";
+import {LookupDrafts, PredictionDrafts} from "./draftSources.js";
+import {Speculation, type RatedSource} from "./speculation.js";
+
+/** How a model's generations speculate (chatserve.json / flags, through the runtime). */
+export type SpeculationSettings = {
+    /** Draftless lookup in the prompt and the reply so far, for every request that can take drafts. */
+    lookup: boolean,
+    /** A drafted token's share of a plain step's time, as measured for this machine (draftLength.ts). */
+    draftTokenCost: number
+};
+
+/** A prediction is the client's word for the reply: believed right until shown wrong (a draft of 16 at once). */
+const predictionPrior = 0.9;
+/** Lookup is a guess: 2 tokens at first, more once it proves right. */
+const lookupPrior = 0.4;
+
+/** What speculating generations report: their speculation, and the prediction's tally when a client sent one. */
+export type SpeculationPlan = {speculation: Speculation, prediction?: PredictionDrafts};
+
+/**
+ * Whether a generation can take drafts, and from what. Only a reply whose sampler does not change
+ * from token to token: free text without penalties or token-by-token bias, and without logprobs
+ * (their reader runs per sampled output). A grammar's state and a penalty's window are advanced by
+ * the generation loop between tokens, which a drafted step samples without returning to. Nor a
+ * model whose state is recurrent (a rejected draft cannot be taken back out of it).
+ */
+export function planSpeculation(
+    sequence: LlamaContextSequence, prompt: readonly Token[], options: GenerationOptions, changesPerToken: boolean,
+    settings: SpeculationSettings | undefined
+): SpeculationPlan | undefined {
+    if (changesPerToken || options.format.type !== "text" || options.logprobs != null || sequence.needsCheckpoints)
+        return undefined;
+    const sources: RatedSource[] = [];
+    let prediction: PredictionDrafts | undefined;
+    if (options.prediction != null && options.prediction !== "") {
+        prediction = new PredictionDrafts(sequence.model.tokenize(options.prediction, false));
+        sources.push({source: prediction, prior: predictionPrior});
+    }
+    if (settings?.lookup === true)
+        sources.push({source: new LookupDrafts(prompt), prior: lookupPrior});
+    if (sources.length === 0)
+        return undefined;
+    return {speculation: new Speculation(sources, settings?.draftTokenCost ?? defaultDraftTokenCost), ...(prediction == null ? {} : {prediction})};
+}
+
+/** Measured on 2 CPU cores (docs/speculative-decoding.md): a step of 1 + 7 drafted tokens costs ~2.1 plain steps. */
+export const defaultDraftTokenCost = 0.15;
+
+/**
+ * What a generation's result says of its speculation: the prediction's tally (a prediction sent with
+ * a generation that could not take drafts was not used: all of it rejected) and the drafts' counts.
+ */
+export function speculationReport(plan: SpeculationPlan | undefined, sequence: LlamaContextSequence, options: GenerationOptions): Pick<GenerationResult, "prediction" | "drafts"> {
+    const prediction = plan?.prediction != null ? {accepted: plan.prediction.accepted, rejected: plan.prediction.rejected}
+        : options.prediction != null ? {accepted: 0, rejected: sequence.model.tokenize(options.prediction, false).length} : undefined;
+    const drafts = plan?.speculation.counts;
+    return {...(prediction == null ? {} : {prediction}), ...(drafts == null || Object.keys(drafts).length === 0 ? {} : {drafts})};
+}

@@ -1,0 +1,49 @@
+import type {Token} from "node-llama-cpp";
+import {describe, expect, it} from "vitest";
+import type {DraftSource} from "../../../../src/engine/speculation/draftSources.js";
+import {Speculation} from "../../../../src/engine/speculation/speculation.js";
+
+/** A source that always guesses the same run, and records what the reply became. */
+function fixedSource(name: DraftSource["name"], guess: number[]): DraftSource & {seen: Token[]} {
+    const seen: Token[] = [];
+    return {name, seen, propose: (count) => guess.slice(0, count) as Token[], observe: (tokens) => seen.push(...tokens)};
+}
+
+describe("Speculation", () => {
+    it("drafts from the first source with a guess and counts what was drafted and accepted, by source", () => {
+        const prediction = fixedSource("prediction", [1, 2, 3, 4]);
+        const lookup = fixedSource("lookup", [5, 6]);
+        const speculation = new Speculation([{source: prediction, prior: 0.9}, {source: lookup, prior: 0.9}], 0.15);
+        expect(speculation.draft(16)).toEqual([1, 2, 3, 4]);
+        speculation.settle([1, 2, 9] as Token[]);
+        expect(speculation.counts).toEqual({prediction: {drafted: 4, accepted: 2}});
+        // Every source follows the reply.
+        expect(prediction.seen).toEqual([1, 2, 9]);
+        expect(lookup.seen).toEqual([1, 2, 9]);
+    });
+
+    it("never drafts past the reply's budget", () => {
+        const speculation = new Speculation([{source: fixedSource("prediction", [1, 2, 3, 4]), prior: 0.9}], 0.15);
+        expect(speculation.draft(2)).toEqual([1, 2]);
+        speculation.settle([1, 2, 3] as Token[]);
+        expect(speculation.draft(0)).toEqual([]);
+    });
+
+    it("stops drafting from a source whose guesses keep failing, and starts again once its first guessed token keeps coming true", () => {
+        const source = fixedSource("lookup", [7, 7, 7]);
+        const speculation = new Speculation([{source, prior: 0.4}], 0.15);
+        const drafts: number[] = [];
+        for (let index = 0; index < 6; index++) {
+            drafts.push(speculation.draft(16).length);
+            speculation.settle([1] as Token[]);
+        }
+        expect(drafts[0]).toBeGreaterThan(0);
+        expect(drafts.slice(-2)).toEqual([0, 0]);
+        // Undrafted, its guess is still scored against the reply, for free.
+        for (let index = 0; index < 6; index++) {
+            speculation.draft(16);
+            speculation.settle([7] as Token[]);
+        }
+        expect(speculation.draft(16).length).toBeGreaterThan(0);
+    });
+});
