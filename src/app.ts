@@ -32,6 +32,11 @@ import type {CompletionService} from "./api/openai-completions/completionService
 import {embeddingsRoute} from "./api/openai-embeddings/embeddingsRoute.js";
 import type {EmbeddingService} from "./api/openai-embeddings/embeddingService.js";
 import {openAiErrors} from "./api/openai-shared/openAiErrors.js";
+import {chatPromptRoute} from "./api/openai-chat/chatPromptRoute.js";
+import {rerankPaths, rerankRoute} from "./api/rerank/rerankRoute.js";
+import {RerankService} from "./api/rerank/rerankService.js";
+import {tokensRoute} from "./api/tokens/tokensRoute.js";
+import {TokenService} from "./api/tokens/tokenService.js";
 import {useOllamaErrors} from "./api/ollama/ollamaErrors.js";
 import {ollamaRoute} from "./api/ollama/ollamaRoute.js";
 
@@ -82,6 +87,10 @@ export function createApp({config, logger, registry, conversations, responses, m
         {routes: messagesRoute(messages, replies), errors: {path: "/v1/messages", mark: useAnthropicErrors}},
         {routes: completionsRoute(completions, replies)},
         {routes: embeddingsRoute(embeddings, replies)},
+        // llama-server's: reranking, tokens, a chat request's prompt (most outside /v1, as it serves them).
+        {routes: rerankRoute(new RerankService(registry), replies)},
+        {routes: tokensRoute(new TokenService(registry), replies)},
+        {routes: chatPromptRoute(conversations)},
         {routes: ollamaRoute({registry, conversations, completions, embeddings, modelsDir: config.modelsDir}, replies), errors: {path: "/api", mark: useOllamaErrors}}
     ];
 
@@ -107,6 +116,10 @@ export function createApp({config, logger, registry, conversations, responses, m
         app.use(metricsRoute(metrics, config.apiKeys));
     app.use("/v1", requireApiKey(config.apiKeys, config.adminApiKeys));
     app.use("/v1", cachePartitions(config));
+    // llama-server's paths outside /v1 take the same key.
+    const rootApiPaths = [...rerankPaths.filter((path) => !path.startsWith("/v1/")), "/tokenize", "/detokenize", "/apply-template"];
+    app.use(rootApiPaths, requireApiKey(config.apiKeys, config.adminApiKeys));
+    app.use(rootApiPaths, cachePartitions(config));
     // Ollama's API (/api/*) takes the same key as /v1; `GET /` stays open, as Ollama's "is running" check.
     app.use("/api", requireApiKey(config.apiKeys, config.adminApiKeys));
     app.use("/api", cachePartitions(config));

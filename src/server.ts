@@ -80,6 +80,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         generates: descriptor.capabilities.includes("chat"),
         tools: descriptor.capabilities.includes("tools"),
         embeds: descriptor.capabilities.includes("embeddings"),
+        ranks: descriptor.capabilities.includes("rerank"),
         chatTemplate: plan.chatTemplate,
         ...(plan.projector == null ? {} : {projector: {path: plan.projector, threads: runtime.threads}}),
         ...(plan.projectorRefusal == null ? {} : {projectorRefusal: plan.projectorRefusal})

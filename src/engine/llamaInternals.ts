@@ -1,6 +1,6 @@
 import {createRequire} from "node:module";
 import {withLock} from "lifecycle-utils";
-import {TokenBias, type LlamaContext, type LlamaContextSequence, type LlamaModel, type Token} from "node-llama-cpp";
+import {TokenBias, type LlamaContext, type LlamaContextSequence, type LlamaModel, type LlamaRankingContext, type Token} from "node-llama-cpp";
 
 /**
  * The parts of node-llama-cpp 3.x below its public API that chatserve's own decode loop
@@ -155,6 +155,19 @@ export function tokenBiasOf(model: LlamaModel, biases: ReadonlyMap<number, numbe
     for (const [token, value] of biases)
         entries.set(token, (entries.get(token) ?? 0) + value);
     return bias;
+}
+
+/**
+ * The score of one whole input (already laid out as pair tokens) on a ranking context: node-llama-cpp's
+ * own evaluation of a pair, under its lock, its cells cleared first, the classifier's output made a
+ * probability (sigmoid, except where llama.cpp's graph already ends in a softmax: Qwen3). Its public
+ * `rank` lays the pair out itself, differently from llama-server (engine/rerankInput.ts).
+ */
+export function rankingEvaluator(context: LlamaRankingContext): (tokens: Token[]) => Promise<number> {
+    const evaluate = (context as unknown as {_evaluateRankingForInput?: (tokens: Token[]) => Promise<number>})._evaluateRankingForInput;
+    if (typeof evaluate !== "function")
+        throw internalsChanged("a ranking context's evaluation of an input");
+    return (tokens) => evaluate.call(context, tokens);
 }
 
 function internalsChanged(what: string): Error {

@@ -4,6 +4,10 @@ import {isImagePlaceholder} from "./vision/imagePrompt.js";
 import type {ModelVision} from "./vision/modelVision.js";
 import {renderChatPrompt} from "./chatPrompt.js";
 import type {LlamaEmbedder} from "./llamaEmbedder.js";
+import type {LlamaReranker} from "./llamaReranker.js";
+import {tokenizeContent} from "./contentTokens.js";
+import {promptText} from "./promptText.js";
+import {pieceOf, piecesText} from "./tokenPieces.js";
 import {loadModelParts, type GenerationParts, type ModelLoadOptions} from "./llamaModelParts.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {takeLongerPrefix} from "./prefixSharing.js";
@@ -14,8 +18,8 @@ import type {ModelPromptCache} from "./promptCache/modelPromptCache.js";
 import type {PromptCache} from "./promptCache/promptCache.js";
 import {forgetUnevaluatedTail, generateOnSequence} from "./sequenceGeneration.js";
 import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
-import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt} from "./textPrompt.js";
-import type {EmbeddingResult, LoadedModel, ModelActivity, SequenceLease} from "./loadedModel.js";
+import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt, refuseTokensOutsideVocabulary} from "./textPrompt.js";
+import type {EmbeddingResult, LoadedModel, ModelActivity, RerankResult, SequenceLease, TokenizeRequest, TokenPiece} from "./loadedModel.js";
 import type {ChatPromptOptions, PreparedPrompt} from "./preparedPrompt.js";
 import type {CachePartition, GenerationOptions, JsonSchema} from "./generationOptions.js";
 
@@ -36,6 +40,7 @@ export class LlamaLoadedModel implements LoadedModel {
         private readonly model: LlamaModel,
         private readonly generation: GenerationParts | null,
         private readonly embedder: LlamaEmbedder | null,
+        private readonly ranker: LlamaReranker | null,
         public readonly supportsTools: boolean,
         /** What --ctx-size asked for (capped at the trained context). */
         private readonly requestedContextSize: number,
@@ -43,8 +48,8 @@ export class LlamaLoadedModel implements LoadedModel {
     ) {}
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions, promptCache?: PromptCache): Promise<LlamaLoadedModel> {
-        const {model, generation, embedder, vision, contextSize} = await loadModelParts(runtime, options);
-        const loaded = new LlamaLoadedModel(model, generation, embedder, options.generates && options.tools, contextSize, vision);
+        const {model, generation, embedder, ranker, vision, contextSize} = await loadModelParts(runtime, options);
+        const loaded = new LlamaLoadedModel(model, generation, embedder, ranker, options.generates && options.tools, contextSize, vision);
         loaded.promptCache = await promptCacheForModel(promptCache, runtime, generation, {path: options.path, projector: options.projector?.path});
         return loaded;
     }
@@ -54,7 +59,7 @@ export class LlamaLoadedModel implements LoadedModel {
      * cells up to a multiple of 256, and the spare ones are not handed out (--ctx-size 200 means 200).
      */
     public get contextLength(): number {
-        return Math.min(this.requestedContextSize, this.generation?.context.contextSize ?? this.embedder?.contextSize ?? this.requestedContextSize);
+        return Math.min(this.requestedContextSize, this.generation?.context.contextSize ?? this.embedder?.contextSize ?? this.ranker?.contextSize ?? this.requestedContextSize);
     }
 
     /** llama.cpp's own account of the generation context's buffers: the KV cache, and the compute and output buffers. */
@@ -65,7 +70,7 @@ export class LlamaLoadedModel implements LoadedModel {
 
     /** llama.cpp's breakdown of what it allocated for the weights and each context (node-llama-cpp reads it after each is created). */
     public get memory(): {ram: number, vram: number} {
-        const parts = [this.model.memoryUsage, this.generation?.context.memoryUsage, this.embedder?.memoryUsage];
+        const parts = [this.model.memoryUsage, this.generation?.context.memoryUsage, this.embedder?.memoryUsage, this.ranker?.memoryUsage];
         return parts.reduce<{ram: number, vram: number}>(
             (sum, part) => part == null ? sum : {ram: sum.ram + part.ram, vram: sum.vram + part.vram}, {ram: 0, vram: 0});
     }
@@ -138,6 +143,31 @@ export class LlamaLoadedModel implements LoadedModel {
         return this.outsideSequence(() => embedder.embed(inputs, signal));
     }
 
+    public rerank(query: string, documents: readonly string[], signal: AbortSignal): Promise<RerankResult> {
+        const ranker = this.ranker;
+        if (ranker == null)
+            return Promise.reject(new Error("this model was not loaded for reranking"));
+        return this.outsideSequence(() => ranker.rank(query, documents, signal));
+    }
+
+    public tokenize(content: ReadonlyArray<string | number>, options: TokenizeRequest): Promise<number[]> {
+        return this.outsideSequence(async () => tokenizeContent(this.model, content, options));
+    }
+
+    public tokenPieces(tokens: readonly number[], param: string): TokenPiece[] {
+        refuseTokensOutsideVocabulary(this.model, tokens, param);
+        return tokens.map((token) => pieceOf(this.model, token as Token));
+    }
+
+    public detokenize(tokens: readonly number[], param: string): string {
+        refuseTokensOutsideVocabulary(this.model, tokens, param);
+        return piecesText(this.model, tokens as Token[]);
+    }
+
+    public promptText(prompt: PreparedPrompt): string {
+        return promptText(this.model, prompt);
+    }
+
     /**
      * Read at a metrics scrape. A sequence's cells are those its tokens fill (`nextTokenIndex`: no copy
      * of the token list); each sequence owns `contextSize` cells of the context.
@@ -194,6 +224,7 @@ export class LlamaLoadedModel implements LoadedModel {
         this.stoppedWith ??= reason;
         this.generation?.pool.close(reason);
         this.embedder?.stopQueueing(reason);
+        this.ranker?.stopQueueing(reason);
     }
 
     public async dispose(): Promise<void> {
@@ -209,6 +240,7 @@ export class LlamaLoadedModel implements LoadedModel {
             await this.generation.context.dispose();
         }
         await this.embedder?.dispose();
+        await this.ranker?.dispose();
         // The projector holds the model's vocabulary: it goes first.
         this.vision.dispose();
         await this.model.dispose();

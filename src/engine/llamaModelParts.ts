@@ -4,6 +4,7 @@ import {ModelVision} from "./vision/modelVision.js";
 import {checkTemplatesFinish, loadModelChatTemplates, type ModelChatTemplates} from "./template/modelChatTemplate.js";
 import {DecodeSteps} from "./decodeSteps.js";
 import {LlamaEmbedder} from "./llamaEmbedder.js";
+import {LlamaReranker} from "./llamaReranker.js";
 import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {SequencePool} from "./sequencePool.js";
@@ -20,6 +21,8 @@ export type ModelLoadOptions = {
     /** Whether the chat template renders tools. */
     tools: boolean,
     embeds: boolean,
+    /** A reranker (pooling `rank`): a ranking context instead of an embedding one. */
+    ranks?: boolean,
     /** A Jinja chat template (chatserve.json's chat_template) used instead of the one in the GGUF. */
     chatTemplate?: string,
     /** A vision projector (mmproj GGUF) loaded with the model, for image input; `threads` encode an image. */
@@ -41,6 +44,7 @@ export type LlamaModelParts = {
     model: LlamaModel,
     generation: GenerationParts | null,
     embedder: LlamaEmbedder | null,
+    ranker: LlamaReranker | null,
     vision: ModelVision,
     contextSize: number
 };
@@ -86,9 +90,13 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
         const embedder = options.embeds
             ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
             : null;
+        // node-llama-cpp refuses a model without the classification head rank pooling needs: the load fails saying so.
+        const ranker = options.ranks === true
+            ? new LlamaReranker(model, await model.createRankingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
+            : null;
         const projector = options.projector == null ? undefined : {...options.projector, decodes: runtime.imageDecodes};
         const vision = await ModelVision.load(runtime.llama, model, generation?.context ?? null, projector, options.projectorRefusal);
-        return {model, generation, embedder, vision, contextSize};
+        return {model, generation, embedder, ranker, vision, contextSize};
     } catch (error) {
         await model.dispose();
         throw error;

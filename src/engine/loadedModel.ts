@@ -29,6 +29,15 @@ export interface SequenceLease {
 
 export type EmbeddingResult = {vectors: number[][], promptTokens: number};
 
+/** A reranker's scores, one per document in the documents' order (0–1), and the tokens its pairs took. */
+export type RerankResult = {scores: number[], promptTokens: number};
+
+/** A token's text as llama-server's /tokenize shows it: a string, or its bytes where they are not whole UTF-8 (half of an emoji). */
+export type TokenPiece = string | number[];
+
+/** /tokenize's switches, as llama-server names them; `param` names the content in errors. */
+export type TokenizeRequest = {addSpecial: boolean, parseSpecial: boolean, param: string};
+
 export interface LoadedModel {
     /** Tokens one request can use, prompt and completion together. */
     readonly contextLength: number,
@@ -67,6 +76,16 @@ export interface LoadedModel {
     prepareInfill(prefix: string, suffix: string, completion: {tokens: number, param: string}): Promise<PreparedPrompt>,
     /** Strings or token-id arrays → one vector each; one request at a time per model, queued like sequences. */
     embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult>,
+    /** A reranker's score of each document for the query; one request at a time per model, queued like sequences. */
+    rerank(query: string, documents: readonly string[], signal: AbortSignal): Promise<RerankResult>,
+    /** Text and token ids → the model's token ids, as llama-server's /tokenize (engine/contentTokens.ts). */
+    tokenize(content: ReadonlyArray<string | number>, options: TokenizeRequest): Promise<number[]>,
+    /** Each token's text (400 for an id outside the vocabulary, named by `param`). */
+    tokenPieces(tokens: readonly number[], param: string): TokenPiece[],
+    /** Token ids → text, as llama-server's /detokenize spells them (special tokens shown). */
+    detokenize(tokens: readonly number[], param: string): string,
+    /** The text a prepared chat prompt evaluates (/apply-template): special tokens shown, images as their marker. */
+    promptText(prompt: PreparedPrompt): string,
     /** Its sequences' use now; undefined for a model without sequences (embeddings only). */
     activity?(): ModelActivity | undefined,
     /**

@@ -21,6 +21,9 @@ export type GgufSummary = {
 /** Architectures that only embed (llama.cpp runs them as encoders with pooling). */
 const encoderArchitectures = new Set(["bert", "nomic-bert", "jina-bert-v2", "t5encoder", "modern-bert", "neo-bert"]);
 
+/** llama.h's LLAMA_POOLING_TYPE_RANK. */
+const rankPooling = 4;
+
 /** Big arrays not needed to describe a model: skipping them keeps a rescan cheap. */
 const skippedKeys = ["tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type", "tokenizer.ggml.merges"];
 
@@ -51,9 +54,14 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSumm
 
     const capabilities: ModelCapability[] = [];
     const poolingType = archMetadata?.pooling_type;
-    if (encoderArchitectures.has(architecture) || (typeof poolingType === "number" && poolingType > 0))
+    // A reranker scores (query, document) pairs through its classification head, and that is all it
+    // is for: its "vector" is that score, and a Qwen3 reranker's chat is a yes/no judgement.
+    const ranks = poolingType === rankPooling;
+    if (ranks)
+        capabilities.push("rerank");
+    else if (encoderArchitectures.has(architecture) || (typeof poolingType === "number" && poolingType > 0))
         capabilities.push("embeddings");
-    if (!encoderArchitectures.has(architecture)) {
+    if (!encoderArchitectures.has(architecture) && !ranks) {
         capabilities.push("chat", "completion");
         if (rendersTools(chatTemplate, (tokenizer as Record<string, unknown> | undefined)?.["chat_template.tool_use"]))
             capabilities.push("tools");
@@ -73,7 +81,8 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSumm
         ...(typeof fileType === "number" ? {quantization: quantizationName(fileType)} : {}),
         kvCache: llama == null ? undefined : await kvCacheEstimate(info, llama),
         memory: llama == null ? undefined : await memoryEstimate(info, llama, {
-            generates: capabilities.includes("chat"), embeds: capabilities.includes("embeddings")
+            // A ranking context is an embedding context (llama.cpp's rank pooling) for the estimate.
+            generates: capabilities.includes("chat"), embeds: capabilities.includes("embeddings") || ranks
         })
     };
 }

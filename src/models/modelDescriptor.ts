@@ -5,10 +5,11 @@ import type {MemoryEstimate} from "./memoryEstimate.js";
  * What a model can serve. Its GGUF header tells (ggufInspection.ts) "chat" and "completion" (it
  * generates: not an encoder), "tools" (its chat template renders tools), "embeddings" and "fim" (it
  * has the fill-in-the-middle tokens), "thinking" (its chat template writes thoughts: templateThinking.ts);
+ * "rerank" (its pooling is `rank`: a reranker, which serves nothing else);
  * "vision" is a chat model served with a projector. /v1/models
  * lists them under these very names.
  */
-export type ModelCapability = "chat" | "completion" | "tools" | "embeddings" | "fim" | "vision" | "thinking";
+export type ModelCapability = "chat" | "completion" | "tools" | "embeddings" | "rerank" | "fim" | "vision" | "thinking";
 
 /** What the catalogue knows about one model on disk, read from its GGUF header without loading weights. */
 export type ModelDescriptor = {

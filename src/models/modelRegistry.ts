@@ -49,11 +49,12 @@ export class ModelRegistry {
     /**
      * The loaded model `name` stands for (its id, or an alias of it), held for one request until
      * `release()`; loads it first if needed (making room, or waiting for it). 404 for an unknown
-     * name, 400 for a model that cannot serve `capability` or can never fit the budget.
+     * name, 400 for a model that cannot serve `capability` or can never fit the budget. `capability`
+     * null: whatever the model serves (/tokenize reads any model's vocabulary).
      */
-    public async acquire(name: string, capability: ModelCapability, options: HoldOptions = {}): Promise<HeldModel> {
+    public async acquire(name: string, capability: ModelCapability | null, options: HoldOptions = {}): Promise<HeldModel> {
         const descriptor = await this.servable(name);
-        if (!descriptor.capabilities.includes(capability)) {
+        if (capability != null && !descriptor.capabilities.includes(capability)) {
             const shown = descriptor.id === name ? `'${name}'` : `'${name}' (an alias of '${descriptor.id}')`;
             // `model` is the field every API names its model in.
             throw new BadRequestError(`The model ${shown} does not support ${capability}.`, {param: "model", code: "unsupported_model"});

@@ -1,11 +1,11 @@
 // An engine double for HTTP tests: a real ModelRegistry over a static catalogue and a loader
 // that hands out a scripted LoadedModel. No GGUF, no node-llama-cpp.
 import type {ChatHistoryItem, Token} from "node-llama-cpp";
-import type {EmbeddingResult, LoadedModel, ModelActivity, SequenceLease} from "../../../src/engine/loadedModel.js";
+import type {EmbeddingResult, LoadedModel, ModelActivity, RerankResult, SequenceLease, TokenizeRequest, TokenPiece} from "../../../src/engine/loadedModel.js";
 import type {PreparedPrompt} from "../../../src/engine/preparedPrompt.js";
 import type {GenerationOptions, ToolDefinition} from "../../../src/engine/generationOptions.js";
 import type {GenerationEvent, GenerationResult} from "../../../src/engine/generationEvents.js";
-import {ServerBusyError, type ApiError} from "../../../src/errors.js";
+import {BadRequestError, ServerBusyError, type ApiError} from "../../../src/errors.js";
 import {GrammarParseError} from "../../../src/engine/grammarDiagnosis.js";
 import type {ContextPlan} from "../../../src/models/contextPlan.js";
 import type {Catalogue} from "../../../src/models/modelCatalogue.js";
@@ -60,6 +60,8 @@ export class FakeModel implements LoadedModel {
     /** The tools the last prompt was rendered with, and whether it let a reasoning model think. */
     public renderedTools: readonly ToolDefinition[] = [];
     public renderedThinking = true;
+    /** The last chat prompt's text, as renderForTest wrote it. */
+    public renderedText = "";
     public readonly generations: Array<{options: GenerationOptions, signal: AbortSignal}> = [];
     /** Each lease's cache partition, and each chat prompt's (its images' cache), in order. */
     public readonly leasePartitions: Array<string | undefined> = [];
@@ -80,7 +82,8 @@ export class FakeModel implements LoadedModel {
         this.promptPartitions.push(cachePartition);
         this.renderedTools = tools;
         this.renderedThinking = thinking;
-        return wordTokens(renderForTest(history));
+        this.renderedText = renderForTest(history);
+        return wordTokens(this.renderedText);
     }
 
     public compileSchema(): void {
@@ -116,6 +119,53 @@ export class FakeModel implements LoadedModel {
             vectors: lengths.map((length) => [length, 0, 0, 0]),
             promptTokens: lengths.reduce((sum, length) => sum + length, 0)
         };
+    }
+
+    /** A document's score: the share of its words that are in the query (so tests can tell the order). */
+    public async rerank(query: string, documents: readonly string[], _signal: AbortSignal): Promise<RerankResult> {
+        const queryWords = new Set(query.toLowerCase().split(/\s+/));
+        const scores = documents.map((document) => {
+            const words = document.toLowerCase().split(/\s+/).filter((word) => word !== "");
+            return words.length === 0 ? 0 : words.filter((word) => queryWords.has(word)).length / words.length;
+        });
+        const promptTokens = documents.reduce((sum, document) => sum + wordTokens(`${query} ${document}`).tokens.length, 0);
+        return {scores, promptTokens};
+    }
+
+    /** /tokenize's vocabulary: one token per character code below 256; `addSpecial` frames a leading text in 1 … 2. */
+    private readonly tokenizerVocabulary = 256;
+
+    public async tokenize(content: ReadonlyArray<string | number>, {addSpecial, param}: TokenizeRequest): Promise<number[]> {
+        return content.flatMap((part, index) => {
+            if (typeof part === "number") {
+                this.checkVocabulary([part], `${param}[${index}]`);
+                return [part];
+            }
+            const codes = [...part].map((character) => character.codePointAt(0)! % this.tokenizerVocabulary);
+            return addSpecial && index === 0 ? [1, ...codes, 2] : codes;
+        });
+    }
+
+    public tokenPieces(tokens: readonly number[], param: string): TokenPiece[] {
+        this.checkVocabulary(tokens, param);
+        // Codes from 128 stand for half a character, as byte-fallback tokens do.
+        return tokens.map((token) => token < 128 ? String.fromCharCode(token) : [token]);
+    }
+
+    public detokenize(tokens: readonly number[], param: string): string {
+        this.checkVocabulary(tokens, param);
+        return String.fromCharCode(...tokens);
+    }
+
+    /** The prompt's text: the words the double rendered it from (its tokens are their positions). */
+    public promptText(prompt: PreparedPrompt): string {
+        return `${this.renderedText} (${prompt.tokens.length} tokens)`;
+    }
+
+    private checkVocabulary(tokens: readonly number[], param: string): void {
+        const foreign = tokens.find((token) => token >= this.tokenizerVocabulary);
+        if (foreign != null)
+            throw new BadRequestError(`Invalid '${param}': token id ${foreign} is not in this model's vocabulary.`, {param, code: "invalid_value"});
     }
 
     public async acquireSequence(_prompt: PreparedPrompt, _signal: AbortSignal, cachePartition?: string): Promise<SequenceLease> {
