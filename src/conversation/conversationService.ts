@@ -96,6 +96,19 @@ export class ConversationService {
         return promptCells(prompt);
     }
 
+    /**
+     * The prompt exactly as a chat request would evaluate it, as text (llama-server's /apply-template),
+     * and its length as that request's usage would count it.
+     */
+    public async renderPrompt(conversation: Conversation): Promise<{text: string, tokens: number}> {
+        const {held, prompt} = await this.prepare(conversation);
+        try {
+            return {text: held.model.promptText(prompt), tokens: promptCells(prompt)};
+        } finally {
+            held.release();
+        }
+    }
+
     /** The model held for this request (release it when done), the rendered prompt and the reply's format. */
     private async prepare(conversation: Conversation, signal?: AbortSignal): Promise<{held: HeldModel, prompt: PreparedPrompt, format: ReplyFormat}> {
         const plan = toReplyPlan(conversation);
