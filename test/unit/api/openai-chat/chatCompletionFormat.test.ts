@@ -22,6 +22,15 @@ describe("chatCompletionFormat", () => {
         expect(toUsage(result)).toEqual({prompt_tokens: 12, completion_tokens: 30, total_tokens: 42, prompt_tokens_details: {cached_tokens: 4}});
     });
 
+    it("toUsage reports a prediction's accepted and rejected tokens in completion_tokens_details, beside the reasoning tokens", () => {
+        expect(toUsage({...result, prediction: {accepted: 25, rejected: 3}}).completion_tokens_details)
+            .toEqual({reasoning_tokens: 0, accepted_prediction_tokens: 25, rejected_prediction_tokens: 3});
+        expect(toUsage({...result, reasoningTokens: 7, prediction: {accepted: 0, rejected: 9}}).completion_tokens_details)
+            .toEqual({reasoning_tokens: 7, accepted_prediction_tokens: 0, rejected_prediction_tokens: 9});
+        // Drafts from lookup are the server's business: no prediction, no prediction fields.
+        expect(toUsage({...result, drafts: {lookup: {drafted: 10, accepted: 4}}}).completion_tokens_details).toBeUndefined();
+    });
+
     it("toFinishReason maps the engine's reasons to OpenAI's", () => {
         expect(toFinishReason("stop")).toBe("stop");
         expect(toFinishReason("length")).toBe("length");
