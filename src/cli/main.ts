@@ -1,5 +1,6 @@
 import {createRequire} from "node:module";
 import {Command} from "commander";
+import {cacheCommand} from "./cacheCommand.js";
 import {CommandFailure} from "./commandFailure.js";
 import {lsCommand} from "./lsCommand.js";
 import {psCommand} from "./psCommand.js";
@@ -25,6 +26,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     psCommand(program);
     lsCommand(program);
     pullCommand(program);
+    cacheCommand(program);
     try {
         await program.parseAsync(argv);
     } catch (error) {

@@ -15,8 +15,8 @@ import {describeStartupFailure} from "./startupFailure.js";
  */
 export function serveCommand(program: Command): Command {
     withServeOptions(program)
-        .argument("[command]", "serve (the default), ps, ls or pull", (value: string) => {
-            throw new InvalidArgumentError(`unknown command '${value}' (the commands are serve, ps, ls and pull; chatserve --help says more).`);
+        .argument("[command]", "serve (the default), ps, ls, pull or cache", (value: string) => {
+            throw new InvalidArgumentError(`unknown command '${value}' (the commands are serve, ps, ls, pull and cache; chatserve --help says more).`);
         })
         .action(async (_command: string | undefined, options: ServeOptions) => serveWith(options));
     withServeOptions(program.command("serve").description("serve the models (the default: `chatserve` alone does the same)"))
@@ -42,6 +42,10 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--max-queue <n>", "requests that may wait for a free sequence before 503").default(64).argParser(integer(0)))
         .addOption(new Option("--shutdown-grace <duration>", "on SIGTERM or Ctrl-C, how long running replies may take to finish, e.g. 30s (default: 5s)").argParser(gracePeriod).env("CHATSERVE_SHUTDOWN_GRACE"))
         .addOption(new Option("--memory-limit <size>", "memory the loaded models may take together, e.g. 8GB or 512MiB; idle models are unloaded to make room (default: the memory free at start, less a tenth)").argParser(byteSize).env("CHATSERVE_MEMORY_LIMIT"))
+        .addOption(new Option("--no-prompt-cache", "keep no prompt prefixes beyond the sequences' own (neither in RAM nor on disk)"))
+        .addOption(new Option("--prompt-cache-ram <size>", "RAM for prompt prefixes kept after their sequence or model moved on, taken from --memory-limit; 0: none (default: an eighth of the memory budget, at most 4GiB)").argParser(cacheSize).env("CHATSERVE_PROMPT_CACHE_RAM"))
+        .addOption(new Option("--prompt-cache-dir <dir>", "folder for prompt prefixes kept across restarts (default: chatserve/prompt-cache in the user's cache folder)").env("CHATSERVE_PROMPT_CACHE_DIR"))
+        .addOption(new Option("--prompt-cache-size <size>", "disk the prompt cache may take, least recently used out first; 0: no disk tier (default: 10GiB)").argParser(cacheSize).env("CHATSERVE_PROMPT_CACHE_SIZE"))
         .addOption(new Option("--no-prompt-cache", "keep no prompt prefixes beyond the sequences' own (neither in RAM nor on disk)"))
         .addOption(new Option("--prompt-cache-ram <size>", "RAM for prompt prefixes kept after their sequence or model moved on, taken from --memory-limit; 0: none (default: an eighth of the memory budget, at most 4GiB)").argParser(cacheSize).env("CHATSERVE_PROMPT_CACHE_RAM"))
         .addOption(new Option("--prompt-cache-dir <dir>", "folder for prompt prefixes kept across restarts (default: chatserve/prompt-cache in the user's cache folder)").env("CHATSERVE_PROMPT_CACHE_DIR"))
@@ -86,6 +90,10 @@ async function serveWith(options: ServeOptions): Promise<void> {
             promptCacheRam: options.promptCacheRam,
             promptCacheDir: options.promptCacheDir,
             promptCacheSize: options.promptCacheSize,
+            promptCache: options.promptCache,
+            promptCacheRam: options.promptCacheRam,
+            promptCacheDir: options.promptCacheDir,
+            promptCacheSize: options.promptCacheSize,
             keepAlive: options.keepAlive ?? null,
             // A flag's alias replaces the environment's for the same name.
             modelAliases: [...options.modelAlias, ...modelAliasesFromEnv().filter(({name}) => !options.modelAlias.some((flag) => flag.name === name))],
@@ -110,6 +118,7 @@ type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
     threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number, shutdownGrace?: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
+    promptCache: boolean, promptCacheRam?: number, promptCacheDir?: string, promptCacheSize?: number,
     promptCache: boolean, promptCacheRam?: number, promptCacheDir?: string, promptCacheSize?: number,
     bodyLimit?: string, allowPrivateImageUrls: boolean, allowPathsOutsideModels: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,
     apiKeyFile?: string, adminApiKey: string[], sharePrefixCache: boolean, allowedHost: string[],
@@ -170,6 +179,11 @@ function asArgument<T>(parse: (value: string) => T): (value: string) => T {
 }
 
 const byteSize = asArgument(parseByteSize);
+
+/** A size, or 0 for none (a prompt cache tier turned off). */
+function cacheSize(value: string): number {
+    return value.trim() === "0" ? 0 : byteSize(value);
+}
 
 /** A size, or 0 for none (a prompt cache tier turned off). */
 function cacheSize(value: string): number {

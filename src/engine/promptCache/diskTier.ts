@@ -119,15 +119,6 @@ export class DiskTier {
         }
     }
 
-    /** Removes every cache file (`chatserve cache clear` does the same without a server). */
-    public async clear(): Promise<void> {
-        await this.writing;
-        await fs.rm(this.dir, {recursive: true, force: true});
-        for (const file of [...this.records.keys()])
-            this.forget(file);
-        this.sizes = undefined;
-    }
-
     private async indexFolder(layout: string, description: object): Promise<void> {
         const folder = path.join(this.dir, layout);
         await fs.mkdir(folder, {recursive: true});

@@ -29,7 +29,7 @@ describe("the chatserve command", () => {
     it("names the commands when given one it does not know", () => {
         const result = run("srve");
         expect(result.status).not.toBe(0);
-        expect(result.stderr.split("\n")[0]).toMatch(/unknown command 'srve' \(the commands are serve, ps, ls and pull/);
+        expect(result.stderr.split("\n")[0]).toMatch(/unknown command 'srve' \(the commands are serve, ps, ls, pull and cache/);
     });
 
     it("prints its version", () => {
