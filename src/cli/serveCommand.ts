@@ -46,10 +46,6 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--prompt-cache-ram <size>", "RAM for prompt prefixes kept after their sequence or model moved on, taken from --memory-limit; 0: none (default: an eighth of the memory budget, at most 4GiB)").argParser(cacheSize).env("CHATSERVE_PROMPT_CACHE_RAM"))
         .addOption(new Option("--prompt-cache-dir <dir>", "folder for prompt prefixes kept across restarts (default: chatserve/prompt-cache in the user's cache folder)").env("CHATSERVE_PROMPT_CACHE_DIR"))
         .addOption(new Option("--prompt-cache-size <size>", "disk the prompt cache may take, least recently used out first; 0: no disk tier (default: 10GiB)").argParser(cacheSize).env("CHATSERVE_PROMPT_CACHE_SIZE"))
-        .addOption(new Option("--no-prompt-cache", "keep no prompt prefixes beyond the sequences' own (neither in RAM nor on disk)"))
-        .addOption(new Option("--prompt-cache-ram <size>", "RAM for prompt prefixes kept after their sequence or model moved on, taken from --memory-limit; 0: none (default: an eighth of the memory budget, at most 4GiB)").argParser(cacheSize).env("CHATSERVE_PROMPT_CACHE_RAM"))
-        .addOption(new Option("--prompt-cache-dir <dir>", "folder for prompt prefixes kept across restarts (default: chatserve/prompt-cache in the user's cache folder)").env("CHATSERVE_PROMPT_CACHE_DIR"))
-        .addOption(new Option("--prompt-cache-size <size>", "disk the prompt cache may take, least recently used out first; 0: no disk tier (default: 10GiB)").argParser(cacheSize).env("CHATSERVE_PROMPT_CACHE_SIZE"))
         .addOption(new Option("--max-loaded-models <n>", "models loaded at once, at most (default: no limit, memory decides)").argParser(integer(1)).env("CHATSERVE_MAX_LOADED_MODELS"))
         .addOption(new Option("--keep-alive <duration>", "unload a model idle this long, e.g. 5m, 30s; 0 after each request; -1 never, not even to make room (default: until its memory is needed)").argParser(keepAlive).env("CHATSERVE_KEEP_ALIVE"))
         .addOption(new Option("--model-alias <name=id>", "serve model ID under another NAME too; '*' in NAME matches anything, e.g. 'claude-*=ID' (repeatable; also CHATSERVE_MODEL_ALIASES)").argParser(modelAlias).default([]))
@@ -90,10 +86,6 @@ async function serveWith(options: ServeOptions): Promise<void> {
             promptCacheRam: options.promptCacheRam,
             promptCacheDir: options.promptCacheDir,
             promptCacheSize: options.promptCacheSize,
-            promptCache: options.promptCache,
-            promptCacheRam: options.promptCacheRam,
-            promptCacheDir: options.promptCacheDir,
-            promptCacheSize: options.promptCacheSize,
             keepAlive: options.keepAlive ?? null,
             // A flag's alias replaces the environment's for the same name.
             modelAliases: [...options.modelAlias, ...modelAliasesFromEnv().filter(({name}) => !options.modelAlias.some((flag) => flag.name === name))],
@@ -118,7 +110,6 @@ type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
     threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number, shutdownGrace?: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
-    promptCache: boolean, promptCacheRam?: number, promptCacheDir?: string, promptCacheSize?: number,
     promptCache: boolean, promptCacheRam?: number, promptCacheDir?: string, promptCacheSize?: number,
     bodyLimit?: string, allowPrivateImageUrls: boolean, allowPathsOutsideModels: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,
     apiKeyFile?: string, adminApiKey: string[], sharePrefixCache: boolean, allowedHost: string[],
@@ -179,11 +170,6 @@ function asArgument<T>(parse: (value: string) => T): (value: string) => T {
 }
 
 const byteSize = asArgument(parseByteSize);
-
-/** A size, or 0 for none (a prompt cache tier turned off). */
-function cacheSize(value: string): number {
-    return value.trim() === "0" ? 0 : byteSize(value);
-}
 
 /** A size, or 0 for none (a prompt cache tier turned off). */
 function cacheSize(value: string): number {
