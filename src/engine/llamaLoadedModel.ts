@@ -50,7 +50,8 @@ export class LlamaLoadedModel implements LoadedModel {
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions, promptCache?: PromptCache): Promise<LlamaLoadedModel> {
         const {model, generation, embedder, ranker, vision, contextSize} = await loadModelParts(runtime, options);
         const loaded = new LlamaLoadedModel(model, generation, embedder, ranker, options.generates && options.tools, contextSize, vision);
-        loaded.promptCache = await promptCacheForModel(promptCache, runtime, generation, {path: options.path, projector: options.projector?.path});
+        const {kvCacheTypes} = options as {kvCacheTypes?: unknown};
+        loaded.promptCache = await promptCacheForModel(promptCache, runtime, generation, {path: options.path, projector: options.projector?.path, kvCacheTypes});
         return loaded;
     }
 

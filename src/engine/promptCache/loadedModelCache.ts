@@ -14,7 +14,7 @@ import type {PromptCache} from "./promptCache.js";
  */
 export async function promptCacheForModel(
     cache: PromptCache | undefined, runtime: LlamaRuntime, generation: GenerationParts | null,
-    files: {path: string, projector?: string}, logger?: Logger
+    files: {path: string, projector?: string, kvCacheTypes?: unknown}, logger?: Logger
 ): Promise<ModelPromptCache | null> {
     if (cache == null || !cache.enabled || generation == null || generation.sequences[0]?.needsCheckpoints !== false)
         return null;
@@ -26,7 +26,9 @@ export async function promptCacheForModel(
             contextSize: context.contextSize,
             flashAttention: context.flashAttention,
             llamaCpp: `${runtime.llama.llamaCppRelease.repo}@${runtime.llama.llamaCppRelease.release} ${runtime.llama.buildType}`,
-            gpu: runtime.llama.gpu
+            gpu: runtime.llama.gpu,
+            // The KV cache's types (llama-server's -ctk/-ctv), when set: f16 states are not q8_0 ones.
+            ...(files.kvCacheTypes == null ? {} : {kvSettings: {cacheTypes: JSON.stringify(files.kvCacheTypes)}})
         });
     } catch (error) {
         logger?.warn({event: "prompt_cache_unavailable", err: error}, `no prompt cache for ${files.path}`);
