@@ -56,7 +56,7 @@ const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "
 const fixedEndpoints = new Set([
     "/", "/health", "/metrics", "/v1/models", "/v1/chat/completions", "/v1/completions", "/v1/embeddings",
     "/v1/responses", "/v1/responses/input_tokens", "/v1/messages", "/v1/messages/count_tokens",
-    "/v1/rerank", "/rerank", "/v1/reranking", "/reranking", "/tokenize", "/detokenize", "/apply-template", "/v1/chat/completions/input_tokens"
+    "/v1/rerank", "/rerank", "/v1/reranking", "/reranking", "/v2/rerank", "/tokenize", "/detokenize", "/apply-template", "/v1/chat/completions/input_tokens"
 ]);
 
 /** The route a path belongs to, with its ids as placeholders; "other" for paths no route serves. */

@@ -38,9 +38,9 @@ describe("POST /v1/rerank", () => {
         ]);
     });
 
-    it("answers on llama-server's aliases too", async () => {
+    it("answers on llama-server's aliases too, and on Cohere's v2 path", async () => {
         const {app} = createTestApp({descriptors: withReranker()});
-        for (const path of ["/rerank", "/v1/reranking", "/reranking"]) {
+        for (const path of ["/rerank", "/v1/reranking", "/reranking", "/v2/rerank"]) {
             const res = await request(app).post(path).send({model: "reranker", query, documents});
             expect(res.status, path).toBe(200);
             expect(res.body.results[0]).toEqual({index: 2, relevance_score: 1});
@@ -78,9 +78,9 @@ describe("POST /v1/rerank", () => {
         errorOf(missing.body);
     });
 
-    it("takes the API key on every path, /rerank outside /v1 included", async () => {
+    it("takes the API key on every path, those outside /v1 included", async () => {
         const {app} = createTestApp({descriptors: withReranker(), apiKeys: ["secret"]});
-        for (const path of ["/v1/rerank", "/rerank", "/reranking"]) {
+        for (const path of ["/v1/rerank", "/rerank", "/reranking", "/v2/rerank"]) {
             const refused = await request(app).post(path).send({model: "reranker", query, documents});
             expect(refused.status, path).toBe(401);
             expect(errorOf(refused.body).code).toBe("invalid_api_key");

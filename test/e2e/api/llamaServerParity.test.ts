@@ -1,0 +1,118 @@
+import {existsSync} from "node:fs";
+import {afterAll, beforeAll, describe, expect, it} from "vitest";
+import {buildTinyRerankerModel} from "../../fixtures/gguf/rerankerModel.js";
+import {hasLlamaServer, startLlamaServer, type LlamaServer} from "../support/llamaServer.js";
+import {sharedModels} from "../support/sharedModels.js";
+import {startTestServer, type TestServer} from "../support/testServer.js";
+
+/**
+ * chatserve's llama-server endpoints answer as llama-server itself does on the same GGUF: token ids
+ * and pieces, detokenized text, rendered prompts and their counts, rerank order and usage. Skipped
+ * where llama-server (built from node-llama-cpp's llama.cpp: docs/performance.md) or the shared
+ * Qwen2.5 model is absent, as in CI.
+ */
+const qwen = sharedModels.qwenTools;
+const rerankTemplate = "[CLS] {query} [SEP] the {document} [SEP]";
+
+describe.runIf(hasLlamaServer && existsSync(qwen))("the same answers as llama-server", () => {
+    let chatserve: TestServer;
+    let chatserveRoot: string;
+    let qwenServer: LlamaServer;
+    const rerankers: Record<string, LlamaServer> = {};
+    const ours = async (path: string, body: unknown) => {
+        const res = await fetch(`${chatserveRoot}${path}`, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+        return {status: res.status, body: await res.json() as any};
+    };
+
+    beforeAll(async () => {
+        const reranker = await buildTinyRerankerModel();
+        const templated = await buildTinyRerankerModel(undefined, {template: rerankTemplate});
+        chatserve = await startTestServer({qwen, "reranker": reranker, "reranker-template": templated}, {ctxSize: 2048});
+        chatserveRoot = chatserve.url.replace(/\/v1$/, "");
+        qwenServer = await startLlamaServer(qwen, ["-c", "2048", "--jinja"]);
+        rerankers.reranker = await startLlamaServer(reranker, ["--reranking", "-c", "512"]);
+        rerankers["reranker-template"] = await startLlamaServer(templated, ["--reranking", "-c", "512"]);
+    }, 120_000);
+    afterAll(async () => {
+        await Promise.all([qwenServer?.stop(), ...Object.values(rerankers).map((server) => server.stop())]);
+        await chatserve?.stop();
+    });
+
+    const tokenizeCases: Array<Record<string, unknown>> = [
+        {content: "Hello world, how are you?"},
+        {content: "<|im_start|>user\nHi<|im_end|>"},
+        {content: "<|im_start|>user\nHi<|im_end|>", parse_special: false},
+        {content: "🦙 naïve 日本語 ∑", with_pieces: true},
+        {content: "<|im_start|>x", with_pieces: true},
+        {content: "Hi", add_special: true},
+        {content: ["Hi", 151644, " there"], add_special: true, with_pieces: true},
+        {content: ""}
+    ];
+
+    it("tokenizes as llama-server does: ids, pieces (bytes where a piece is half a character), special tokens", async () => {
+        for (const request of tokenizeCases) {
+            const theirs = await qwenServer.post("/tokenize", request);
+            const mine = await ours("/tokenize", {model: "qwen", ...request});
+            expect(mine.status).toBe(200);
+            expect(mine.body, JSON.stringify(request)).toEqual(theirs.body);
+        }
+    });
+
+    it("detokenizes as llama-server does", async () => {
+        for (const request of tokenizeCases) {
+            const tokens = (await qwenServer.post("/tokenize", {...request, with_pieces: false})).body.tokens as number[];
+            const theirs = await qwenServer.post("/detokenize", {tokens});
+            const mine = await ours("/detokenize", {model: "qwen", tokens});
+            expect(mine.body, JSON.stringify(request)).toEqual(theirs.body);
+        }
+    });
+
+    const weather = {type: "function", function: {name: "get_weather", description: "The weather in a city", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}}};
+    const chats: Array<Record<string, unknown>> = [
+        {messages: [{role: "user", content: "Hello"}]},
+        {messages: [{role: "system", content: "Be brief."}, {role: "user", content: "Hello"}, {role: "assistant", content: "Hi!"}, {role: "user", content: "How are you?"}]},
+        {messages: [{role: "user", content: "Weather in Paris?"}], tools: [weather]},
+        {
+            messages: [
+                {role: "user", content: "Weather in Paris?"},
+                {role: "assistant", content: null, tool_calls: [{id: "call_1", type: "function", function: {name: "get_weather", arguments: "{\"city\":\"Paris\"}"}}]},
+                {role: "tool", tool_call_id: "call_1", content: "18 C, sunny"}
+            ],
+            tools: [weather]
+        }
+    ];
+
+    it("renders the prompt llama-server renders (/apply-template), and counts it as its input_tokens does", async () => {
+        for (const chat of chats) {
+            const theirs = await qwenServer.post("/apply-template", chat);
+            const mine = await ours("/apply-template", {model: "qwen", ...chat});
+            expect(mine.status).toBe(200);
+            expect(mine.body, JSON.stringify(chat)).toEqual(theirs.body);
+
+            const theirCount = await qwenServer.post("/v1/chat/completions/input_tokens", chat);
+            const myCount = await ours("/v1/chat/completions/input_tokens", {model: "qwen", ...chat});
+            expect(myCount.body, JSON.stringify(chat)).toEqual(theirCount.body);
+        }
+    });
+
+    it("counts the same prompt_tokens in a chat completion's usage as input_tokens", async () => {
+        for (const chat of chats) {
+            const count = (await ours("/v1/chat/completions/input_tokens", {model: "qwen", ...chat})).body.input_tokens;
+            const completion = await ours("/v1/chat/completions", {model: "qwen", ...chat, max_tokens: 1, temperature: 0});
+            expect(completion.body.usage.prompt_tokens).toBe(count);
+        }
+    });
+
+    it("reranks in llama-server's order with its usage; a BERT score is the probability of llama-server's logit", async () => {
+        const query = "the cat sat on the mat";
+        const documents = ["a cat", "the dog ran", "mat and hat", "on the big red mat the cat sat", "hello", ""];
+        for (const model of ["reranker", "reranker-template"]) {
+            const theirs = (await rerankers[model]!.post("/v1/rerank", {model, query, documents})).body;
+            const mine = (await ours("/v1/rerank", {model, query, documents})).body;
+            expect(mine.usage, model).toEqual(theirs.usage);
+            expect(mine.results.map((result: {index: number}) => result.index), model).toEqual(theirs.results.map((result: {index: number}) => result.index));
+            for (const [at, result] of (theirs.results as Array<{relevance_score: number}>).entries())
+                expect(mine.results[at].relevance_score).toBeCloseTo(1 / (1 + Math.exp(-result.relevance_score)), 5);
+        }
+    });
+});
