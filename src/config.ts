@@ -1,4 +1,5 @@
 import {z} from "zod";
+import {isQuantized, kvCacheTypeNames} from "./engine/kvCacheTypes.js";
 
 /**
  * Every setting chatserve has, with its default, in one place.
@@ -48,6 +49,13 @@ export const configSchema = z.object({
     decodeThreads: z.number().int().min(1).optional(),
     /** llama.cpp's flash attention; `auto` lets llama.cpp decide (on for the CPU). */
     flashAttention: z.enum(flashAttentionChoices).default("auto"),
+    /**
+     * What every model's KV cache stores keys and values as (llama-server's `--cache-type-k` /
+     * `--cache-type-v` names); chatserve.json's cache_type_k / cache_type_v per model win.
+     * q8_0 halves an f16 cache; a quantized V cache needs flash attention (engine/kvCacheTypes.ts).
+     */
+    cacheTypeK: z.enum(kvCacheTypeNames).default("f16"),
+    cacheTypeV: z.enum(kvCacheTypeNames).default("f16"),
     /** Sequences per loaded model: how many requests generate at once. Undefined: per model, 1–4 as memory allows. */
     parallel: z.number().int().min(1).max(64).optional(),
     /** Requests that may wait for a free sequence before new ones get 503. */
@@ -133,6 +141,9 @@ export type ModelAliasSetting = Config["modelAliases"][number];
 
 export function resolveConfig(input: ConfigInput = {}): Config {
     const config = configSchema.parse(input);
+    // llama.cpp would refuse every model's context: said once, at start.
+    if (isQuantized(config.cacheTypeV) && config.flashAttention === "off")
+        throw new Error(`--cache-type-v ${config.cacheTypeV} needs flash attention (llama.cpp reads a quantized V cache only with it); drop --flash-attention off, or use --cache-type-v f16`);
     // An admin key is a key: every check that asks whether keys are set, or which, counts it.
     return {...config, apiKeys: [...new Set([...config.apiKeys, ...config.adminApiKeys])]};
 }

@@ -82,12 +82,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         embeds: descriptor.capabilities.includes("embeddings"),
         ranks: descriptor.capabilities.includes("rerank"),
         chatTemplate: plan.chatTemplate,
+        ...(plan.kvCacheTypes == null ? {} : {kvCacheTypes: plan.kvCacheTypes}),
         ...(plan.projector == null ? {} : {projector: {path: plan.projector, threads: runtime.threads}}),
         ...(plan.projectorRefusal == null ? {} : {projectorRefusal: plan.projectorRefusal})
     }, promptCache), {
         // Each model's default context is sized to the budget, not only to what is free: one model alone always fits it.
         context: {
             ctxSize: config.ctxSize, parallel: config.parallel, freeMemoryBytes: Math.min(runtime.freeMemoryBytes, memoryBudget.bytes),
+            kvCacheTypes: {k: config.cacheTypeK, v: config.cacheTypeV},
             vision: runtime.vision.available, imageDecodeBytes: imageDecodeBytes(config.maxImagePixels, runtime.imageDecodes.concurrency)
         },
         aliases,

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type {Config} from "../config.js";
+import {describeKvCacheTypes, isDefaultKvCache} from "../engine/kvCacheTypes.js";
 import type {RunningServer} from "../server.js";
 import {formatBytes} from "../models/byteSize.js";
 import type {ListedModel} from "../models/listedModel.js";
@@ -64,7 +65,7 @@ function servedAs(model: ListedModel): string {
     if (model.capabilities.includes("chat"))
         parts.push(`${model.parallel} at once`);
     if (model.kvCacheBytes != null)
-        parts.push(`KV cache ${formatBytes(model.kvCacheBytes)}`);
+        parts.push(`KV cache ${formatBytes(model.kvCacheBytes)}${model.kvCacheTypes == null || isDefaultKvCache(model.kvCacheTypes) ? "" : ` (${describeKvCacheTypes(model.kvCacheTypes)})`}`);
     if (model.memory != null)
         parts.push(`${formatBytes(totalBytes(model.memory))} in all`);
     return parts.join(", ");

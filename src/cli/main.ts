@@ -11,6 +11,14 @@ import {describeStartupFailure} from "./startupFailure.js";
 const {version} = createRequire(import.meta.url)("../../package.json") as {version: string};
 
 /**
+ * llama-server's two-letter short flags, which commander cannot define (a short flag is one
+ * letter), so that a llama-server command line's `-ctk q8_0 -ctv q8_0` works here too.
+ */
+function llamaServerSpelling(argument: string): string {
+    return argument === "-ctk" ? "--cache-type-k" : argument === "-ctv" ? "--cache-type-v" : argument;
+}
+
+/**
  * The `chatserve` program: `chatserve --models DIR` and `chatserve serve --models DIR` both serve;
  * `ps`, `ls` and `pull` are the other commands.
  */
@@ -28,7 +36,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     pullCommand(program);
     cacheCommand(program);
     try {
-        await program.parseAsync(argv);
+        await program.parseAsync(argv.map(llamaServerSpelling));
     } catch (error) {
         console.error(`chatserve: ${error instanceof CommandFailure ? error.message : describeStartupFailure(error)}`);
         process.exit(1);

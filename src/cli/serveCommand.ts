@@ -3,6 +3,7 @@ import {
     adminApiKeysFromEnv, apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, modelAliasesFromEnv, parseModelAlias, resolveConfig, type Config, type ModelAliasSetting
 } from "../config.js";
 import {parseByteSize} from "../models/byteSize.js";
+import {kvCacheTypeNames} from "../engine/kvCacheTypes.js";
 import {readApiKeyFile} from "./apiKeyFile.js";
 import {parseKeepAlive, type KeepAlive} from "../models/keepAlive.js";
 import {CommandFailure} from "./commandFailure.js";
@@ -38,6 +39,8 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("-t, --threads <n>", "inference threads (default: the CPU cores available, measured best)").argParser(integer(1)))
         .addOption(new Option("--decode-threads <n>", "threads for generating tokens (default: all of --threads on an OpenMP build, else one fewer)").argParser(integer(1)))
         .addOption(new Option("--flash-attention <mode>", "llama.cpp's flash attention: auto (on, but a few new tokens after a long context run without it, on chatserve's CPU build), on (every batch) or off").choices(flashAttentionChoices).default("auto"))
+        .addOption(new Option("--cache-type-k <type>", "KV cache type for keys, as llama-server names them (also -ctk); q8_0 halves the cache (default: f16; chatserve.json's cache_type_k per model)").choices(kvCacheTypeNames).default("f16"))
+        .addOption(new Option("--cache-type-v <type>", "KV cache type for values (also -ctv); a quantized one needs flash attention (default: f16; chatserve.json's cache_type_v per model)").choices(kvCacheTypeNames).default("f16"))
         .addOption(new Option("--parallel <n>", "requests generated at once per model (sequences), each with the whole context (default: 1-4, as half the free memory beside the model holds)").argParser(integer(1, 64)))
         .addOption(new Option("--max-queue <n>", "requests that may wait for a free sequence before 503").default(64).argParser(integer(0)))
         .addOption(new Option("--shutdown-grace <duration>", "on SIGTERM or Ctrl-C, how long running replies may take to finish, e.g. 30s (default: 5s)").argParser(gracePeriod).env("CHATSERVE_SHUTDOWN_GRACE"))
@@ -77,6 +80,8 @@ async function serveWith(options: ServeOptions): Promise<void> {
             threads: options.threads,
             decodeThreads: options.decodeThreads,
             flashAttention: options.flashAttention,
+            cacheTypeK: options.cacheTypeK,
+            cacheTypeV: options.cacheTypeV,
             parallel: options.parallel,
             maxQueue: options.maxQueue,
             shutdownGraceMs: options.shutdownGrace,
@@ -108,7 +113,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
 
 type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
-    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], parallel?: number, maxQueue: number, shutdownGrace?: number,
+    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], cacheTypeK: Config["cacheTypeK"], cacheTypeV: Config["cacheTypeV"], parallel?: number, maxQueue: number, shutdownGrace?: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
     promptCache: boolean, promptCacheRam?: number, promptCacheDir?: string, promptCacheSize?: number,
     bodyLimit?: string, allowPrivateImageUrls: boolean, allowPathsOutsideModels: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,

@@ -8,6 +8,7 @@ import {LlamaReranker} from "./llamaReranker.js";
 import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {SequencePool} from "./sequencePool.js";
+import {defaultKvCacheTypes, ggmlTypeName, isDefaultKvCache, kvCacheTypeRefusal, type KvCacheTypes} from "./kvCacheTypes.js";
 
 export type ModelLoadOptions = {
     path: string,
@@ -27,6 +28,8 @@ export type ModelLoadOptions = {
     chatTemplate?: string,
     /** A vision projector (mmproj GGUF) loaded with the model, for image input; `threads` encode an image. */
     projector?: {path: string, threads: number},
+    /** What the generation context's KV cache stores keys and values as; absent: f16. */
+    kvCacheTypes?: KvCacheTypes,
     /** Why a paired projector is not loaded (its file failed the checks before llama.cpp sees it): image requests hear it. */
     projectorRefusal?: string
 };
@@ -67,9 +70,7 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
         const contextSize = Math.min(options.contextSize, model.trainContextSize);
         let generation: GenerationParts | null = null;
         if (options.generates) {
-            const context = await model.createContext({
-                contextSize, sequences: options.parallel, threads: runtime.threads, flashAttention: runtime.flashAttention
-            });
+            const context = await createGenerationContext(runtime, model, {contextSize, sequences: options.parallel, kvCacheTypes: options.kvCacheTypes});
             const sequences = Array.from({length: options.parallel}, () => context.getSequence());
             const {templates, parseError} = loadModelChatTemplates(model, options.chatTemplate);
             // As llama-server refuses to start on one: serving it with some other format instead would be silent.
@@ -125,4 +126,32 @@ function chatWrapperFor(model: LlamaModel, template: string | undefined, ownTemp
         // node-llama-cpp's sanity test refused the template (Hermes 2 Pro's): its other wrappers, quietly.
         return resolveChatWrapper(model, {warningLogs: false, noJinja: true});
     }
+}
+
+/**
+ * The generation context, its KV cache of the types asked for (node-llama-cpp's experimental
+ * options, which pass them to llama.cpp as llama-server's -ctk/-ctv do). What llama.cpp would
+ * refuse is refused first, saying why (kvCacheTypes.ts); a refusal of llama.cpp's own is only
+ * "Failed to create context" from node-llama-cpp, so its log lines are added, as for the weights.
+ */
+async function createGenerationContext(
+    runtime: LlamaRuntime, model: LlamaModel, {contextSize, sequences, kvCacheTypes: types = defaultKvCacheTypes}: {contextSize: number, sequences: number, kvCacheTypes?: KvCacheTypes}
+): Promise<LlamaContext> {
+    const attention = (model.fileInfo.architectureMetadata as {attention?: {head_count?: number, key_length?: number, value_length?: number}}).attention;
+    const width = attention?.head_count != null && attention.head_count > 0 ? model.embeddingVectorSize / attention.head_count : undefined;
+    const refusal = kvCacheTypeRefusal(types, {
+        flashAttention: runtime.flashAttention === "auto" ? "auto" : runtime.flashAttention ? "on" : "off",
+        headWidths: {k: attention?.key_length ?? width ?? 0, v: attention?.value_length ?? width ?? 0}
+    });
+    if (refusal != null)
+        throw new Error(refusal);
+    const mark = runtime.errors.mark;
+    return model.createContext({
+        contextSize, sequences, threads: runtime.threads, flashAttention: runtime.flashAttention,
+        ...(isDefaultKvCache(types) ? {} : {experimentalKvCacheKeyType: ggmlTypeName(types.k), experimentalKvCacheValueType: ggmlTypeName(types.v)})
+    }).catch(async (error: unknown) => {
+        await nextTurn();
+        const reasons = runtime.errors.since(mark);
+        throw reasons.length === 0 ? error : new Error(`${(error as Error).message}: ${reasons.join("; ")}`, {cause: error});
+    });
 }

@@ -1,4 +1,5 @@
 import type {ModelDescriptor} from "./modelDescriptor.js";
+import {describeKvCacheTypes, isDefaultKvCache, type KvCacheTypes} from "../engine/kvCacheTypes.js";
 
 /**
  * How big a model's context is and how many requests share it, decided once per model file before
@@ -16,6 +17,8 @@ export type ContextSettings = {
      * unknown, and the defaults are not sized to memory (tests).
      */
     freeMemoryBytes?: number,
+    /** What the KV cache stores keys and values as (--cache-type-k/-v, chatserve.json's cache_type_k/_v); absent: f16. */
+    kvCacheTypes?: KvCacheTypes,
     /** The llama.cpp build can serve images (engine/vision/nativeVision.ts): a model's projector is planned only then. */
     vision?: boolean,
     /** What the server's image decodes under way may hold (engine/vision/imageMemory.ts), counted with each model that has a projector. */
@@ -29,6 +32,8 @@ export type ContextPlan = {
     parallel: number,
     /** The estimated KV cache of all `parallel` sequences; null when it cannot be estimated (or for an embedding model). */
     kvCacheBytes: number | null,
+    /** The KV cache's key and value types, when not f16 (a load-time setting: a change reloads the model). */
+    kvCacheTypes?: KvCacheTypes,
     /**
      * The Jinja chat template chatserve.json names for the model (its text), used instead of the
      * GGUF's; absent: the model's own. A load-time setting like the two above: a change reloads the model.
@@ -45,7 +50,8 @@ export type ContextPlan = {
 /** Whether a loaded model serves `next` as it is: nothing a load decides (context, sequences, template, projector) differs. */
 export function sameLoadSettings(plan: ContextPlan, next: ContextPlan): boolean {
     return plan.contextLength === next.contextLength && plan.parallel === next.parallel &&
-        plan.chatTemplate === next.chatTemplate && plan.projector === next.projector;
+        plan.chatTemplate === next.chatTemplate && plan.projector === next.projector &&
+        describeKvCacheTypes(plan.kvCacheTypes ?? {k: "f16", v: "f16"}) === describeKvCacheTypes(next.kvCacheTypes ?? {k: "f16", v: "f16"});
 }
 
 /** A 20k-token agent prompt and its reply fit; beyond this, a context's KV cache is rarely worth its memory by default. */
@@ -72,7 +78,9 @@ export function planContext(model: PlannedModel, settings: ContextSettings): Con
     const budget = settings.freeMemoryBytes == null || estimate == null
         ? Number.POSITIVE_INFINITY
         : Math.max(0, settings.freeMemoryBytes - model.sizeBytes) * memoryShare;
-    const fits = (contextSize: number, sequences: number) => estimate == null || estimate(contextSize, sequences) <= budget;
+    // The defaults are sized to the chosen types: a q8_0 cache fits about twice the context of an f16 one.
+    const types = settings.kvCacheTypes != null && !isDefaultKvCache(settings.kvCacheTypes) ? settings.kvCacheTypes : undefined;
+    const fits = (contextSize: number, sequences: number) => estimate == null || estimate(contextSize, sequences, types) <= budget;
 
     const contextLength = settings.ctxSize != null
         ? cap(settings.ctxSize)
@@ -84,7 +92,10 @@ export function planContext(model: PlannedModel, settings: ContextSettings): Con
         while (parallel < defaultParallelCap && fits(contextLength, parallel + 1))
             parallel++;
     }
-    return {contextLength, parallel, kvCacheBytes: estimate == null ? null : estimate(contextLength, parallel)};
+    return {
+        contextLength, parallel, kvCacheBytes: estimate == null ? null : estimate(contextLength, parallel, types),
+        ...(types == null ? {} : {kvCacheTypes: types})
+    };
 }
 
 /** `ceiling` if it fits, else the largest multiple of the cell padding that does, but never below `floor`. */

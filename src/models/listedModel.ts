@@ -1,3 +1,4 @@
+import {defaultKvCacheTypes, type KvCacheTypes} from "../engine/kvCacheTypes.js";
 import type {ContextPlan} from "./contextPlan.js";
 import type {KeepAlive} from "./keepAlive.js";
 import {noMemory, type MemoryFootprint} from "./memoryEstimate.js";
@@ -22,6 +23,8 @@ export type ListedModel = {
     contextLength: number | null,
     parallel: number,
     kvCacheBytes: number | null,
+    /** What its KV cache stores keys and values as (a model that generates; absent for an embedding model, which has none). */
+    kvCacheTypes?: KvCacheTypes,
     /** Once loaded: what llama.cpp allocated for the context. */
     contextMemoryBytes?: number,
     capabilities: ModelCapability[],
@@ -85,6 +88,7 @@ export function listedModel(descriptor: ModelDescriptor, plan: ContextPlan, view
         contextLength: loaded?.contextLength ?? plan.contextLength,
         parallel: plan.parallel,
         kvCacheBytes: plan.kvCacheBytes,
+        ...(descriptor.capabilities.includes("chat") ? {kvCacheTypes: plan.kvCacheTypes ?? defaultKvCacheTypes} : {}),
         ...(contextMemory != null ? {contextMemoryBytes: contextMemory} : {}),
         capabilities: withVision(loaded == null ? descriptor.capabilities : withInfill(descriptor.capabilities, loaded.supportsInfill), plan, visionError),
         status,

@@ -1,5 +1,6 @@
 import {z} from "zod";
 import {keepAliveValue, type KeepAlive} from "./keepAlive.js";
+import {kvCacheTypeNames, type KvCacheType} from "../engine/kvCacheTypes.js";
 
 /**
  * The settings file, `chatserve.json` in the models folder: per model (by its id, or by a pattern
@@ -36,7 +37,10 @@ export const modelEntrySchema = z.strictObject({
     /** How long it stays loaded once idle (as --keep-alive: "5m", 300, 0, -1); a request's keep_alive wins. */
     keep_alive: keepAliveValue.nullish(),
     /** A vision projector file (relative to the folder), loaded with the model for image input, over the one paired by name. */
-    mmproj: z.string().min(1).optional()
+    mmproj: z.string().min(1).optional(),
+    /** What its KV cache stores keys and values as (llama-server's names: f16, q8_0, q4_0…); over --cache-type-k / --cache-type-v. */
+    cache_type_k: z.enum(kvCacheTypeNames).optional(),
+    cache_type_v: z.enum(kvCacheTypeNames).optional()
 });
 
 export const settingsFileSchema = z.strictObject({
@@ -60,7 +64,9 @@ export type ModelSettings = {
     /** The chat template's path, relative to the models folder. */
     chatTemplate?: string,
     keepAlive?: KeepAlive,
-    mmproj?: string
+    mmproj?: string,
+    cacheTypeK?: KvCacheType,
+    cacheTypeV?: KvCacheType
 };
 
 type Rule = {key: string, entry: ModelEntry, regex: RegExp | null, specificity: number, order: number};
@@ -89,7 +95,8 @@ export class SettingsTable {
         };
         return {
             ctxSize: first("ctx_size"), parallel: first("parallel"), sampling: withoutUndefined(sampling),
-            chatTemplate: first("chat_template"), keepAlive: first("keep_alive") ?? undefined, mmproj: first("mmproj")
+            chatTemplate: first("chat_template"), keepAlive: first("keep_alive") ?? undefined, mmproj: first("mmproj"),
+            cacheTypeK: first("cache_type_k"), cacheTypeV: first("cache_type_v")
         };
     }
 

@@ -40,14 +40,18 @@ export class ModelSizing {
     }
 
     /**
-     * What a model is served with: its context per request, its parallel sequences, their KV cache,
-     * and its chat template; chatserve.json's ctx_size and parallel over --ctx-size and --parallel.
+     * What a model is served with: its context per request, its parallel sequences, their KV cache
+     * and its types, and its chat template; chatserve.json's ctx_size, parallel and cache_type_k/_v
+     * over --ctx-size, --parallel and --cache-type-k/-v.
      */
     public planFor(descriptor: ModelDescriptor): ContextPlan {
         let plan = this.plans.get(descriptor);
         if (plan == null) {
             const own = this.modelSettings(descriptor.id);
-            plan = planContext(descriptor, {...this.flags, ctxSize: own.ctxSize ?? this.flags.ctxSize, parallel: own.parallel ?? this.flags.parallel});
+            plan = planContext(descriptor, {
+                ...this.flags, ctxSize: own.ctxSize ?? this.flags.ctxSize, parallel: own.parallel ?? this.flags.parallel,
+                kvCacheTypes: {k: own.cacheTypeK ?? this.flags.kvCacheTypes?.k ?? "f16", v: own.cacheTypeV ?? this.flags.kvCacheTypes?.v ?? "f16"}
+            });
             if (own.chatTemplateText != null)
                 plan = {...plan, chatTemplate: own.chatTemplateText};
             const projector = own.mmproj ?? descriptor.projector;
@@ -72,7 +76,8 @@ export class ModelSizing {
         let estimate = this.estimates.get(descriptor);
         if (estimate == null) {
             const plan = this.planFor(descriptor);
-            const weightsAndCache = descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0};
+            const weightsAndCache = withCacheTypes(descriptor, plan,
+                descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0});
             estimate = withProjector(weightsAndCache, plan, this.flags.imageDecodeBytes ?? 0);
             this.estimates.set(descriptor, estimate);
         }
@@ -97,6 +102,18 @@ export class ModelSizing {
  */
 function withProjector(footprint: MemoryFootprint, plan: ContextPlan, decodeBytes: number): MemoryFootprint {
     return plan.projectorBytes == null ? footprint : {...footprint, ram: footprint.ram + plan.projectorBytes + keptImages.bytes + decodeBytes};
+}
+
+/**
+ * node-llama-cpp's whole-model estimate counts an f16 cache (kvCacheTypes.ts says why it cannot be
+ * asked for another): the difference the plan's types make is taken off (or added) where the
+ * cache lives, in VRAM on a GPU backend.
+ */
+function withCacheTypes(descriptor: ModelDescriptor, plan: ContextPlan, footprint: MemoryFootprint): MemoryFootprint {
+    if (plan.kvCacheTypes == null || descriptor.kvCache == null || descriptor.memory == null)
+        return footprint;
+    const change = descriptor.kvCache(plan.contextLength, plan.parallel, plan.kvCacheTypes) - descriptor.kvCache(plan.contextLength, plan.parallel);
+    return footprint.vram > 0 ? {...footprint, vram: Math.max(0, footprint.vram + change)} : {...footprint, ram: Math.max(0, footprint.ram + change)};
 }
 
 function fileSize(file: string): number {

@@ -21,6 +21,9 @@ export type ModelObject = {
      * the model loads; null when it cannot be estimated, or for an embedding model (which has none).
      */
     kv_cache_bytes: number | null,
+    /** What the KV cache stores keys and values as (llama-server's names: f16, q8_0…); only for a model that generates. */
+    cache_type_k?: string,
+    cache_type_v?: string,
     /** Once loaded: what llama.cpp allocated for the context (KV cache and compute buffers), in bytes. */
     context_memory_bytes?: number,
     capabilities: ModelCapability[],

@@ -17,6 +17,7 @@ export function toModelObject(model: ListedModel): ModelObject {
         context_length: model.contextLength,
         parallel: model.parallel,
         kv_cache_bytes: model.kvCacheBytes,
+        ...(model.kvCacheTypes != null ? {cache_type_k: model.kvCacheTypes.k, cache_type_v: model.kvCacheTypes.v} : {}),
         ...(model.contextMemoryBytes != null ? {context_memory_bytes: model.contextMemoryBytes} : {}),
         capabilities: [...model.capabilities],
         status: model.status,
