@@ -1,7 +1,8 @@
 import type {LlamaContextSequence, Token} from "node-llama-cpp";
 import type {GenerationOptions} from "../generationOptions.js";
 import type {GenerationResult} from "../generationEvents.js";
-import {LookupDrafts, PredictionDrafts} from "./draftSources.js";
+import {LookupDrafts} from "./draftSources.js";
+import {PredictionDrafts} from "./predictionDrafts.js";
 import {Speculation, type RatedSource} from "./speculation.js";
 
 /** How a model's generations speculate (chatserve.json / flags, through the runtime). */
@@ -36,7 +37,12 @@ export function planSpeculation(
     const sources: RatedSource[] = [];
     let prediction: PredictionDrafts | undefined;
     if (options.prediction != null && options.prediction !== "") {
-        prediction = new PredictionDrafts(sequence.model.tokenize(options.prediction, false));
+        const {model} = sequence;
+        const reader = {
+            tokenize: (text: string) => model.tokenize(text, false),
+            detokenize: (tokens: readonly Token[], before: readonly Token[]) => model.detokenize(tokens, false, before)
+        };
+        prediction = new PredictionDrafts(options.prediction, reader, prompt);
         sources.push({source: prediction, prior: predictionPrior});
     }
     if (settings?.lookup === true)
