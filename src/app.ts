@@ -18,6 +18,7 @@ import {requestMetrics} from "./http/requestMetrics.js";
 import {healthRoute} from "./api/health/healthRoute.js";
 import type {Readiness} from "./api/health/readiness.js";
 import {sessionAffinity} from "./http/sessionAffinity.js";
+import type {Drain} from "./http/drain.js";
 import {webPageRoute} from "./api/web-page/webPageRoute.js";
 import {metricsRoute} from "./api/metrics/metricsRoute.js";
 import {modelsRoute} from "./api/models/modelsRoute.js";
@@ -61,7 +62,9 @@ export type AppDependencies = {
     /** Counts every request and serves `GET /metrics`; absent (--no-metrics): neither, and /metrics is a 404. */
     metrics?: ServerMetrics,
     /** What `GET /health/ready` answers (api/health/readiness.ts); absent: always ready. */
-    readiness?: () => Readiness
+    readiness?: () => Readiness,
+    /** Shutdown's drain (http/drain.ts): once begun, API requests get a 503 shutting_down. */
+    drain?: Drain
 };
 
 /** One API as app.ts mounts it: its routes, and where it answers errors in an envelope of its own, the paths that do. */
@@ -74,10 +77,11 @@ type MountedApi = {
 /**
  * The HTTP application, in the order a request meets it: request id and access log → OpenAI's
  * error envelope, or its API's own → metrics → Host check (DNS rebinding) → CORS (preflights end
- * here) → health (no key) → /metrics (/v1's key) → API key → JSON body → each API's routes → 405
+ * here) → health (no key) → /metrics (/v1's key) → the drain's 503 (shutting down) → API key → JSON
+ * body → the conversation's key (x-chatserve-session) → each API's routes → 405
  * or 404 → errors. It never listens; src/server.ts does, and supertest drives it directly in tests.
  */
-export function createApp({config, logger, registry, conversations, responses, messages, completions, embeddings, stopping, streamStallMs, backend, metrics, readiness}: AppDependencies): express.Express {
+export function createApp({config, logger, registry, conversations, responses, messages, completions, embeddings, stopping, streamStallMs, backend, metrics, readiness, drain}: AppDependencies): express.Express {
     const replies = new ReplyWriter({logger, logPrompts: config.logPrompts, stopping, streamStallMs});
     // One line per API.
     const apis: MountedApi[] = [
@@ -114,6 +118,9 @@ export function createApp({config, logger, registry, conversations, responses, m
     app.use(healthRoute(backend, readiness));
     if (metrics != null)
         app.use(metricsRoute(metrics, config.apiKeys));
+    // Health and metrics still answer while the server drains; nothing else does.
+    if (drain != null)
+        app.use(drain.refuseNewRequests());
     app.use("/v1", requireApiKey(config.apiKeys, config.adminApiKeys));
     app.use("/v1", cachePartitions(config));
     // llama-server's paths outside /v1 take the same key.

@@ -14,6 +14,7 @@ import {imageLimits} from "./images/imageLimits.js";
 import {ServerMetrics} from "./metrics/serverMetrics.js";
 import {ServiceShuttingDownError} from "./errors.js";
 import {readinessOf} from "./api/health/readiness.js";
+import {Drain} from "./http/drain.js";
 import {answerMalformedRequests} from "./http/malformedRequest.js";
 import {openAiErrors} from "./api/openai-shared/openAiErrors.js";
 import {LlamaLoadedModel} from "./engine/llamaLoadedModel.js";
@@ -111,11 +112,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     // Every running request listens for the end of the grace period.
     setMaxListeners(0, stopping.signal);
     const conversations = new ConversationService(registry, logger, imageLimits(config));
-    // Set when shutdown begins: GET /health/ready answers 503 from then on, before anything closes.
-    let draining = false;
+    // Begun when shutdown begins: GET /health/ready answers 503 from then on, and new requests get a 503.
+    const drain = new Drain();
     const app = createApp({
-        config, logger, registry, stopping: stopping.signal, backend: runtime.backend, metrics,
-        readiness: () => readinessOf({draining, models: registry.list(), occupancy: registry.occupancy(), maxQueue: config.maxQueue}),
+        config, logger, registry, stopping: stopping.signal, backend: runtime.backend, metrics, drain,
+        readiness: () => readinessOf({draining: drain.draining, models: registry.list(), occupancy: registry.occupancy(), maxQueue: config.maxQueue}),
         conversations,
         responses: new ResponsesService(conversations, new ResponseStore(), logger),
         messages: new MessagesService(conversations, logger),
@@ -124,6 +125,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
 
     const server = http.createServer(app);
+    drain.track(server);
     // The time a client has to send its whole request: a stalled upload must not hold a socket for
     // ever. It does not bound the response, so long generations are not cut (Node's default, explicit).
     server.requestTimeout = 300_000;
@@ -137,22 +139,24 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
     let closing: Promise<{loadsLeftRunning: number}> | null = null;
     const close = (graceMs = config.shutdownGraceMs) => closing ??= (async () => {
-        // First the readiness answer, so a balancer that asks now already looks elsewhere; then
-        // new requests get a 503 shutting_down with Retry-After (a balancer's failover retries them).
-        draining = true;
+        // First the drain (http/drain.ts): readiness answers 503, and so does every new request, with
+        // Retry-After (a balancer resends it elsewhere), while the listener stays open.
+        const drained = drain.begin();
         catalogue.close();
         registry.stopQueueing();
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        // A reply that ends during the grace period leaves its keep-alive connection idle, and
-        // server.close() closes idle connections only once: sweep them until the last one is gone.
-        server.closeIdleConnections();
-        const sweep = setInterval(() => server.closeIdleConnections(), 100);
         // At the end of the grace period, replies still running end with a 503 or an SSE error event
         // (shutting_down) rather than a cut connection; a moment later every connection is closed.
         const timer = setTimeout(() => {
             stopping.abort(new ServiceShuttingDownError("The server is shutting down: this reply was cut short."));
             setTimeout(() => server.closeAllConnections(), 1000).unref();
         }, graceMs);
+        // The replies under way have ended: now the listener closes.
+        await drained;
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // A reply that ends during the grace period leaves its keep-alive connection idle, and
+        // server.close() closes idle connections only once: sweep them until the last one is gone.
+        server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 100);
         await closed;
         clearInterval(sweep);
         clearTimeout(timer);

@@ -6,12 +6,14 @@ import {useErrorEnvelope, type ErrorEnvelope} from "../../http/errorEnvelope.js"
 export type AnthropicErrorBody = {type: "error", error: {type: string, message: string}};
 
 /**
- * An ApiError as Anthropic's API answers it: its error types by status, and a full queue (or a
- * server shutting down) as 529 `overloaded_error`, which Anthropic's SDKs and Claude Code retry.
+ * An ApiError as Anthropic's API answers it: its error types by status, and a full queue as 529
+ * `overloaded_error`, which Anthropic's SDKs and Claude Code retry. A server shutting down stays a
+ * 503: a balancer in front of replicas resends a 503 to another one (nginx's `proxy_next_upstream
+ * http_503`; it has no way to name 529), and the SDKs retry any 5xx alike.
  * chatserve's own code and param are kept in the message, where Anthropic's envelope has no field.
  */
 export function toAnthropicError(error: ApiError): {status: number, body: AnthropicErrorBody} {
-    const status = error.status === 503 ? 529 : error.status;
+    const status = error.status === 503 && error.code !== "shutting_down" ? 529 : error.status;
     const detail = error.param != null && !error.message.includes(error.param) ? ` (${error.param})` : "";
     return {status, body: {type: "error", error: {type: anthropicType(status), message: error.message + detail}}};
 }

@@ -2,8 +2,9 @@ import {sendTurn, type TurnResult} from "./chatTurns.js";
 
 /**
  * Requests sent without pause by a few concurrent clients while a test kills or restarts replicas:
- * conversations spread over the replicas by x-chatserve-session, every other request streamed. It
- * counts progress in requests answered, so a test waits for load to have happened, never for time.
+ * chat completions (their conversations keyed by x-chatserve-session) and Anthropic Messages (keyed
+ * by metadata.user_id, read from the body by nginx), streamed and not, in turn. It counts progress
+ * in requests answered, so a test waits for load to have happened, never for time.
  */
 export class BackgroundLoad {
     public readonly results: TurnResult[] = [];
@@ -18,7 +19,7 @@ export class BackgroundLoad {
                 const index = next++;
                 const conversation = `load-${index % conversations}`;
                 const result = await sendTurn({
-                    baseUrl, apiKey, conversation, source: "x-chatserve-session", stream: index % 2 === 1,
+                    baseUrl, apiKey, conversation, source: index % 4 < 2 ? "x-chatserve-session" : "metadata.user_id", stream: index % 2 === 1,
                     messages: [{role: "user", content: `Load request ${index} of conversation ${conversation}.`}]
                 });
                 this.results.push(result);

@@ -2,6 +2,7 @@
 import type express from "express";
 import {createApp} from "../../../src/app.js";
 import {readinessOf} from "../../../src/api/health/readiness.js";
+import type {Drain} from "../../../src/http/drain.js";
 import {CompletionService} from "../../../src/api/openai-completions/completionService.js";
 import {EmbeddingService} from "../../../src/api/openai-embeddings/embeddingService.js";
 import {ConversationService} from "../../../src/conversation/conversationService.js";
@@ -44,10 +45,12 @@ export function createTestApp(
         /** How long a stream waits for a client that reads nothing. */
         streamStallMs?: number,
         /** The models folder the app is told of (Ollama's /api/delete removes files there); the catalogue stays `descriptors`. */
-        modelsDir?: string
+        modelsDir?: string,
+        /** Shutdown's drain, as server.ts hands it to the app. */
+        drain?: Drain
     } = {}
 ): TestApp {
-    const {logLines, stopping, descriptors, loader, memory, metrics: withMetrics = true, streamStallMs, ...settings} = options;
+    const {logLines, stopping, descriptors, loader, memory, metrics: withMetrics = true, streamStallMs, drain, ...settings} = options;
     const config = resolveConfig(settings);
     // With `logLines`, the log's JSON lines are kept there; otherwise nothing is logged.
     const logger = logLines == null ? createLogger("silent") : createLogger("info", {write: (line: string) => logLines.push(line)});
@@ -69,8 +72,9 @@ export function createTestApp(
         embeddings: new EmbeddingService(registry),
         stopping,
         metrics,
-        // As server.ts builds it; a test app never drains (its tests stop replies through `stopping`).
-        readiness: () => readinessOf({draining: false, models: registry.list(), occupancy: registry.occupancy(), maxQueue: config.maxQueue})
+        drain,
+        // As server.ts builds it.
+        readiness: () => readinessOf({draining: drain?.draining ?? false, models: registry.list(), occupancy: registry.occupancy(), maxQueue: config.maxQueue})
     });
     return {app, model, catalogue, registry, metrics, loads: () => loads};
 }
