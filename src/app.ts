@@ -42,7 +42,7 @@ import {useOllamaErrors} from "./api/ollama/ollamaErrors.js";
 import {ollamaRoute} from "./api/ollama/ollamaRoute.js";
 
 export type AppDependencies = {
-    config: Pick<Config, "apiKeys" | "adminApiKeys" | "sharePrefixCache" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts" | "modelsDir">,
+    config: Pick<Config, "apiKeys" | "adminApiKeys" | "sharePrefixCache" | "corsOrigins" | "bodyLimit" | "logPrompts" | "host" | "allowedHosts" | "modelsDir" | "metricsWithoutKey">,
     logger: Logger,
     registry: ModelRegistry,
     /** The chat-shaped APIs' conversations (chat completions directly; Responses and Messages through their services). */
@@ -117,7 +117,7 @@ export function createApp({config, logger, registry, conversations, responses, m
     app.use(webPageRoute());
     app.use(healthRoute(backend, readiness));
     if (metrics != null)
-        app.use(metricsRoute(metrics, config.apiKeys));
+        app.use(metricsRoute(metrics, config.metricsWithoutKey ? [] : config.apiKeys));
     // Health and metrics still answer while the server drains; nothing else does.
     if (drain != null)
         app.use(drain.refuseNewRequests());

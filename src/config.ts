@@ -103,6 +103,11 @@ export const configSchema = z.object({
     logLevel: z.enum(logLevels).default("info"),
     /** Count requests, tokens and latencies and serve them at `GET /metrics` (--no-metrics: off). */
     metrics: z.boolean().default(true),
+    /**
+     * Serve `GET /metrics` without a key even when keys are set (`--metrics-without-key`): an inference
+     * gateway's endpoint picker scrapes the queue and KV-cache gauges with no way to send one.
+     */
+    metricsWithoutKey: z.boolean().default(false),
     /** Log prompt and completion text (off by default: prompts are the user's data). */
     logPrompts: z.boolean().default(false),
     /** Other names for models (`--model-alias NAME=ID`); NAME may hold `*` wildcards (models/modelAliases.ts). */

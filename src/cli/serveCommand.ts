@@ -61,6 +61,7 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--cors-origin <origin>", "allow this browser origin ('*' for any; repeatable); default: localhost pages and editor webviews").argParser(collect).default([]))
         .addOption(new Option("--allowed-host <name>", "answer requests whose Host is NAME (repeatable; '*': any name); default, against DNS rebinding: loopback names, and addresses off loopback; any name off loopback with API keys").argParser(collect).default([]))
         .addOption(new Option("--no-metrics", "do not serve Prometheus metrics at GET /metrics"))
+        .addOption(new Option("--metrics-without-key", "serve GET /metrics without a key even when keys are set (for an inference gateway's endpoint picker, which scrapes it with none)").default(false))
         .addOption(new Option("--log-level <level>", "log level").choices(logLevels).default("info"))
         .addOption(new Option("--log-prompts", "log each request's messages or prompt (off by default: prompts are private)").default(false));
 }
@@ -104,7 +105,8 @@ async function serveWith(options: ServeOptions): Promise<void> {
             allowedHosts: options.allowedHost,
             logLevel: options.logLevel,
             logPrompts: options.logPrompts,
-            metrics: options.metrics
+            metrics: options.metrics,
+            metricsWithoutKey: options.metricsWithoutKey
         }));
     } catch (error) {
         throw new CommandFailure(describeStartupFailure(error, options));
@@ -118,7 +120,7 @@ type ServeOptions = {
     promptCache: boolean, promptCacheRam?: number, promptCacheDir?: string, promptCacheSize?: number,
     bodyLimit?: string, allowPrivateImageUrls: boolean, allowPathsOutsideModels: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,
     apiKeyFile?: string, adminApiKey: string[], sharePrefixCache: boolean, allowedHost: string[],
-    modelAlias: ModelAliasSetting[], corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean, metrics: boolean
+    modelAlias: ModelAliasSetting[], corsOrigin: string[], logLevel: Config["logLevel"], logPrompts: boolean, metrics: boolean, metricsWithoutKey: boolean
 };
 
 async function serve(config: Config): Promise<void> {

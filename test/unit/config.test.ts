@@ -28,6 +28,7 @@ describe("resolveConfig", () => {
             corsOrigins: [],
             logLevel: "info",
             metrics: true,
+            metricsWithoutKey: false,
             logPrompts: false,
             bodyLimit: "8mb",
             allowPrivateImageUrls: false,

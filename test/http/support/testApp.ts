@@ -42,6 +42,8 @@ export function createTestApp(
         memory?: MemorySettings,
         /** False: as --no-metrics (no GET /metrics). */
         metrics?: boolean,
+        /** As --metrics-without-key. */
+        metricsWithoutKey?: boolean,
         /** How long a stream waits for a client that reads nothing. */
         streamStallMs?: number,
         /** The models folder the app is told of (Ollama's /api/delete removes files there); the catalogue stays `descriptors`. */

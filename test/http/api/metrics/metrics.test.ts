@@ -157,6 +157,14 @@ describe("GET /metrics", () => {
         expect(metrics.value(requests, {endpoint: "/metrics", method: "GET", status: "401"})).toBe(2);
     });
 
+    it("with --metrics-without-key, answers a scrape with no key (an endpoint picker's) while /v1 still asks for one", async () => {
+        const t = createTestApp({apiKeys: ["secret"], metricsWithoutKey: true});
+        const res = await request(t.app).get("/metrics");
+        expect(res.status).toBe(200);
+        expect(res.text).toContain("chatserve:num_requests_waiting");
+        expect((await request(t.app).post("/v1/chat/completions").send(chatRequest())).status).toBe(401);
+    });
+
     it("is not there with --no-metrics: 404 in OpenAI's envelope", async () => {
         const t = createTestApp({metrics: false});
         const res = await request(t.app).get("/metrics");
