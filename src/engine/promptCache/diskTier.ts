@@ -1,12 +1,17 @@
-import {randomBytes} from "node:crypto";
+import {createHash, randomBytes} from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type {Logger} from "pino";
+import {sharedPrefix} from "./blockHashes.js";
 import {CorruptEntryError, decodeEntry, decodeHeader, encodeEntry, fixedPrefixBytes, headerLength, type CacheEntry} from "./cacheEntry.js";
 import {PrefixIndex} from "./prefixIndex.js";
 
-/** A cache file as the index knows it from its header: enough to find it, never its state. */
-type DiskRecord = {file: string, layout: string, partition: string, blockHashes: string[], bytes: number, lastUsed: number};
+/**
+ * A cache file as the index knows it from its header and tokens: enough to find it and to measure
+ * exactly how much of a prompt it holds (entries sharing every whole block of a prompt can differ
+ * in its last part: another image, another question), never its state.
+ */
+type DiskRecord = {file: string, layout: string, partition: string, blockHashes: string[], tokens: Int32Array, bytes: number, lastUsed: number};
 
 const extension = ".kvcache";
 /** Another process's half-written file this old is a crashed writer's: removed. */
@@ -39,9 +44,15 @@ export class DiskTier {
         return opening;
     }
 
-    public find(promptHashes: readonly string[]): {record: DiskRecord, blocks: number} | undefined {
-        const {blocks, items} = this.index.longest(promptHashes);
-        return items.length === 0 ? undefined : {record: items.reduce((newest, item) => item.lastUsed > newest.lastUsed ? item : newest), blocks};
+    /** The file holding the longest exact prefix of `prompt` (of those sharing its most whole blocks), and that length. */
+    public find(promptHashes: readonly string[], prompt: ArrayLike<number>): {record: DiskRecord, length: number} | undefined {
+        let best: {record: DiskRecord, length: number} | undefined;
+        for (const record of this.index.longest(promptHashes).items) {
+            const length = sharedPrefix(record.tokens, prompt);
+            if (best == null || length > best.length || (length === best.length && record.lastUsed > best.record.lastUsed))
+                best = {record, length};
+        }
+        return best;
     }
 
     /** The whole entry, checked; undefined when the file is gone or failed its checks (then it is removed). */
@@ -87,7 +98,9 @@ export class DiskTier {
 
     private async writeNow(entry: CacheEntry): Promise<void> {
         const folder = path.join(this.dir, entry.layout);
-        const file = path.join(folder, `${entry.blockHashes.at(-1)}-${entry.tokens.length}${extension}`);
+        // Named by all its tokens (and partition): two prefixes differing only after their last whole block are two files.
+        const name = createHash("sha256").update(entry.partition).update(new Uint8Array(entry.tokens.buffer, entry.tokens.byteOffset, entry.tokens.byteLength)).digest("hex").slice(0, 32);
+        const file = path.join(folder, `${name}-${entry.tokens.length}${extension}`);
         const bytes = encodeEntry(entry);
         await fs.mkdir(folder, {recursive: true});
         const temp = path.join(folder, `.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
@@ -97,7 +110,7 @@ export class DiskTier {
         } finally {
             await fs.rm(temp, {force: true});
         }
-        const record: DiskRecord = {file, layout: entry.layout, partition: entry.partition, blockHashes: entry.blockHashes, bytes: bytes.length, lastUsed: this.now()};
+        const record: DiskRecord = {file, layout: entry.layout, partition: entry.partition, blockHashes: entry.blockHashes, tokens: entry.tokens, bytes: bytes.length, lastUsed: this.now()};
         this.forget(file);
         this.records.set(file, record);
         this.index.add(record);
@@ -136,7 +149,7 @@ export class DiskTier {
     }
 
     private async indexFile(file: string, layout: string): Promise<void> {
-        const record = {file, layout, partition: "", blockHashes: [] as string[], bytes: 0, lastUsed: 0};
+        const record: DiskRecord = {file, layout, partition: "", blockHashes: [], tokens: new Int32Array(0), bytes: 0, lastUsed: 0};
         try {
             const handle = await fs.open(file, "r");
             try {
@@ -148,7 +161,12 @@ export class DiskTier {
                 const header = decodeHeader(head);
                 if (header.layout !== layout)
                     throw new CorruptEntryError("it belongs to another model or other settings");
-                Object.assign(record, {partition: header.partition, blockHashes: header.blockHashes, bytes: stat.size, lastUsed: stat.mtimeMs});
+                if (stat.size < head.length + header.tokenCount * 4)
+                    throw new CorruptEntryError("it is truncated");
+                // Its tokens (checked against the checksum only when it is read whole: a hit).
+                const tokens = new Int32Array(header.tokenCount);
+                await handle.read(new Uint8Array(tokens.buffer), 0, tokens.byteLength, head.length);
+                Object.assign(record, {partition: header.partition, blockHashes: header.blockHashes, tokens, bytes: stat.size, lastUsed: stat.mtimeMs});
             } finally {
                 await handle.close();
             }

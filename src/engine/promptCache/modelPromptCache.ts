@@ -65,7 +65,7 @@ export class ModelPromptCache {
         if (held.length < diskMinimumTokens)
             return undefined;
         const hashes = chainedBlockHashes(this.seed(partition), held);
-        const onDisk = (this.disk?.find(hashes)?.blocks ?? 0) * blockTokens;
+        const onDisk = this.disk?.find(hashes, held)?.length ?? 0;
         if (Math.max(this.ram.covered(hashes, held), onDisk) >= held.length / 2)
             return undefined;
         return this.safely("save a prompt", () => this.keep(sequence, partition), undefined);
@@ -98,8 +98,10 @@ export class ModelPromptCache {
         const hashes = chainedBlockHashes(this.seed(partition), prompt);
         const inRam = this.ram.find(hashes, prompt);
         const inRamLength = Math.min(inRam?.length ?? 0, wanted);
-        const onDisk = this.disk?.find(hashes);
-        if (onDisk != null && onDisk.blocks * blockTokens > inRamLength + minimumRestoreGain) {
+        const onDisk = this.disk?.find(hashes, prompt);
+        const onDiskLength = Math.min(onDisk?.length ?? 0, wanted);
+        // RAM first, unless the disk holds more of the prompt.
+        if (onDisk != null && onDiskLength - current >= minimumRestoreGain && onDiskLength > inRamLength) {
             const entry = await this.disk!.read(onDisk.record);
             const length = entry == null ? 0 : Math.min(sharedPrefix(entry.tokens, prompt), wanted);
             if (entry != null && length - current >= minimumRestoreGain && await this.load(sequence, entry, "disk", length)) {

@@ -34,14 +34,15 @@ describe("the disk tier", () => {
         await writer.write(entryOf(conversation(1, 700)));
         const reader = new DiskTier(dir, 1e9, logger);
         await reader.open("layout-a", {});
-        const found = reader.find(hashes(Int32Array.from([...conversation(1, 520), 3, 3])));
-        expect(found?.blocks).toBe(4);
+        const prompt = Int32Array.from([...conversation(1, 520), 3, 3]);
+        const found = reader.find(hashes(prompt), prompt);
+        expect(found?.length).toBe(520);
         const entry = await reader.read(found!.record);
         expect(Array.from(entry!.tokens)).toEqual(Array.from(conversation(1, 700)));
         // Another layout (model file, context, KV types) and another partition find nothing.
         await reader.open("layout-b", {});
-        expect(reader.find(hashes(conversation(1, 700), "layout-b"))).toBeUndefined();
-        expect(reader.find(hashes(conversation(1, 700), "layout-a", "key-b"))).toBeUndefined();
+        expect(reader.find(hashes(conversation(1, 700), "layout-b"), conversation(1, 700))).toBeUndefined();
+        expect(reader.find(hashes(conversation(1, 700), "layout-a", "key-b"), conversation(1, 700))).toBeUndefined();
         expect((await fs.readdir(path.join(dir, "layout-a"))).filter((name) => name.startsWith(".tmp-"))).toEqual([]);
     });
 
@@ -58,12 +59,28 @@ describe("the disk tier", () => {
         const tier = new DiskTier(dir, 1e9, logger);
         await tier.open("layout-a", {});
         // The file whose state is cut short has a whole header: indexed, then refused when read.
-        const found = tier.find(hashes(conversation(3, 300)));
+        const found = tier.find(hashes(conversation(3, 300)), conversation(3, 300));
         expect(found).toBeDefined();
         expect(await tier.read(found!.record)).toBeUndefined();
-        expect(tier.find(hashes(conversation(3, 300)))).toBeUndefined();
+        expect(tier.find(hashes(conversation(3, 300)), conversation(3, 300))).toBeUndefined();
         expect((await fs.readdir(folder)).filter((name) => name.endsWith(".kvcache"))).toEqual([]);
         expect(warnings.map((warning) => warning.event)).toEqual(Array(4).fill("prompt_cache_file_skipped"));
+    });
+
+    it("tells apart entries sharing a prompt's whole blocks by the tokens after them", async () => {
+        const tier = new DiskTier(dir, 1e9, recordingLogger().logger);
+        await tier.open("layout-a", {});
+        const shared = conversation(1, 256);
+        await tier.write(entryOf(Int32Array.from([...shared, 7, 7, 7, 7])));
+        await tier.write(entryOf(Int32Array.from([...shared, 8, 8, 8, 8])));
+        const prompt = Int32Array.from([...shared, 7, 7, 7, 9]);
+        expect(tier.find(hashes(prompt), prompt)?.length).toBe(259);
+        // Two files, though both end in the same whole block and are as long.
+        expect(tier.count).toBe(2);
+        const reader = new DiskTier(dir, 1e9, recordingLogger().logger);
+        await reader.open("layout-a", {});
+        const other = Int32Array.from([...shared, 8, 8, 8, 0]);
+        expect(reader.find(hashes(other), other)?.length).toBe(259);
     });
 
     it("keeps within its budget, least recently used out first", async () => {
@@ -72,11 +89,11 @@ describe("the disk tier", () => {
         await tier.open("layout-a", {});
         await tier.write(entryOf(conversation(1, 300)));
         await tier.write(entryOf(conversation(2, 300)));
-        await tier.read(tier.find(hashes(conversation(1, 300)))!.record);
+        await tier.read(tier.find(hashes(conversation(1, 300)), conversation(1, 300))!.record);
         await tier.write(entryOf(conversation(3, 300)));
-        expect(tier.find(hashes(conversation(2, 300)))).toBeUndefined();
-        expect(tier.find(hashes(conversation(1, 300)))).toBeDefined();
-        expect(tier.find(hashes(conversation(3, 300)))).toBeDefined();
+        expect(tier.find(hashes(conversation(2, 300)), conversation(2, 300))).toBeUndefined();
+        expect(tier.find(hashes(conversation(1, 300)), conversation(1, 300))).toBeDefined();
+        expect(tier.find(hashes(conversation(3, 300)), conversation(3, 300))).toBeDefined();
         expect(tier.bytes).toBeLessThanOrEqual(size * 2 + 10);
         expect(entryBytes(entryOf(conversation(1, 300)))).toBeGreaterThan(0);
     });
