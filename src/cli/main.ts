@@ -14,7 +14,7 @@ const {version} = createRequire(import.meta.url)("../../package.json") as {versi
  * llama-server's two-letter short flags, which commander cannot define (a short flag is one
  * letter), so that a llama-server command line's `-ctk q8_0 -ctv q8_0` works here too.
  */
-function llamaServerSpelling(argument: string): string {
+export function llamaServerSpelling(argument: string): string {
     return argument === "-ctk" ? "--cache-type-k" : argument === "-ctv" ? "--cache-type-v" : argument;
 }
 

@@ -83,3 +83,10 @@ describe("a model's own cache types (chatserve.json)", () => {
         expect(sizing.estimateFor(descriptor)).toEqual({ram: 1000 + cache, vram: 0});
     });
 });
+
+describe("llama-server's short flags", () => {
+    it("-ctk and -ctv are read as --cache-type-k and --cache-type-v (commander's short flags are one letter)", async () => {
+        const {llamaServerSpelling} = await import("../../../src/cli/main.js");
+        expect(["-ctk", "q8_0", "-ctv", "q4_0", "-c", "4096"].map(llamaServerSpelling)).toEqual(["--cache-type-k", "q8_0", "--cache-type-v", "q4_0", "-c", "4096"]);
+    });
+});

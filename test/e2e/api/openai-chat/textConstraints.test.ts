@@ -1,6 +1,7 @@
 // Raw constraints end to end: the official client, a real server, random-weight models (so every
 // reply that matches is the grammar's work), sampled at temperature 1 with several seeds. Every
 // bounded constraint is complete within max_tokens, so each reply must match, every time.
+import {readFileSync} from "node:fs";
 import OpenAI from "openai";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildTinyChatModel} from "../../../fixtures/gguf/tinyModels.js";
@@ -85,4 +86,36 @@ textConstraints("a tiny model the tests build", () => buildTinyChatModel());
 
 describe.runIf(hasSharedModels)("shared models", () => {
     textConstraints("tiny-random-qwen2.5-chatml-tools (../shared/models)", async () => sharedModels.qwenTools);
+});
+
+/** The curl examples of a markdown file's text from `heading` on (up to `count` of them): each request's path and body. */
+function documentedRequests(file: string, heading: string, count: number): Array<{path: string, body: Record<string, unknown>}> {
+    const doc = readFileSync(new URL(`../../../../${file}`, import.meta.url), "utf8");
+    const section = doc.slice(doc.indexOf(heading));
+    return [...section.matchAll(/curl http:\/\/127\.0\.0\.1:8080(\S+) -H 'Content-Type: application\/json' -d '([^']*)'/g)].slice(0, count)
+        .map((match) => ({path: match[1]!, body: JSON.parse(match[2]!) as Record<string, unknown>}));
+}
+
+describe("the documented curl examples", () => {
+    let server: TestServer;
+    beforeAll(async () => { server = await startTestServer({m: await buildTinyChatModel()}, {ctxSize: 1024}); });
+    afterAll(async () => server?.stop());
+
+    it("answer 200 with replies that match their constraints (sent as curl sends them, to the tiny model)", async () => {
+        const requests = [
+            ...documentedRequests("docs/api/structured-output.md", "## Grammars, regular expressions and choices", 3),
+            ...documentedRequests("README.md", "A reply can also be held to a GBNF grammar", 1)
+        ];
+        expect(requests.map(({path}) => path)).toEqual(["/v1/chat/completions", "/v1/chat/completions", "/v1/completions", "/v1/chat/completions"]);
+        const matches = [/^(yes|no) [a-z]{1,12}$/, /^\d{3}-[A-Z]{2}$/, /^ (positive|negative|neutral)$/, /^(yes|no)$/];
+        for (const [index, {path, body}] of requests.entries())
+            for (const seed of seeds) {
+                const response = await fetch(`${server.url.replace(/\/v1$/, "")}${path}`, {
+                    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({max_tokens: maxTokens, ...body, model: "m", seed})
+                });
+                expect(response.status).toBe(200);
+                const json = await response.json() as {choices: Array<{text?: string, message?: {content: string}}>};
+                expect(json.choices[0]!.message?.content ?? json.choices[0]!.text).toMatch(matches[index]!);
+            }
+    });
 });
