@@ -42,6 +42,12 @@ describe("printBanner", () => {
         expect(banner).toContain("  - bge (bert, embeddings): 512 tokens per request\n");
     });
 
+    it("names a KV cache's types when they are not f16", () => {
+        expect(bannerFor({}, [{...qwen, kvCacheTypes: {k: "f16", v: "f16"}}])).toContain("KV cache 3.5 GiB\n");
+        expect(bannerFor({}, [{...qwen, kvCacheBytes: 1.9 * 1024 ** 3, kvCacheTypes: {k: "q8_0", v: "q8_0"}}])).toContain("2 at once, KV cache 1.9 GiB (q8_0)\n");
+        expect(bannerFor({}, [{...qwen, kvCacheTypes: {k: "q8_0", v: "f16"}}])).toContain("KV cache 3.5 GiB (K q8_0, V f16)\n");
+    });
+
     it("says which memory the defaults were sized to, and only while a default is in use", () => {
         expect(bannerFor({}, [qwen])).toContain(
             "memory: 20 GiB free at start; a model's KV cache takes at most half of what its weights leave (by its default context and parallel sequences)");
