@@ -41,7 +41,8 @@ export async function sendTurn(turn: Turn): Promise<TurnResult> {
     if (turn.source === "prompt_cache_key")
         body.prompt_cache_key = turn.conversation;
     else if (anthropic)
-        body.metadata = {user_id: turn.conversation};
+        // As Claude Code's current releases write it: JSON in a string, so the body holds escaped quotes.
+        body.metadata = {user_id: JSON.stringify({device_id: "test-device", session_id: turn.conversation})};
     else if (turn.source != null)
         headers[turn.source] = turn.conversation;
     const result: TurnResult = {ok: false, status: 0, replicas: [], reply: "", promptTokens: 0, cachedTokens: 0, startedStreaming: false};
