@@ -10,7 +10,8 @@ import type {ToolDefinition} from "./generationOptions.js";
 import type {JinjaChatTemplate} from "./template/jinjaChatTemplate.js";
 import type {ModelChatTemplates} from "./template/modelChatTemplate.js";
 import {argumentCallSyntax} from "./template/argumentCallSyntax.js";
-import {templateCallSyntax} from "./template/templateCallSyntax.js";
+import {writesHarmony} from "./template/harmonyFormat.js";
+import {generationPrompt, templateCallSyntax} from "./template/templateCallSyntax.js";
 import type {TemplateMessage, TemplateTool} from "./template/templateMessage.js";
 // Importing it bounds every Jinja render in the process (templateDeadline.ts).
 import {TemplateDeadlineError} from "./templateDeadline.js";
@@ -42,8 +43,10 @@ export function renderChatPrompt(
     const newReply = last?.type !== "model" || (typeof lastResponse === "object" && lastResponse.type === "functionCall");
 
     const template = chat.templates == null ? null : tools.length > 0 ? chat.templates.toolUse ?? chat.templates.plain : chat.templates.plain;
-    // The template's own thought markers where it writes an earlier thought, else node-llama-cpp's reading.
-    const syntax = (template == null ? undefined : templateThoughtSyntax(model, template)) ?? thoughtSyntax(model, chat.wrapper);
+    // Harmony's thought is a channel (reply/harmonyReply.ts). Elsewhere the template's own thought
+    // markers where it writes an earlier thought, else node-llama-cpp's reading.
+    const harmony = template != null && writesHarmony(template);
+    const syntax = harmony ? undefined : (template == null ? undefined : templateThoughtSyntax(model, template)) ?? thoughtSyntax(model, chat.wrapper);
     const input = {messages: [...templateMessages ?? []], tools: [...templateTools], thinking, ...(templateVariables == null ? {} : {variables: templateVariables})};
     const rendered = template == null || templateMessages == null
         ? renderWithWrapper(model, chat.wrapper, history, tools, images, promptName)
@@ -57,8 +60,9 @@ export function renderChatPrompt(
         tokens,
         stopTokens: rendered.stopTokens,
         stopStrings: rendered.stopStrings,
-        ...(tools.length > 0 ? {toolSyntax: (template == null ? null : templateToolSyntax(model, template)) ?? toolCallSyntax(chat.wrapper)} : {}),
-        ...(syntax == null ? {} : {thought: {open: syntax.open, close: syntax.close, opened}}),
+        ...(tools.length > 0 ? {toolSyntax: (template == null ? null : templateToolSyntax(model, template, syntax)) ?? toolCallSyntax(chat.wrapper)} : {}),
+        ...(syntax == null ? {} : {thought: {open: syntax.open, close: syntax.close, opened, tokens: {open: syntax.openToken, close: syntax.closeToken}}}),
+        ...(harmony ? {harmony} : {}),
         ...(rendered.images == null ? {} : {images: rendered.images})
     };
 }
@@ -153,16 +157,33 @@ function withTemplateErrors<T>(render: () => T, promptName: string): T {
 }
 
 /** The call syntax the model's own template writes (template/templateCallSyntax.ts), its markup read as the tokens it names. */
-function templateToolSyntax(model: LlamaModel, template: JinjaChatTemplate): ToolCallSyntax | ArgumentCallSyntax | null {
+function templateToolSyntax(model: LlamaModel, template: JinjaChatTemplate, thought?: {open: string, close: string}): ToolCallSyntax | ArgumentCallSyntax | null {
     const tokenizer = {tokenize: (text: string) => model.tokenize(text, true), detokenize: (tokens: readonly number[]) => model.detokenize(tokens as Token[], true)};
-    const syntax = templateCallSyntax(template, tokenizer);
-    if (syntax == null)
+    const derived = templateCallSyntax(template, tokenizer);
+    if (derived == null)
         return argumentCallSyntax(template);
+    const syntax = {...derived, sectionPrefix: withoutEmptyThought(derived.sectionPrefix, thought)};
     const markup = (text: string) => text === "" ? LlamaText("") : LlamaText(new SpecialTokensText(text));
+    const prefix = syntax.prefix.trim();
+    const opensReply = syntax.sectionPrefix === "" && prefix !== "" && generationPrompt(template)?.trimEnd().endsWith(prefix) === true;
     return {
         sectionPrefix: markup(syntax.sectionPrefix), sectionSuffix: markup(syntax.sectionSuffix), prefix: markup(syntax.prefix),
-        paramsPrefix: syntax.paramsPrefix, suffix: markup(syntax.suffix), betweenCalls: syntax.betweenCalls == null ? null : markup(syntax.betweenCalls)
+        paramsPrefix: syntax.paramsPrefix, suffix: markup(syntax.suffix), betweenCalls: syntax.betweenCalls == null ? null : markup(syntax.betweenCalls),
+        ...(opensReply ? {opensReply} : {})
     };
+}
+
+/**
+ * A section prefix without the empty thought the template writes before an earlier reply's calls
+ * (Command R7B's `<|START_THINKING|><|END_THINKING|>`): the model writes its thought there, which
+ * is reasoning; the calls open after it.
+ */
+function withoutEmptyThought(sectionPrefix: string, thought?: {open: string, close: string}): string {
+    const opened = sectionPrefix.trimStart();
+    if (thought == null || !opened.startsWith(thought.open))
+        return sectionPrefix;
+    const afterThought = opened.slice(thought.open.length).trimStart();
+    return afterThought.startsWith(thought.close) ? afterThought.slice(thought.close.length).trimStart() : sectionPrefix;
 }
 
 function toolCallSyntax(chatWrapper: ChatWrapper): ToolCallSyntax {

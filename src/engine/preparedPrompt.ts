@@ -19,6 +19,8 @@ export type PreparedPrompt = {
     toolSyntax?: ToolCallSyntax | ArgumentCallSyntax,
     /** How a reasoning model's template marks its thought; set for templates that have one. */
     thought?: ThoughtMarkers,
+    /** The reply is in OpenAI's Harmony format (GPT-OSS): channels say what is thought, answer and call. */
+    harmony?: boolean,
     /** The client's own token ids: evaluated exactly as sent, never re-spelled in the tokens a cached sequence holds. */
     exactTokens?: boolean,
     /** The images in `tokens`, in order: each stands there as placeholders (one per position it takes). */
@@ -48,7 +50,9 @@ export type ThoughtMarkers = {
     open: string,
     close: string,
     /** The prompt ends inside an open thought: the reply begins as thought. */
-    opened: boolean
+    opened: boolean,
+    /** The markers' tokens, for markers that are special tokens and detokenize to nothing. */
+    tokens?: {open: Token, close: Token}
 };
 
 /** The text around a tool call, from the chat template (`<tool_call>{"name": "` … `", "arguments": ` … `}</tool_call>`). */
@@ -72,7 +76,12 @@ export type ToolCallSyntax = {
     /** Closes a call. */
     suffix: LlamaText,
     /** Between two calls of one reply; null when the template has one call per reply. */
-    betweenCalls: LlamaText | null
+    betweenCalls: LlamaText | null,
+    /**
+     * The generation prompt ends with the call's prefix (Functionary's `>>>`): the reply begins
+     * with its recipient, a tool's name or `all` for text.
+     */
+    opensReply?: boolean
 };
 
 /**

@@ -26,8 +26,8 @@ const known = new WeakMap<ChatWrapper, ThoughtSyntax | null>();
  * the vocabulary: `<think>`, `[THINK]` …), worked out once per chat wrapper. Reasoning models have
  * each marker as one token of their vocabulary; a template that merely declares them
  * (node-llama-cpp's Qwen wrapper does for Qwen2.5 too) is not a reasoning model's. Markers that
- * are special tokens detokenize to nothing, so a reply could never be split on them: those models
- * are left alone.
+ * are special tokens (Command R7B's `<|START_THINKING|>`) detokenize to nothing: the reply's shaper
+ * is shown their text (reply/thoughtReply.ts).
  */
 export function thoughtSyntax(model: LlamaModel, chatWrapper: ChatWrapper): ThoughtSyntax | undefined {
     if (!known.has(chatWrapper))
@@ -86,11 +86,11 @@ function syntaxOf(model: LlamaModel, prefix: LlamaText, suffix: LlamaText, opens
     };
 }
 
-/** A marker's text, trimmed, and its token, when the vocabulary has it as one token that a reply spells out. */
+/** A marker's text, trimmed, and its token, when the vocabulary has it as one token. */
 function markerToken(model: LlamaModel, marker: LlamaText): {text: string, token: Token} | undefined {
     const text = marker.toString().trim();
     const tokens = model.tokenize(text, true);
-    return tokens.length === 1 && model.detokenize(tokens, false) === text ? {text, token: tokens[0]!} : undefined;
+    return tokens.length === 1 && model.detokenize(tokens, true) === text ? {text, token: tokens[0]!} : undefined;
 }
 
 /**

@@ -28,6 +28,7 @@ export class ArgumentCallReply implements ReplyShaper {
     /** Free text, ended by a client stop sequence or by a call's opening. */
     private readonly matcher: TextReply;
     private readonly triggers: string[];
+    public readonly callTrigger: string | null;
     private readonly maxCalls: number;
     private phase: Phase = "text";
     private state: LlamaGrammarEvaluationState | undefined;
@@ -51,6 +52,7 @@ export class ArgumentCallReply implements ReplyShaper {
         // A call's own tag where the opening marker is left out (Qwen3-Coder models write `<function=…>` alone).
         const ownTag = syntax.prefix.slice(syntax.prefix.indexOf(trigger) < 0 ? 0 : syntax.prefix.indexOf(trigger) + trigger.length).trim();
         this.triggers = [trigger, ...(ownTag.length >= 3 && ownTag !== trigger ? [ownTag] : [])];
+        this.callTrigger = marker != null && format.choice === "auto" ? trigger : null;
         this.matcher = new TextReply([...stops, ...this.triggers]);
         const {choice} = format;
         const named = typeof choice === "object" ? format.tools.find((tool) => tool.name === choice.name)! : null;

@@ -61,8 +61,10 @@ export class CallOpening {
 
     /** The first call's opening up to its name, forced when the request requires a call. */
     public forcedOpening(name = ""): LlamaText {
+        // Where the prompt has written the opening already (Functionary's `>>>`), the name comes first.
+        const opening = this.syntax.opensReply === true ? LlamaText("") : this.firstOpening;
         // The params prefix is markup (Ministral's `[ARGS]` is a control token), the name is text.
-        return name === "" ? this.firstOpening : LlamaText([this.firstOpening, name, new SpecialTokensText(this.syntax.paramsPrefix)]);
+        return name === "" ? opening : LlamaText([opening, name, new SpecialTokensText(this.syntax.paramsPrefix)]);
     }
 
     /** A first call's whole opening as text, up to its arguments, for each tool (`{"name": "get_weather", "parameters": `). */

@@ -4,16 +4,24 @@ import {ArgumentCallReply} from "./argumentCallReply.js";
 import {CallOrAnswerReply} from "./callOrAnswerReply.js";
 import {GrammarReply} from "./grammarReply.js";
 import type {ReplyGrammars} from "./grammars.js";
+import {HarmonyReply} from "./harmonyReply.js";
 import {JsonReply} from "./jsonReply.js";
 import type {ReplyShaper} from "./replyShaper.js";
 import {TextReply} from "./textReply.js";
 import {ThoughtReply} from "./thoughtReply.js";
 import {ToolCallReply} from "./toolCallReply.js";
 
-/** The shaper for the format a request asked for; a reasoning model's thought is split off replies it begins freely. */
+/**
+ * The shaper for the format a request asked for; a reasoning model's thought is split off replies
+ * it begins freely, and a Harmony model's (GPT-OSS's) channels are read there.
+ */
 export function createReplyShaper(prompt: PreparedPrompt, options: GenerationOptions, grammars: ReplyGrammars): ReplyShaper {
     const shaper = formatShaper(prompt, options, grammars);
-    return prompt.thought != null && beginsFreely(options.format) ? new ThoughtReply(shaper, prompt.thought) : shaper;
+    if (!beginsFreely(options.format))
+        return shaper;
+    if (prompt.harmony === true)
+        return new HarmonyReply(shaper, grammars);
+    return prompt.thought != null ? new ThoughtReply(shaper, prompt.thought) : shaper;
 }
 
 /**

@@ -35,6 +35,12 @@ export interface ReplyShaper {
     readonly shownTokens?: ReadonlyMap<Token, string>;
     /** Tokens of the reply that were a reasoning model's thought, for shapers that split one off. */
     readonly reasoningTokens?: number;
+    /**
+     * The marker token that opens a call the model may write freely (Qwen's `<tool_call>`,
+     * DeepSeek's `<｜tool▁calls▁begin｜>`): written inside a thought, it ends the thought, as a call
+     * is never left in the reasoning (reply/thoughtReply.ts).
+     */
+    readonly callTrigger?: string | null;
     /** The client stop sequence that ended the reply, once one has. */
     readonly stopSequence?: string | null;
 }

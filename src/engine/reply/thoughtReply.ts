@@ -35,7 +35,9 @@ export class ThoughtReply implements ReplyShaper {
     }
 
     public get shownTokens(): ReadonlyMap<Token, string> | undefined {
-        return this.inner.shownTokens;
+        const {tokens} = this.markers;
+        // Markers that are special tokens (Command R7B's) detokenize to nothing: shown as their text.
+        return tokens == null ? this.inner.shownTokens : new Map([...this.inner.shownTokens ?? [], [tokens.open, this.markers.open], [tokens.close, this.markers.close]]);
     }
 
     public get reasoningTokens(): number {
@@ -108,16 +110,29 @@ export class ThoughtReply implements ReplyShaper {
         return false;
     }
 
-    /** Thought text up to the closing marker; a possible start of the marker, and trailing whitespace, stay held. */
+    /**
+     * Thought text up to the closing marker, or up to a call's opening marker (a model that calls
+     * before closing its thought: the call is the answer's); a possible start of either marker,
+     * and trailing whitespace, stay held.
+     */
     private readThought(): GenerationEvent[] {
         const close = this.held.indexOf(this.markers.close);
+        const trigger = this.inner.callTrigger;
+        const call = trigger == null ? -1 : this.held.indexOf(trigger);
+        if (call >= 0 && (close < 0 || call < close)) {
+            const thought = this.held.slice(0, call);
+            this.held = this.held.slice(call);
+            this.phase = "answer";
+            return reasoning(this.unheldThought(thought.trimEnd()));
+        }
         if (close >= 0) {
             const thought = this.held.slice(0, close);
             this.held = this.held.slice(close + this.markers.close.length);
             this.phase = "answerStart";
             return reasoning(this.unheldThought(thought.trimEnd()));
         }
-        const beforeMarker = this.held.slice(0, this.held.length - partialSuffixLength(this.held, this.markers.close));
+        const held = Math.max(partialSuffixLength(this.held, this.markers.close), trigger == null ? 0 : partialSuffixLength(this.held, trigger));
+        const beforeMarker = this.held.slice(0, this.held.length - held);
         const ready = beforeMarker.trimEnd();
         this.held = this.held.slice(ready.length);
         return reasoning(this.unheldThought(ready));
@@ -159,7 +174,7 @@ function reasoning(text: string): GenerationEvent[] {
 }
 
 /** The length of the longest end of `text` that begins `marker` (a marker split across tokens). */
-function partialSuffixLength(text: string, marker: string): number {
+export function partialSuffixLength(text: string, marker: string): number {
     for (let length = Math.min(text.length, marker.length - 1); length > 0; length--)
         if (marker.startsWith(text.slice(text.length - length)))
             return length;

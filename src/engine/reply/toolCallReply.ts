@@ -9,7 +9,7 @@ import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
 import {TextReply} from "./textReply.js";
 
 type ToolCallsFormat = Extract<ReplyFormat, {type: "toolCalls"}>;
-type Phase = "lead" | "text" | "name" | "arguments" | "next";
+type Phase = "recipient" | "lead" | "text" | "name" | "arguments" | "next";
 
 /** A reply never holds more calls than this, so a model that keeps calling still ends. */
 const maxCallsPerReply = 16;
@@ -43,13 +43,15 @@ export class ToolCallReply implements ReplyShaper {
         // A call opened by a token of its own (Qwen's <tool_call>) may follow text; one opened by
         // plain text (Llama 3's {"name":) only starts a reply, as llama.cpp reads it: further on it
         // is just JSON in an answer.
-        this.text = new TextReply(stops, opening.triggerIsToken ? opening.trigger : null);
+        this.text = new TextReply(stops, opening.triggerIsToken || syntax.opensReply === true ? opening.trigger : null);
         const {choice} = format;
         // conversation/replyPlan.ts has refused a named choice that is not one of the tools.
         const named = typeof choice === "object" ? format.tools.find((tool) => tool.name === choice.name)! : null;
         this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
 
-        if (format.choice === "auto" && !opening.triggerIsToken)
+        if (format.choice === "auto" && syntax.opensReply === true)
+            this.phase = "recipient";
+        else if (format.choice === "auto" && !opening.triggerIsToken)
             this.phase = "lead";
         else if (format.choice === "auto" || format.choice === "none")
             this.phase = "text";
@@ -65,6 +67,20 @@ export class ToolCallReply implements ReplyShaper {
 
     public get stopSequence(): string | null {
         return this.text.stopSequence;
+    }
+
+    public get callTrigger(): string | null {
+        return this.format.choice === "auto" && this.callOpening.triggerIsToken ? this.callOpening.trigger : null;
+    }
+
+    /** The tools a call may name. */
+    public get tools(): readonly ToolDefinition[] {
+        return this.format.tools;
+    }
+
+    /** Whether the reply may call a tool at all (not with tool_choice "none"). */
+    public get mayCall(): boolean {
+        return this.format.choice !== "none";
     }
 
     public get shownTokens(): ReadonlyMap<Token, string> {
@@ -84,6 +100,8 @@ export class ToolCallReply implements ReplyShaper {
 
     public push(text: string, remainingTokens: number): ShaperStep {
         switch (this.phase) {
+            case "recipient":
+                return this.pushRecipient(text, remainingTokens);
             case "lead":
                 return this.pushLead(text);
             case "text": {
@@ -115,13 +133,13 @@ export class ToolCallReply implements ReplyShaper {
     }
 
     public end(rest: string): ShaperStep {
-        if (this.phase === "lead" || this.phase === "text")
+        if (this.phase === "recipient" || this.phase === "lead" || this.phase === "text")
             return this.text.end(this.takeLead() + rest);
         return {events: this.phase === "arguments" ? this.pushArguments(rest).events : [], finish: "toolCalls"};
     }
 
     public cut(rest: string): GenerationEvent[] {
-        if (this.phase === "lead" || this.phase === "text")
+        if (this.phase === "recipient" || this.phase === "lead" || this.phase === "text")
             return this.text.cut(this.takeLead() + rest);
         return this.phase === "arguments" ? this.pushArguments(rest).events : [];
     }
@@ -140,6 +158,32 @@ export class ToolCallReply implements ReplyShaper {
             return {events: []};
         this.phase = "text";
         return this.text.push(this.takeLead());
+    }
+
+    /**
+     * Where the prompt opened the reply with a call's prefix (Functionary's `>>>`), the reply's first
+     * line names its recipient: a tool (its arguments follow) or `all`, the user (text follows).
+     */
+    private pushRecipient(text: string, remainingTokens: number): ShaperStep {
+        this.written += text;
+        const lineEnd = this.written.indexOf(this.syntax.paramsPrefix);
+        const head = lineEnd < 0 ? this.written : this.written.slice(0, lineEnd);
+        const tool = this.format.tools.find((candidate) => candidate.name === head);
+        if (lineEnd < 0 && ["all", ...this.format.tools.map((candidate) => candidate.name)].some((name) => name.startsWith(head)))
+            return {events: []};
+        const whole = this.written;
+        const rest = lineEnd < 0 ? "" : whole.slice(lineEnd + this.syntax.paramsPrefix.length);
+        this.written = "";
+        if (tool == null) {
+            this.phase = "text";
+            // `all` and its line are the recipient's, not the answer's; anything else is text as written.
+            return this.text.push(head === "all" && lineEnd >= 0 ? rest : whole);
+        }
+        const opened = this.openNamedCall(tool);
+        if (rest === "")
+            return opened;
+        const step = this.pushArguments(rest, remainingTokens);
+        return {...step, events: [...opened.events, ...step.events]};
     }
 
     /** What `pushLead` holds (nothing once the text has moved on). */

@@ -22,7 +22,8 @@ const question = [{role: "user" as const, content: "What is the weather in Paris
 const families: FamilyTemplateName[] = [
     "meta-llama-Llama-3.1-8B-Instruct", "Mistral-Small-3.2-24B-Instruct-2506", "unsloth-mistral-Devstral-Small-2507",
     "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", "deepseek-ai-DeepSeek-V3.1", "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use",
-    "ibm-granite-granite-4.0", "moonshotai-Kimi-K2", "CohereForAI-c4ai-command-r7b-12-2024-tool_use", "Qwen-Qwen3-0.6B", "mistralai-Mistral-Nemo-Instruct-2407"
+    "ibm-granite-granite-4.0", "moonshotai-Kimi-K2", "CohereForAI-c4ai-command-r7b-12-2024-tool_use", "Qwen-Qwen3-0.6B", "mistralai-Mistral-Nemo-Instruct-2407",
+    "openai-gpt-oss-120b", "meetkai-functionary-medium-v3.2"
 ];
 const id = (family: string) => family.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40);
 

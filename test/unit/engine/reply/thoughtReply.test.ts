@@ -7,8 +7,8 @@ import type {GenerationEvent} from "../../../../src/engine/generationEvents.js";
 const think: ThoughtMarkers = {open: "<think>", close: "</think>", opened: false};
 
 /** Feeds `pieces` as tokens, then ends the reply (or cuts it at the budget); returns the reasoning and the answer. */
-function shape(pieces: string[], {markers = think, stops = [] as string[], ending = "end" as "end" | "cut"} = {}) {
-    const reply = new ThoughtReply(new TextReply(stops), markers);
+function shape(pieces: string[], {markers = think, stops = [] as string[], ending = "end" as "end" | "cut", callTrigger = null as string | null} = {}) {
+    const reply = new ThoughtReply(Object.assign(new TextReply(stops), {callTrigger}), markers);
     const events: GenerationEvent[] = [];
     let finish: string | undefined;
     for (const piece of pieces) {
@@ -34,6 +34,14 @@ function shape(pieces: string[], {markers = think, stops = [] as string[], endin
 const chars = (text: string) => [...text];
 
 describe("ThoughtReply", () => {
+    it("a call's opening marker inside the thought ends it there: the call is the answer's, never reasoning", () => {
+        const opened = {...think, opened: true};
+        for (const pieces of [["Need the weather.", "<tool_call>", "{…}"], chars("Need the weather.\n<tool_call>{…}")])
+            expect(shape(pieces, {markers: opened, callTrigger: "<tool_call>"})).toEqual({reasoning: "Need the weather.", text: "<tool_call>{…}", finish: "stop"});
+        // Without a call to make, the same text is thought.
+        expect(shape(["Need", " <tool_call>", "</think>", "Hi"], {markers: opened})).toEqual({reasoning: "Need <tool_call>", text: "Hi", finish: "stop"});
+    });
+
     it("splits a thought at the reply's start from the answer, however the markers are split across tokens", () => {
         for (const pieces of [chars("<think>\nLet me plan.\n</think>\n\nHello there"), ["<think>", "\nLet me plan.\n", "</think>", "\n\nHello there"]])
             expect(shape(pieces)).toEqual({reasoning: "Let me plan.", text: "Hello there", finish: "stop"});

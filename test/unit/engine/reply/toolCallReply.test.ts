@@ -313,3 +313,38 @@ describe("ToolCallReply on templates whose call markers are control tokens (Mist
         expect(shaper.opening.tokens).toEqual([toolCallsToken, ...grammars.tokenize(LlamaText("get_time")), argsToken]);
     });
 });
+
+/** Functionary v3.2: the generation prompt ends with `>>>`, so the reply begins with its recipient, a tool's name or `all`. */
+describe("ToolCallReply where the prompt opens the reply with the call's prefix", () => {
+    const functionary: ToolCallSyntax = {
+        sectionPrefix: LlamaText(""), sectionSuffix: LlamaText(""), prefix: LlamaText(">>>"), paramsPrefix: "\n", suffix: LlamaText(""),
+        betweenCalls: LlamaText(""), opensReply: true
+    };
+    const shaper = (choice: "auto" | "required" | {type: "function", name: string}) =>
+        new ToolCallReply(grammars, functionary, {type: "toolCalls", tools: [weather, time], choice, parallel: true}, []);
+
+    it("a tool's name on the first line opens its call; the arguments follow", () => {
+        const reply = shaper("auto");
+        expect(reply.push("get_w", plenty)).toEqual({events: []});
+        expect(reply.push("eather\n{\"city\": ", plenty).events).toEqual([
+            {type: "toolCall", index: 0, name: "get_weather"}, {type: "toolArguments", index: 0, text: "{\"city\": "}
+        ]);
+    });
+
+    it("`all` on the first line is the answer: its text follows, and a later >>> opens a call", () => {
+        const reply = shaper("auto");
+        expect(reply.push("all\nSure, ", plenty)).toEqual({events: [{type: "text", text: "Sure, "}]});
+        expect(reply.push("checking.>>>", plenty)).toMatchObject({events: [{type: "text", text: "checking."}]});
+        expect(reply.grammar()).toMatchObject({grammar: "literal", choices: ["get_weather", "get_time"], suffix: "\n"});
+    });
+
+    it("a first line that names nothing is text as written", () => {
+        const reply = shaper("auto");
+        expect(reply.push("Hello\nthere", plenty)).toEqual({events: [{type: "text", text: "Hello\nthere"}]});
+    });
+
+    it("a forced call does not write the prefix the prompt has written", () => {
+        expect(shaper("required").opening.tokens).toEqual([]);
+        expect(shaper({type: "function", name: "get_time"}).opening.tokens).toEqual(grammars.tokenize("get_time\n"));
+    });
+});
