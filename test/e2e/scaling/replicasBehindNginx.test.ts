@@ -1,11 +1,13 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildTinyChatModel} from "../../fixtures/gguf/tinyModels.js";
 import {BackgroundLoad} from "./backgroundLoad.js";
 import {converse, sendTurn, type SessionSource, type TurnResult} from "./chatTurns.js";
-import {nginxPath, NginxProxy, noNginxReason, referenceConfig, testCopyOf} from "./nginxProxy.js";
+import {nginxPath, NginxProxy, noNginxReason, referenceConfig, replicaHeader, testCopyOf} from "./nginxProxy.js";
 import {freePort, ReplicaFleet, type Replica} from "./replicaFleet.js";
 
 /** The key clients use through nginx; the baseline key's requests get a cache partition of their own (several keys). */
@@ -73,6 +75,31 @@ describe.skipIf(nginxPath == null)(`chatserve replicas behind nginx${nginxPath =
             expect(new Set(runs.filter((run) => run.source === source).map((run) => answeredBy(run.turns[0]!))).size, source).toBeGreaterThan(1);
         const perReplica = countBy(runs.map((run) => answeredBy(run.turns[0]!)));
         expect([...perReplica.keys()].sort()).toEqual(fleet.replicas.map((replica) => replica.address).sort());
+    });
+
+    it("keeps the official SDKs' conversations together by the keys their callers set: prompt_cache_key, metadata.user_id", async () => {
+        const openai = new OpenAI({baseURL: `${proxy.url}/v1`, apiKey: fleetKey, maxRetries: 0});
+        const anthropic = new Anthropic({baseURL: proxy.url, apiKey: fleetKey, maxRetries: 0});
+        const openAiTurns: Array<{replica: string | null, cached: number, prompt: number}> = [];
+        const messages: OpenAI.ChatCompletionMessageParam[] = [{role: "user", content: "SDK conversation: say something."}];
+        for (let turn = 0; turn < 2; turn++) {
+            const {data, response} = await openai.chat.completions.create({model: "tiny", messages, max_tokens: 6, temperature: 0, prompt_cache_key: "sdk-openai-1"}).withResponse();
+            openAiTurns.push({replica: response.headers.get(replicaHeader), cached: data.usage!.prompt_tokens_details!.cached_tokens!, prompt: data.usage!.prompt_tokens});
+            messages.push({role: "assistant", content: data.choices[0]!.message.content ?? ""}, {role: "user", content: "And then?"});
+        }
+        expect(openAiTurns[1]!.replica).toBe(openAiTurns[0]!.replica);
+        expect(openAiTurns[1]!.cached).toBeGreaterThanOrEqual(openAiTurns[0]!.prompt);
+
+        const anthropicTurns: Array<{replica: string | null, cached: number, prompt: number}> = [];
+        const turns: Anthropic.MessageParam[] = [{role: "user", content: "SDK conversation: say something."}];
+        for (let turn = 0; turn < 2; turn++) {
+            const {data, response} = await anthropic.messages.create({model: "tiny", messages: turns, max_tokens: 6, metadata: {user_id: "sdk-anthropic-1"}}).withResponse();
+            anthropicTurns.push({replica: response.headers.get(replicaHeader), cached: data.usage.cache_read_input_tokens ?? 0, prompt: data.usage.input_tokens + (data.usage.cache_read_input_tokens ?? 0)});
+            const text = data.content.map((block) => block.type === "text" ? block.text : "").join("");
+            turns.push({role: "assistant", content: text === "" ? "…" : text}, {role: "user", content: "And then?"});
+        }
+        expect(anthropicTurns[1]!.replica).toBe(anthropicTurns[0]!.replica);
+        expect(anthropicTurns[1]!.cached).toBeGreaterThan(0);
     });
 
     it("loses no request that had not begun streaming when a replica is killed mid-load: they fail over to the others", async () => {
