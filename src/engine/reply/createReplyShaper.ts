@@ -6,6 +6,7 @@ import {GrammarReply} from "./grammarReply.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {HarmonyReply} from "./harmonyReply.js";
 import {JsonReply} from "./jsonReply.js";
+import {OpenedReply} from "./openedReply.js";
 import type {ReplyShaper} from "./replyShaper.js";
 import {TextReply} from "./textReply.js";
 import {ThoughtReply} from "./thoughtReply.js";
@@ -17,6 +18,9 @@ import {ToolCallReply} from "./toolCallReply.js";
  */
 export function createReplyShaper(prompt: PreparedPrompt, options: GenerationOptions, grammars: ReplyGrammars): ReplyShaper {
     const shaper = formatShaper(prompt, options, grammars);
+    // A Harmony model's constrained answer (JSON, a grammar) is its final channel's message.
+    if (prompt.harmony === true && (options.format.type === "json" || options.format.type === "grammar"))
+        return new OpenedReply(shaper, grammars.tokenize("<|channel|>final<|message|>"));
     if (!beginsFreely(options.format))
         return shaper;
     if (prompt.harmony === true)

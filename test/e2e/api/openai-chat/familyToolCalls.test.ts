@@ -86,3 +86,14 @@ describe.each(families)("%s", (family) => {
         expect(next.usage!.prompt_tokens).toBeGreaterThan(first.usage!.prompt_tokens);
     });
 });
+
+describe("GPT-OSS's structured answer", () => {
+    it("is the JSON alone (createReplyShaper.test.ts pins the final channel's header forced before it)", async () => {
+        const client = server.client();
+        const reply = await client.chat.completions.create({
+            model: id("openai-gpt-oss-120b"), messages: question, temperature: 0, max_tokens: 160,
+            response_format: {type: "json_schema", json_schema: {name: "weather", schema: parameters, strict: true}}
+        });
+        expect(valid(JSON.parse(reply.choices[0]!.message.content!)), reply.choices[0]!.message.content!).toBe(true);
+    });
+});
