@@ -6,6 +6,7 @@ import {parseBenchArgs} from "./args.js";
 import {ensureBuilt} from "./build.js";
 import {startLlamaServer, takeLlamaServerFlag} from "./llamaServerProcess.js";
 import {machineInfo} from "./machineLoad.js";
+import {rotation, type RotationFigures} from "./promptCacheRotation.js";
 import {AgentSession, type TurnFigures} from "./promptCacheSession.js";
 import {startServerProcess} from "./serverProcess.js";
 import {streamChat} from "./sse.js";
@@ -22,6 +23,7 @@ import {streamChat} from "./sse.js";
  * evicts the session's (chatserve, --max-loaded-models 1), and the next turn; then a restart, and the
  * next turn. Each turn's time to its first token, prompt tokens and cached tokens are printed as a
  * table. The bench model is trained for 8,192 tokens, so the session's prompt stays under that.
+ * Then eight conversations take turns on two sequences (promptCacheRotation.ts), on each server.
  */
 const {binary, rest} = takeLlamaServerFlag(process.argv.slice(2));
 const systemAt = rest.indexOf("--system-tokens");
@@ -87,8 +89,32 @@ async function llamaServerRun(binaryPath: string): Promise<TurnFigures[]> {
     return figures;
 }
 
+/** Eight conversations of ~1,800 tokens each on two sequences (chatserve --parallel 2, llama-server -np 2). */
+async function rotationRun(server: "chatserve" | "llama-server"): Promise<RotationFigures> {
+    if (server === "chatserve") {
+        const cacheDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-bench-prompt-cache-"));
+        const running = await startServerProcess(options, ["--ctx-size", String(contextSize), "--parallel", "2", "--prompt-cache-dir", cacheDir]);
+        try {
+            return await rotation(running.url, running.modelId, 8, 800, options.maxTokens);
+        } finally {
+            await running.stop();
+            await fs.rm(cacheDir, {recursive: true, force: true});
+        }
+    }
+    const running = await startLlamaServer(llamaServer!, options.modelPath, options.maxTokens, ["-np", "2"]);
+    try {
+        return await rotation(running.target.url, running.target.model, 8, 800, options.maxTokens);
+    } finally {
+        await running.stop();
+    }
+}
+
 const chatserve = await chatserveRun();
 const reference = llamaServer == null ? [] : await llamaServerRun(llamaServer);
+const rotations: Array<[string, RotationFigures]> = [["chatserve", await rotationRun("chatserve")]];
+if (llamaServer != null)
+    rotations.push(["llama-server", await rotationRun("llama-server")]);
+const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const cold = (rows: TurnFigures[]) => rows[0]?.ttftMs ?? Number.NaN;
 const lines = [
     `# Prompt cache: an agent session (~${chatserve[0]?.promptTokens} prompt tokens), ${path.basename(options.modelPath)}`,
@@ -98,8 +124,15 @@ const lines = [
     "| server | phase | TTFT ms | ÷ its cold | prompt tokens | cached |",
     "|---|---|---:|---:|---:|---:|",
     ...[["chatserve", chatserve], ["llama-server", reference]].flatMap(([name, rows]) => (rows as TurnFigures[]).map((row) =>
-        `| ${name as string} | ${row.phase} | ${row.ttftMs.toFixed(0)} | ${(row.ttftMs / cold(rows as TurnFigures[])).toFixed(3)} | ${row.promptTokens} | ${row.cachedTokens} |`))
+        `| ${name as string} | ${row.phase} | ${row.ttftMs.toFixed(0)} | ${(row.ttftMs / cold(rows as TurnFigures[])).toFixed(3)} | ${row.promptTokens} | ${row.cachedTokens} |`)),
+    "",
+    "Eight conversations (~1,800 prompt tokens each) taking turns on two sequences: TTFT ms, the rotated turns ÷ the median warm turn.",
+    "",
+    "| server | cold, median | warm, median | rotated, median | rotated, max | rotated max ÷ warm | rotated turns' cached tokens |",
+    "|---|---:|---:|---:|---:|---:|---|",
+    ...rotations.map(([name, figures]) => `| ${name} | ${middle(figures.cold).toFixed(0)} | ${middle(figures.warm).toFixed(0)} | ${middle(figures.rotated).toFixed(0)} | ` +
+        `${Math.max(...figures.rotated).toFixed(0)} | ${(Math.max(...figures.rotated) / middle(figures.warm)).toFixed(2)} | ${figures.rotatedCached.join(", ")} |`)
 ];
 console.log(lines.join("\n"));
 await fs.mkdir(path.dirname(options.outFile), {recursive: true});
-await fs.writeFile(options.outFile, JSON.stringify({chatserve, llamaServer: reference, systemTokens, model: options.modelPath}, null, 2) + "\n");
+await fs.writeFile(options.outFile, JSON.stringify({chatserve, llamaServer: reference, rotations: Object.fromEntries(rotations), systemTokens, model: options.modelPath}, null, 2) + "\n");
