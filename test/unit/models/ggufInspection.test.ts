@@ -92,6 +92,16 @@ describe("inspectGguf", () => {
         expect((await inspectGguf(encoder)).capabilities).toEqual(["embeddings"]);
     });
 
+    it("lists rerank, and nothing else, for a model whose pooling is rank, encoder (BERT) or decoder (Qwen3-Reranker)", async () => {
+        const qwen3 = await fs.readFile(new URL("../../fixtures/templates/Qwen-Qwen3-0.6B.jinja", import.meta.url), "utf8");
+        const bert = await modelHeader({"general.architecture": str("bert"), "bert.pooling_type": u32(4)});
+        expect((await inspectGguf(bert)).capabilities).toEqual(["rerank"]);
+        const qwen3Reranker = await modelHeader({"general.architecture": str("qwen3"), "qwen3.pooling_type": u32(4), "tokenizer.chat_template": str(qwen3)});
+        expect((await inspectGguf(qwen3Reranker)).capabilities).toEqual(["rerank"]);
+        const qwen3Embedding = await modelHeader({"general.architecture": str("qwen3"), "qwen3.pooling_type": u32(3), "tokenizer.chat_template": str(qwen3)});
+        expect((await inspectGguf(qwen3Embedding)).capabilities).toEqual(["embeddings", "chat", "completion", "tools", "thinking"]);
+    });
+
     it("names the quantization from general.file_type, as file names write it", async () => {
         expect((await inspectGguf(await modelHeader({"general.file_type": u32(15)}))).quantization).toBe("Q4_K_M");
         expect((await inspectGguf(await modelHeader({}))).quantization).toBeUndefined();
