@@ -9,7 +9,7 @@ import {Environment, Interpreter} from "@huggingface/jinja";
  * `else` block runs), a string filter applied to an undefined value applies to "", a string plus
  * an undefined or null value is the string, a list filter on nothing filters an empty list, a
  * tuple literal unpacks in a loop, a mapping's `string` is its JSON, lists have `min` and `max`
- * and Python's append, pop, extend and insert.
+ * and Python's append, pop, extend and insert, and strings Python's `format` (Hunyuan 3's).
  * Patched once, here.
  */
 
@@ -116,6 +116,31 @@ Object.defineProperty(listPrototype, "builtins", {
             return list.splice(index, 1)[0]!;
         }));
         builtins.set("length", integerValue(list.length));
+        return builtins;
+    }
+});
+
+/** Python's `str.format` with positional fields (`'<｜hy_eos{}｜>'.format(HYTK)`), `{{` and `}}` for braces. */
+type RuntimeString = RuntimeValue & {value: string};
+const stringPrototype = Object.getPrototypeOf(new Environment().set("string", "") as object) as object;
+const ownStringBuiltins = Object.getOwnPropertyDescriptor(stringPrototype, "builtins")!.get!;
+Object.defineProperty(stringPrototype, "builtins", {
+    configurable: true,
+    get(this: RuntimeString) {
+        const builtins = ownStringBuiltins.call(this) as Map<string, RuntimeValue>;
+        if (!builtins.has("format")) {
+            const pattern = this.value;
+            builtins.set("format", new FunctionValue((args) => {
+                let next = 0;
+                const text = pattern.replace(/\{\{|\}\}|\{(\d*)\}/g, (field, index: string | undefined) => {
+                    if (field === "{{" || field === "}}")
+                        return field[0]!;
+                    const value = args[index == null || index === "" ? next++ : Number(index)] as (RuntimeValue & {value?: unknown}) | undefined;
+                    return value == null || value.type === "UndefinedValue" ? "" : typeof value.value === "object" ? JSON.stringify(value.value) : String(value.value);
+                });
+                return stringValue(text);
+            }));
+        }
         return builtins;
     }
 });

@@ -131,4 +131,8 @@ describe("more of Jinja as llama.cpp runs it (Functionary, Apriel, MiniCPM5)", (
         expect(render("{{ t | string }}", {t: {a: 1}})).toBe("{\"a\": 1}");
         expect(render("{{ n | min }} {{ n | max }}", {n: [3, 1, 2]})).toBe("1 3");
     });
+
+    it("formats strings as Python's str.format does (Hunyuan 3 spells its markers with it)", () => {
+        expect(render("{{ '<｜hy_eos{}｜>'.format(t) }} {{ '{1}-{0} {{x}}'.format('a', 2) }}", {t: ":opensource"})).toBe("<｜hy_eos:opensource｜> 2-a {x}");
+    });
 });
