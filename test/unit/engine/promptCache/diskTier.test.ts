@@ -83,6 +83,20 @@ describe("the disk tier", () => {
         expect(reader.find(hashes(other), other)?.length).toBe(259);
     });
 
+    it("lets two servers share the folder: concurrent writes of the same and of other prefixes leave whole files only", async () => {
+        const {logger, warnings} = recordingLogger();
+        const [one, two] = [new DiskTier(dir, 1e9, logger), new DiskTier(dir, 1e9, logger)];
+        await Promise.all([one.open("layout-a", {}), two.open("layout-a", {})]);
+        await Promise.all([1, 2, 3].flatMap((id) => [one.write(entryOf(conversation(id, 600))), two.write(entryOf(conversation(id, 600)))]));
+        const reader = new DiskTier(dir, 1e9, logger);
+        await reader.open("layout-a", {});
+        expect(reader.count).toBe(3);
+        for (const id of [1, 2, 3])
+            expect((await reader.read(reader.find(hashes(conversation(id, 600)), conversation(id, 600))!.record))?.tokens.length).toBe(600);
+        expect(warnings).toEqual([]);
+        expect((await fs.readdir(path.join(dir, "layout-a"))).filter((name) => name.startsWith(".tmp-"))).toEqual([]);
+    });
+
     it("keeps within its budget, least recently used out first", async () => {
         const size = encodeEntry(entryOf(conversation(1, 300))).length;
         const tier = new DiskTier(dir, size * 2 + 10, recordingLogger().logger);
