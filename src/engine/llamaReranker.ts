@@ -17,9 +17,16 @@ export class LlamaReranker {
     private readonly slot: SequencePool<PooledSequence>;
     private readonly evaluate: (tokens: Token[]) => Promise<number>;
 
+    public readonly contextSize: number;
+    /** The longest pair it scores: one batch, which llama.cpp evaluates a pair in (llamaModelParts.ts). */
+    private readonly batchSize: number;
+
     public constructor(
-        private readonly model: LlamaModel, private readonly context: LlamaRankingContext, public readonly contextSize: number, maxQueue: number
+        private readonly model: LlamaModel, private readonly context: LlamaRankingContext,
+        {contextSize, batchSize, maxQueue}: {contextSize: number, batchSize: number, maxQueue: number}
     ) {
+        this.contextSize = contextSize;
+        this.batchSize = Math.min(batchSize, contextSize - 1);
         this.slot = new SequencePool<PooledSequence>([{contextTokens: []}], maxQueue);
         this.evaluate = rankingEvaluator(context);
     }
@@ -68,10 +75,10 @@ export class LlamaReranker {
         if (index > 0)
             await nextTurn();
         const tokens = rerankTokens(this.model, query, document);
-        // llama.cpp evaluates a pair in one batch and needs one cell to spare; a pair cut short would be scored wrongly, never silently.
-        if (tokens.length >= this.contextSize)
+        // A pair is evaluated whole in one batch, with a cell of the context to spare: one cut short would be scored on what was left, never silently.
+        if (tokens.length > this.batchSize)
             throw new BadRequestError(
-                `Invalid '${param}': with the query it is ${tokens.length} tokens long, more than this model's maximum of ${this.contextSize - 1}. ` +
+                `Invalid '${param}': with the query it is ${tokens.length} tokens long, more than the ${this.batchSize} this reranker scores at once. ` +
                 "Split it into shorter documents, or shorten the query.", {param, code: "context_length_exceeded"});
         return tokens;
     }
