@@ -34,9 +34,6 @@ export type ModelLoadOptions = {
     projectorRefusal?: string
 };
 
-/** What a model that generates text holds: one context split into sequences, their decode loop and pool, its chat template and grammars. */
-export type GenerationParts = {
-    context: LlamaContext, steps: DecodeSteps, sequences: LlamaContextSequence[], pool: SequencePool<LlamaContextSequence>,
 /**
  * The most tokens a reranker evaluates in one batch, and so the longest pair it scores: an encoder
  * sees a pair whole, in one batch (llama.cpp asserts it), and its compute buffer grows with the
@@ -44,6 +41,9 @@ export type GenerationParts = {
  */
 const rankingBatchSize = 512;
 
+/** What a model that generates text holds: one context split into sequences, their decode loop and pool, its chat template and grammars. */
+export type GenerationParts = {
+    context: LlamaContext, steps: DecodeSteps, sequences: LlamaContextSequence[], pool: SequencePool<LlamaContextSequence>,
     chatWrapper: ChatWrapper, grammars: ReplyGrammars,
     /** The model's Jinja templates, which render its prompts; null: it has none, and `chatWrapper` renders them. */
     templates: ModelChatTemplates | null
@@ -99,13 +99,13 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
             ? new LlamaEmbedder(model, await model.createEmbeddingContext({contextSize, threads: runtime.threads}), contextSize, options.maxQueue)
             : null;
         // node-llama-cpp refuses a model without the classification head rank pooling needs: the load fails saying so.
+        const rankingBatch = Math.min(contextSize, rankingBatchSize);
         const ranker = options.ranks === true
             ? new LlamaReranker(model, await model.createRankingContext({contextSize, batchSize: rankingBatch, threads: runtime.threads}),
                 {contextSize, batchSize: rankingBatch, maxQueue: options.maxQueue})
             : null;
         const projector = options.projector == null ? undefined : {...options.projector, decodes: runtime.imageDecodes};
         const vision = await ModelVision.load(runtime.llama, model, generation?.context ?? null, projector, options.projectorRefusal);
-        const rankingBatch = Math.min(contextSize, rankingBatchSize);
         return {model, generation, embedder, ranker, vision, contextSize};
     } catch (error) {
         await model.dispose();
