@@ -18,6 +18,8 @@ describe("resolveConfig", () => {
             sharePrefixCache: false,
             gpu: "auto",
             flashAttention: "auto",
+            cacheTypeK: "f16",
+            cacheTypeV: "f16",
             maxQueue: 64,
             shutdownGraceMs: 5000,
             keepAlive: null,
