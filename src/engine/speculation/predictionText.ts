@@ -12,8 +12,8 @@ const recentLength = 256;
  */
 export class PredictionText {
     private readonly tokens: Token[];
-    /** Where each token's text ends in the prediction, when its pieces spell the prediction exactly. */
-    private readonly ends: number[] | undefined;
+    /** Where each token's text begins and ends in the prediction, when its pieces spell the prediction exactly. */
+    private readonly spans: {starts: number[], ends: number[]} | undefined;
     private readonly reproduced: Uint8Array;
     private cursor: number | undefined = 0;
     private lostAt = 0;
@@ -21,7 +21,7 @@ export class PredictionText {
 
     public constructor(private readonly prediction: string, private readonly reader: TokenText) {
         this.tokens = reader.tokenize(prediction);
-        this.ends = tokenEnds(this.tokens, prediction, reader);
+        this.spans = tokenSpans(this.tokens, prediction, reader);
         this.reproduced = new Uint8Array(prediction.length);
     }
 
@@ -31,20 +31,21 @@ export class PredictionText {
 
     /** Up to `count` tokens that spell the prediction on from where the reply is; none while it is lost. */
     public tokensFromCursor(count: number): Token[] {
-        if (this.cursor == null || this.ends == null || count <= 0)
+        if (this.cursor == null || this.spans == null || count <= 0)
             return [];
-        const next = this.ends.findIndex((end) => end > this.cursor!);
+        const {starts, ends} = this.spans;
+        const next = ends.findIndex((end) => end > this.cursor!);
         if (next < 0)
             return [];
-        const start = next === 0 ? 0 : this.ends[next - 1]!;
-        if (start === this.cursor)
+        if (starts[next] === this.cursor)
             return this.tokens.slice(next, next + count);
         // From the middle of a token: the rest of its text, tokenized alone, if that spells it back.
-        const rest = this.prediction.slice(this.cursor, this.ends[next]);
+        const rest = this.prediction.slice(this.cursor, ends[next]);
         const restTokens = this.reader.tokenize(rest);
         if (this.reader.detokenize(restTokens, []) !== rest)
             return [];
-        return [...restTokens, ...this.tokens.slice(next + 1, next + 1 + count)].slice(0, count);
+        const after = ends.findIndex((end) => end > ends[next]!);
+        return [...restTokens, ...(after < 0 ? [] : this.tokens.slice(after, after + count))].slice(0, count);
     }
 
     /** The reply went on by `text`: along the prediction, or away from it (then it is looked for again). */
@@ -66,19 +67,13 @@ export class PredictionText {
 
     /** How many of the prediction's tokens the reply reproduced whole. */
     public reproducedTokens(): number {
-        if (this.ends == null) {
+        if (this.spans == null) {
             // Pieces that do not spell the text (a tokenizer's own spacing): the share of characters reproduced.
             const share = this.reproduced.reduce((sum, value) => sum + value, 0) / Math.max(1, this.prediction.length);
             return Math.round(share * this.tokens.length);
         }
-        let count = 0;
-        let start = 0;
-        for (const end of this.ends) {
-            if (end > start && this.reproduced.subarray(start, end).every((value) => value === 1))
-                count++;
-            start = end;
-        }
-        return count;
+        const {starts, ends} = this.spans;
+        return starts.filter((start, index) => ends[index]! > start && this.reproduced.subarray(start, ends[index]).every((value) => value === 1)).length;
     }
 
     private findAgain(): void {
@@ -99,18 +94,31 @@ export class PredictionText {
     }
 }
 
-/** Where each token's text ends, if the tokens' pieces (each read after the ones before) spell `text` exactly. */
-function tokenEnds(tokens: readonly Token[], text: string, reader: TokenText): number[] | undefined {
+/**
+ * Where each token's text begins and ends, if the tokens' pieces (each read after the ones before)
+ * spell `text` exactly. Tokens that spell one character between them (UTF-8 bytes) share its span,
+ * and so does a token that spells nothing with the one after it.
+ */
+function tokenSpans(tokens: readonly Token[], text: string, reader: TokenText): {starts: number[], ends: number[]} | undefined {
+    const starts: number[] = [];
     const ends: number[] = [];
     let end = 0;
+    let group = 0;
     for (let index = 0; index < tokens.length; index++) {
-        const piece = reader.detokenize([tokens[index]!], tokens.slice(Math.max(0, index - 4), index));
+        const piece = reader.detokenize(tokens.slice(group, index + 1), tokens.slice(Math.max(0, group - 4), group));
+        // Half a character, or nothing visible yet: the group goes on to the next token.
+        if ((piece === "" || piece.endsWith("\uFFFD")) && index + 1 < tokens.length)
+            continue;
         if (!text.startsWith(piece, end))
             return undefined;
+        for (let member = group; member <= index; member++) {
+            starts.push(end);
+            ends.push(end + piece.length);
+        }
         end += piece.length;
-        ends.push(end);
+        group = index + 1;
     }
-    return end === text.length ? ends : undefined;
+    return end === text.length ? {starts, ends} : undefined;
 }
 
 /** How many characters of `text` the prediction has from `at` on. */
