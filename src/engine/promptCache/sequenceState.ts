@@ -10,22 +10,33 @@ import {sequenceState} from "../llamaInternals.js";
  * A sequence's KV state to and from bytes in memory. node-llama-cpp (3.22) saves and loads a
  * sequence's state only through a file, so the bytes pass through one in a RAM-backed folder
  * (/dev/shm where there is one): a memory copy, not a disk write. The file lives only for the call.
+ * A /dev/shm too small for it (Docker gives containers 64 MB by default) sends it to the OS's
+ * temporary folder instead.
  */
-const scratchFolder = existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
+const scratchFolders = [...existsSync("/dev/shm") ? ["/dev/shm"] : [], os.tmpdir()];
 
-function scratchFile(): string {
-    return path.join(scratchFolder, `chatserve-kv-${process.pid}-${randomBytes(6).toString("hex")}`);
+/** Runs `work` with a scratch file in the first folder where it succeeds; the file is removed after each try. */
+async function withScratchFile<T>(work: (file: string) => Promise<T>): Promise<T> {
+    let failure: unknown;
+    for (const folder of scratchFolders) {
+        const file = path.join(folder, `chatserve-kv-${process.pid}-${randomBytes(6).toString("hex")}`);
+        try {
+            return await work(file);
+        } catch (error) {
+            failure = error;
+        } finally {
+            await fs.rm(file, {force: true});
+        }
+    }
+    throw failure;
 }
 
 /** The state of every token `sequence` holds, as llama.cpp's sequence state file. */
-export async function saveSequenceState(sequence: LlamaContextSequence): Promise<Buffer> {
-    const file = scratchFile();
-    try {
+export function saveSequenceState(sequence: LlamaContextSequence): Promise<Buffer> {
+    return withScratchFile(async (file) => {
         await sequence.saveStateToFile(file);
         return await fs.readFile(file);
-    } finally {
-        await fs.rm(file, {force: true});
-    }
+    });
 }
 
 /**
@@ -35,20 +46,17 @@ export async function saveSequenceState(sequence: LlamaContextSequence): Promise
  * the sequence empty, if llama.cpp refuses it.
  */
 export async function loadSequenceState(sequence: LlamaContextSequence, state: Buffer, tokens: Int32Array): Promise<void> {
-    const file = scratchFile();
     try {
-        await fs.writeFile(file, state);
-        await sequence.loadStateFromFile(file, {acceptRisk: true});
+        await withScratchFile(async (file) => {
+            await fs.writeFile(file, state);
+            await sequence.loadStateFromFile(file, {acceptRisk: true});
+        });
         const internals = sequenceState(sequence);
-        if (internals._contextTokens.length !== tokens.length) {
-            await sequence.clearHistory();
+        if (internals._contextTokens.length !== tokens.length)
             throw new Error(`a restored state holds ${internals._contextTokens.length} tokens, its entry ${tokens.length}`);
-        }
         internals._contextTokens = Array.from(tokens) as Token[];
     } catch (error) {
         await sequence.clearHistory().catch(() => undefined);
         throw error;
-    } finally {
-        await fs.rm(file, {force: true});
     }
 }
