@@ -127,4 +127,14 @@ describe.runIf(hasLlamaServer && existsSync(qwen))("the same answers as llama-se
                 expect(mine.results[at].relevance_score).toBeCloseTo(1 / (1 + Math.exp(-result.relevance_score)), 5);
         }
     });
+
+    it("tokenizes as llama-server does on a WordPiece (BERT) vocabulary too: [CLS] … [SEP], word pieces", async () => {
+        for (const request of [{content: "the cat sat, on the mat!", with_pieces: true}, {content: "hello world", add_special: true, with_pieces: true}]) {
+            const theirs = await rerankers.reranker!.post("/tokenize", request);
+            const mine = await ours("/tokenize", {model: "reranker", ...request});
+            expect(mine.body, JSON.stringify(request)).toEqual(theirs.body);
+            const tokens = theirs.body.tokens.map((token: {id: number}) => token.id);
+            expect((await ours("/detokenize", {model: "reranker", tokens})).body).toEqual((await rerankers.reranker!.post("/detokenize", {tokens})).body);
+        }
+    });
 });
