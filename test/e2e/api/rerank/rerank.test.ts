@@ -79,6 +79,22 @@ describe("POST /v1/rerank on a tiny reranker", () => {
         expect(two.results.map((result) => result.index)).toEqual(raw.slice(0, 2).map((result) => result.index));
     });
 
+    it("gives its ranking slot back when its client leaves mid-request: the next request is served (a leaked slot would hang it)", async () => {
+        const leaving = new AbortController();
+        const many = Array.from({length: 1000}, (_, index) => `the cat number ${index} sat on the mat `.repeat(20));
+        const left = fetch(`${server.url}/rerank`, {
+            method: "POST", headers: {"Content-Type": "application/json"}, signal: leaving.signal,
+            body: JSON.stringify({model: "tiny-reranker", query, documents: many})
+        }).catch((error: unknown) => error);
+        // Once the server has the request (the model is held), the client goes.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        leaving.abort();
+        expect(await left).toBeInstanceOf(Error);
+        const next = await post("/v1/rerank", {model: "tiny-reranker", query, documents});
+        expect(next.status).toBe(200);
+        expect(next.body.results).toHaveLength(documents.length);
+    });
+
     it("refuses what it cannot serve with a 400, and serves on", async () => {
         const long = await post("/v1/rerank", {model: "tiny-reranker", query, documents: ["short", "word ".repeat(600)]});
         expect(long.status).toBe(400);
