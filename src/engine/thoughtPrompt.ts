@@ -29,6 +29,10 @@ export function endPromptForThought(
     };
     const end = beforeBlanks(prompt.length);
     const last = prompt[end - 1];
+    // Markers that are special tokens (Command R7B's, Bielik's) came in for reading replies only:
+    // the prompt stays the template's own, as llama-server evaluates it.
+    if (syntax.hiddenMarkers)
+        return {tokens: prompt, opened: last === syntax.openToken};
     let kept = prompt;
     if (last === syntax.openToken) {
         if (thinking)

@@ -16,7 +16,9 @@ export type ThoughtSyntax = {
     /** An empty thought as templates write one when the model is not to think (`<think>\n\n</think>\n\n`). */
     emptyThought: Token[],
     /** The template's generation prompt ends inside an open thought (QwQ's, DeepSeek R1's `<think>\n`). */
-    opensEveryReply: boolean
+    opensEveryReply: boolean,
+    /** The markers are special tokens, which detokenize to nothing (Command R7B's `<|START_THINKING|>`). */
+    hiddenMarkers: boolean
 };
 
 const known = new WeakMap<ChatWrapper, ThoughtSyntax | null>();
@@ -82,7 +84,8 @@ function syntaxOf(model: LlamaModel, prefix: LlamaText, suffix: LlamaText, opens
         closeToken: close.token,
         opening: prefix.tokenize(model.tokenizer, "trimLeadingSpace"),
         emptyThought: LlamaText([prefix, suffix, gap]).tokenize(model.tokenizer, "trimLeadingSpace"),
-        opensEveryReply: opensEveryReply(open.text)
+        opensEveryReply: opensEveryReply(open.text),
+        hiddenMarkers: model.detokenize([open.token], false) === "" || model.detokenize([close.token], false) === ""
     };
 }
 

@@ -5,14 +5,20 @@ import type {ThoughtSyntax} from "../../../src/engine/thoughtSyntax.js";
 
 // Tokens: <think> 1, </think> 2, a line break 10 (blank), anything else a word; 90 is the assistant's opening, a special token.
 const [think, unthink, nl, assistant] = [1, 2, 10, 90] as Token[];
-const syntax = (opensEveryReply: boolean): ThoughtSyntax => ({
+const syntax = (opensEveryReply: boolean, hiddenMarkers = false): ThoughtSyntax => ({
     open: "<think>", close: "</think>", openToken: think!, closeToken: unthink!,
-    opening: [think!, nl!], emptyThought: [think!, nl!, nl!, unthink!, nl!, nl!], opensEveryReply
+    opening: [think!, nl!], emptyThought: [think!, nl!, nl!, unthink!, nl!, nl!], opensEveryReply, hiddenMarkers
 });
-const end = (prompt: number[], opensEveryReply: boolean, options: Partial<PromptEnd> = {}) => endPromptForThought(
-    syntax(opensEveryReply), prompt as Token[], (token) => token === nl, {newReply: true, thinking: true, continuedReply: "", ...options});
+const end = (prompt: number[], opensEveryReply: boolean, options: Partial<PromptEnd> = {}, hiddenMarkers = false) => endPromptForThought(
+    syntax(opensEveryReply, hiddenMarkers), prompt as Token[], (token) => token === nl, {newReply: true, thinking: true, continuedReply: "", ...options});
 
 describe("endPromptForThought", () => {
+    it("leaves the template's prompt as it is where the markers are special tokens (as llama-server does), saying whether it opened a thought", () => {
+        expect(end([assistant!], true, {thinking: false}, true)).toEqual({tokens: [assistant], opened: false});
+        expect(end([assistant!, think!, nl!], true, {thinking: false}, true)).toEqual({tokens: [assistant, think, nl], opened: true});
+        expect(end([assistant!, think!, unthink!], true, {}, true)).toEqual({tokens: [assistant, think, unthink], opened: false});
+    });
+
     it("opens a new reply's thought where the template's generation prompt does", () => {
         expect(end([5, assistant!], true)).toEqual({tokens: [5, assistant, think, nl], opened: true});
         expect(end([5, assistant!], false)).toEqual({tokens: [5, assistant], opened: false});
