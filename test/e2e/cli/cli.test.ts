@@ -124,9 +124,14 @@ describe("the chatserve command", () => {
                 if (match != null)
                     resolve(match[1]!);
             }));
+            // The end of turn banned: a random-weight reply could otherwise end within the 100 ms below.
+            const endOfTurn = await fetch(`${url.replace(/\/v1$/, "")}/tokenize`, {
+                method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({model: "tiny", content: "<|im_end|>"})
+            }).then(async (response) => (await response.json() as {tokens: number[]}).tokens);
+            expect(endOfTurn).toHaveLength(1);
             const reply = await fetch(`${url}/chat/completions`, {
                 method: "POST", headers: {"Content-Type": "application/json"},
-                body: JSON.stringify({model: "tiny", messages: [{role: "user", content: "A long story."}], max_tokens: 1800, stream: true})
+                body: JSON.stringify({model: "tiny", messages: [{role: "user", content: "A long story."}], max_tokens: 1800, stream: true, logit_bias: {[endOfTurn[0]!]: -100}})
             });
             await reply.body!.getReader().read(); // the reply is running
             const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once("exit", (code, signal) => resolve([code, signal])));
