@@ -84,6 +84,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         ranks: descriptor.capabilities.includes("rerank"),
         chatTemplate: plan.chatTemplate,
         ...(plan.kvCacheTypes == null ? {} : {kvCacheTypes: plan.kvCacheTypes}),
+        ...(plan.loraAdapters == null ? {} : {loraAdapters: plan.loraAdapters}),
         ...(plan.projector == null ? {} : {projector: {path: plan.projector, threads: runtime.threads}}),
         ...(plan.projectorRefusal == null ? {} : {projectorRefusal: plan.projectorRefusal})
     }, promptCache), {

@@ -51,7 +51,9 @@ export class LlamaLoadedModel implements LoadedModel {
         const {model, generation, embedder, ranker, vision, contextSize} = await loadModelParts(runtime, options);
         const loaded = new LlamaLoadedModel(model, generation, embedder, ranker, options.generates && options.tools, contextSize, vision);
         const {kvCacheTypes} = options as {kvCacheTypes?: unknown};
-        loaded.promptCache = await promptCacheForModel(promptCache, runtime, generation, {path: options.path, projector: options.projector?.path, kvCacheTypes});
+        loaded.promptCache = await promptCacheForModel(promptCache, runtime, generation, {
+            path: options.path, projector: options.projector?.path, kvCacheTypes, ...(options.loraAdapters == null ? {} : {loraAdapters: options.loraAdapters})
+        });
         return loaded;
     }
 

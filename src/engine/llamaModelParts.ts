@@ -8,6 +8,7 @@ import {LlamaReranker} from "./llamaReranker.js";
 import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {SequencePool} from "./sequencePool.js";
+import {loraAdapterRefusal, type LoraAdapter} from "./loraAdapters.js";
 import {defaultKvCacheTypes, ggmlTypeName, isDefaultKvCache, kvCacheTypeRefusal, type KvCacheTypes} from "./kvCacheTypes.js";
 
 export type ModelLoadOptions = {
@@ -30,6 +31,8 @@ export type ModelLoadOptions = {
     projector?: {path: string, threads: number},
     /** What the generation context's KV cache stores keys and values as; absent: f16. */
     kvCacheTypes?: KvCacheTypes,
+    /** LoRA adapters applied to the generation context, each at its scale (chatserve.json's `lora`). */
+    loraAdapters?: readonly LoraAdapter[],
     /** Why a paired projector is not loaded (its file failed the checks before llama.cpp sees it): image requests hear it. */
     projectorRefusal?: string
 };
@@ -77,7 +80,9 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
         const contextSize = Math.min(options.contextSize, model.trainContextSize);
         let generation: GenerationParts | null = null;
         if (options.generates) {
-            const context = await createGenerationContext(runtime, model, {contextSize, sequences: options.parallel, kvCacheTypes: options.kvCacheTypes});
+            const context = await createGenerationContext(runtime, model, {
+                contextSize, sequences: options.parallel, kvCacheTypes: options.kvCacheTypes, loraAdapters: options.loraAdapters ?? []
+            });
             const sequences = Array.from({length: options.parallel}, () => context.getSequence());
             const {templates, parseError} = loadModelChatTemplates(model, options.chatTemplate);
             // As llama-server refuses to start on one: serving it with some other format instead would be silent.
@@ -144,7 +149,8 @@ function chatWrapperFor(model: LlamaModel, template: string | undefined, ownTemp
  * "Failed to create context" from node-llama-cpp, so its log lines are added, as for the weights.
  */
 async function createGenerationContext(
-    runtime: LlamaRuntime, model: LlamaModel, {contextSize, sequences, kvCacheTypes: types = defaultKvCacheTypes}: {contextSize: number, sequences: number, kvCacheTypes?: KvCacheTypes}
+    runtime: LlamaRuntime, model: LlamaModel,
+    {contextSize, sequences, kvCacheTypes: types = defaultKvCacheTypes, loraAdapters}: {contextSize: number, sequences: number, kvCacheTypes?: KvCacheTypes, loraAdapters: readonly LoraAdapter[]}
 ): Promise<LlamaContext> {
     const attention = (model.fileInfo.architectureMetadata as {attention?: {head_count?: number, key_length?: number, value_length?: number}}).attention;
     const width = attention?.head_count != null && attention.head_count > 0 ? model.embeddingVectorSize / attention.head_count : undefined;
@@ -154,10 +160,16 @@ async function createGenerationContext(
     });
     if (refusal != null)
         throw new Error(refusal);
+    for (const adapter of loraAdapters) {
+        const adapterRefusal = await loraAdapterRefusal(adapter.path, model.fileInfo.metadata.general?.architecture);
+        if (adapterRefusal != null)
+            throw new Error(adapterRefusal);
+    }
     const mark = runtime.errors.mark;
     return model.createContext({
         contextSize, sequences, threads: runtime.threads, flashAttention: runtime.flashAttention,
-        ...(isDefaultKvCache(types) ? {} : {experimentalKvCacheKeyType: ggmlTypeName(types.k), experimentalKvCacheValueType: ggmlTypeName(types.v)})
+        ...(isDefaultKvCache(types) ? {} : {experimentalKvCacheKeyType: ggmlTypeName(types.k), experimentalKvCacheValueType: ggmlTypeName(types.v)}),
+        ...(loraAdapters.length === 0 ? {} : {lora: {adapters: loraAdapters.map(({path, scale}) => ({filePath: path, scale}))}})
     }).catch(async (error: unknown) => {
         await nextTurn();
         const reasons = runtime.errors.since(mark);

@@ -34,6 +34,8 @@ export type ContextPlan = {
     kvCacheBytes: number | null,
     /** The KV cache's key and value types, when not f16 (a load-time setting: a change reloads the model). */
     kvCacheTypes?: KvCacheTypes,
+    /** LoRA adapters applied to the model at their scales (chatserve.json's `lora`; load-time too). */
+    loraAdapters?: ReadonlyArray<{path: string, scale: number}>,
     /**
      * The Jinja chat template chatserve.json names for the model (its text), used instead of the
      * GGUF's; absent: the model's own. A load-time setting like the two above: a change reloads the model.
@@ -51,7 +53,8 @@ export type ContextPlan = {
 export function sameLoadSettings(plan: ContextPlan, next: ContextPlan): boolean {
     return plan.contextLength === next.contextLength && plan.parallel === next.parallel &&
         plan.chatTemplate === next.chatTemplate && plan.projector === next.projector &&
-        describeKvCacheTypes(plan.kvCacheTypes ?? {k: "f16", v: "f16"}) === describeKvCacheTypes(next.kvCacheTypes ?? {k: "f16", v: "f16"});
+        describeKvCacheTypes(plan.kvCacheTypes ?? {k: "f16", v: "f16"}) === describeKvCacheTypes(next.kvCacheTypes ?? {k: "f16", v: "f16"}) &&
+        JSON.stringify(plan.loraAdapters ?? []) === JSON.stringify(next.loraAdapters ?? []);
 }
 
 /** A 20k-token agent prompt and its reply fit; beyond this, a context's KV cache is rarely worth its memory by default. */

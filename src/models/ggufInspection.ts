@@ -45,6 +45,9 @@ export async function inspectGguf(path: string, llama?: Llama): Promise<GgufSumm
     const architecture = (info.metadata.general?.architecture as string | undefined) ?? null;
     if (architecture == null)
         throw new Error("the GGUF header has no general.architecture");
+    // An adapter beside its model, as chatserve.json's `lora` expects it in the folder: listed as what it is, never loaded as a model.
+    if ((info.metadata.general as {type?: unknown} | undefined)?.type === "adapter")
+        throw new Error("it is a LoRA adapter, not a model: name it in a model's \"lora\" list in chatserve.json");
 
     const archMetadata = metadata[architecture];
     const contextLength = archMetadata?.context_length;

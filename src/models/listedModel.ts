@@ -25,6 +25,8 @@ export type ListedModel = {
     kvCacheBytes: number | null,
     /** What its KV cache stores keys and values as (a model that generates; absent for an embedding model, which has none). */
     kvCacheTypes?: KvCacheTypes,
+    /** The LoRA adapters it is served with, in chatserve.json's order (llama-server's ids are their indexes). */
+    loraAdapters?: ReadonlyArray<{path: string, scale: number}>,
     /** Once loaded: what llama.cpp allocated for the context. */
     contextMemoryBytes?: number,
     capabilities: ModelCapability[],
@@ -89,6 +91,7 @@ export function listedModel(descriptor: ModelDescriptor, plan: ContextPlan, view
         parallel: plan.parallel,
         kvCacheBytes: plan.kvCacheBytes,
         ...(descriptor.capabilities.includes("chat") ? {kvCacheTypes: plan.kvCacheTypes ?? defaultKvCacheTypes} : {}),
+        ...(plan.loraAdapters == null ? {} : {loraAdapters: plan.loraAdapters}),
         ...(contextMemory != null ? {contextMemoryBytes: contextMemory} : {}),
         capabilities: withVision(loaded == null ? descriptor.capabilities : withInfill(descriptor.capabilities, loaded.supportsInfill), plan, visionError),
         status,

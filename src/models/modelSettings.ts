@@ -40,7 +40,12 @@ export const modelEntrySchema = z.strictObject({
     mmproj: z.string().min(1).optional(),
     /** What its KV cache stores keys and values as (llama-server's names: f16, q8_0, q4_0…); over --cache-type-k / --cache-type-v. */
     cache_type_k: z.enum(kvCacheTypeNames).optional(),
-    cache_type_v: z.enum(kvCacheTypeNames).optional()
+    cache_type_v: z.enum(kvCacheTypeNames).optional(),
+    /**
+     * LoRA adapters (GGUF files relative to the folder, as llama.cpp's convert_lora_to_gguf.py
+     * writes them) applied to the model at their scale (default 1); listed in /v1/models by index, as llama-server's ids.
+     */
+    lora: z.array(z.strictObject({path: z.string().min(1), scale: z.number().min(-8).max(8).optional()})).max(16).optional()
 });
 
 export const settingsFileSchema = z.strictObject({
@@ -66,7 +71,9 @@ export type ModelSettings = {
     keepAlive?: KeepAlive,
     mmproj?: string,
     cacheTypeK?: KvCacheType,
-    cacheTypeV?: KvCacheType
+    cacheTypeV?: KvCacheType,
+    /** Resolved paths (settingsFile.ts) and scales. */
+    lora?: Array<{path: string, scale?: number}>
 };
 
 type Rule = {key: string, entry: ModelEntry, regex: RegExp | null, specificity: number, order: number};
@@ -96,7 +103,7 @@ export class SettingsTable {
         return {
             ctxSize: first("ctx_size"), parallel: first("parallel"), sampling: withoutUndefined(sampling),
             chatTemplate: first("chat_template"), keepAlive: first("keep_alive") ?? undefined, mmproj: first("mmproj"),
-            cacheTypeK: first("cache_type_k"), cacheTypeV: first("cache_type_v")
+            cacheTypeK: first("cache_type_k"), cacheTypeV: first("cache_type_v"), lora: first("lora")
         };
     }
 

@@ -54,6 +54,8 @@ export class ModelSizing {
             });
             if (own.chatTemplateText != null)
                 plan = {...plan, chatTemplate: own.chatTemplateText};
+            if (own.lora != null && own.lora.length > 0 && descriptor.capabilities.includes("chat"))
+                plan = {...plan, loraAdapters: own.lora.map(({path, scale}) => ({path, scale: scale ?? 1}))};
             const projector = own.mmproj ?? descriptor.projector;
             // The paired projector was checked at the scan; chatserve.json's is checked as it loads (projectorCheck.ts).
             if (this.flags.vision === true && projector != null && own.mmproj == null && descriptor.projectorError != null)
@@ -78,7 +80,7 @@ export class ModelSizing {
             const plan = this.planFor(descriptor);
             const weightsAndCache = withCacheTypes(descriptor, plan,
                 descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0});
-            estimate = withProjector(weightsAndCache, plan, this.flags.imageDecodeBytes ?? 0);
+            estimate = withAdapters(withProjector(weightsAndCache, plan, this.flags.imageDecodeBytes ?? 0), plan);
             this.estimates.set(descriptor, estimate);
         }
         return estimate;
@@ -114,6 +116,12 @@ function withCacheTypes(descriptor: ModelDescriptor, plan: ContextPlan, footprin
         return footprint;
     const change = descriptor.kvCache(plan.contextLength, plan.parallel, plan.kvCacheTypes) - descriptor.kvCache(plan.contextLength, plan.parallel);
     return footprint.vram > 0 ? {...footprint, vram: Math.max(0, footprint.vram + change)} : {...footprint, ram: Math.max(0, footprint.ram + change)};
+}
+
+/** LoRA adapters' tensors are loaded whole beside the weights: counted at their files' size, in RAM (an estimate on a GPU too). */
+function withAdapters(footprint: MemoryFootprint, plan: ContextPlan): MemoryFootprint {
+    const bytes = (plan.loraAdapters ?? []).reduce((sum, adapter) => sum + fileSize(adapter.path), 0);
+    return bytes === 0 ? footprint : {...footprint, ram: footprint.ram + bytes};
 }
 
 function fileSize(file: string): number {

@@ -107,6 +107,11 @@ export class SettingsFile {
                 templates.set(file, template);
                 signature += `\0${template}`;
             }
+            for (const [index, adapter] of (entry.lora ?? []).entries())
+                // Resolved once, here, as a projector is: the model loads with this path.
+                adapter.path = await resolveProjectorPath(adapter.path, this.paths).catch((error: Error) => {
+                    throw new Error(`models.${key}.lora[${index}].path: ${error.message}`);
+                });
             if (entry.mmproj != null) {
                 // Resolved once, here: the model is loaded with this path.
                 entry.mmproj = await resolveProjectorPath(entry.mmproj, this.paths).catch((error: Error) => {

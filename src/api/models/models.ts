@@ -24,6 +24,8 @@ export type ModelObject = {
     /** What the KV cache stores keys and values as (llama-server's names: f16, q8_0…); only for a model that generates. */
     cache_type_k?: string,
     cache_type_v?: string,
+    /** LoRA adapters applied to it (chatserve.json's `lora`), as llama-server's GET /lora-adapters lists them. */
+    lora_adapters?: Array<{id: number, path: string, scale: number}>,
     /** Once loaded: what llama.cpp allocated for the context (KV cache and compute buffers), in bytes. */
     context_memory_bytes?: number,
     capabilities: ModelCapability[],

@@ -18,6 +18,7 @@ export function toModelObject(model: ListedModel): ModelObject {
         parallel: model.parallel,
         kv_cache_bytes: model.kvCacheBytes,
         ...(model.kvCacheTypes != null ? {cache_type_k: model.kvCacheTypes.k, cache_type_v: model.kvCacheTypes.v} : {}),
+        ...(model.loraAdapters != null ? {lora_adapters: model.loraAdapters.map(({path, scale}, id) => ({id, path, scale}))} : {}),
         ...(model.contextMemoryBytes != null ? {context_memory_bytes: model.contextMemoryBytes} : {}),
         capabilities: [...model.capabilities],
         status: model.status,

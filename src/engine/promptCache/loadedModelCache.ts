@@ -14,7 +14,7 @@ import type {PromptCache} from "./promptCache.js";
  */
 export async function promptCacheForModel(
     cache: PromptCache | undefined, runtime: LlamaRuntime, generation: GenerationParts | null,
-    files: {path: string, projector?: string, kvCacheTypes?: unknown}, logger?: Logger
+    files: {path: string, projector?: string, kvCacheTypes?: unknown, loraAdapters?: ReadonlyArray<{path: string, scale: number}>}, logger?: Logger
 ): Promise<ModelPromptCache | null> {
     if (cache == null || !cache.enabled || generation == null || generation.sequences[0]?.needsCheckpoints !== false)
         return null;
@@ -28,7 +28,11 @@ export async function promptCacheForModel(
             llamaCpp: `${runtime.llama.llamaCppRelease.repo}@${runtime.llama.llamaCppRelease.release} ${runtime.llama.buildType}`,
             gpu: runtime.llama.gpu,
             // The KV cache's types (llama-server's -ctk/-ctv), when set: f16 states are not q8_0 ones.
-            ...(files.kvCacheTypes == null ? {} : {kvSettings: {cacheTypes: JSON.stringify(files.kvCacheTypes)}})
+            ...(files.kvCacheTypes == null && files.loraAdapters == null ? {} : {kvSettings: {
+                ...(files.kvCacheTypes == null ? {} : {cacheTypes: JSON.stringify(files.kvCacheTypes)}),
+                // LoRA adapters change every layer's keys and values: a state is valid only under the same files at the same scales.
+                ...(files.loraAdapters == null ? {} : {lora: JSON.stringify(await Promise.all(files.loraAdapters.map(async ({path, scale}) => ({file: await fileIdentity(path), scale}))))})
+            }})
         });
     } catch (error) {
         logger?.warn({event: "prompt_cache_unavailable", err: error}, `no prompt cache for ${files.path}`);

@@ -18,10 +18,14 @@ export type TestServer = RunningServer & {
  * models folder under the given ids). Two inference threads: the CI machine has two cores and
  * test files run one at a time.
  */
-export async function startTestServer(models: Record<string, string>, config: ConfigInput = {}): Promise<TestServer> {
+export async function startTestServer(models: Record<string, string>, config: ConfigInput = {}, files: Record<string, string> = {}): Promise<TestServer> {
     const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-test-"));
     for (const [id, file] of Object.entries(models))
         await fs.symlink(file, path.join(modelsDir, `${id}.gguf`));
+    // Other files in the folder from the start: a chatserve.json, or a copy of a .gguf (given by its absolute path) that
+    // chatserve.json names, which must lie in the folder itself, links resolved.
+    for (const [name, content] of Object.entries(files))
+        await (path.isAbsolute(content) && content.endsWith(".gguf") ? fs.copyFile(content, path.join(modelsDir, name)) : fs.writeFile(path.join(modelsDir, name), content));
 
     // The prompt cache's disk tier in a folder of the test's own: never the user's, never another test's.
     const promptCacheDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-test-cache-"));
