@@ -119,6 +119,29 @@ describe("the prompt cache", () => {
         }
     }, 180_000);
 
+    it("never restores a state saved under other KV cache types", async () => {
+        const cacheDir = path.join(work, "kv-types");
+        const f16 = await startTestServer({tiny: model}, {...settings, promptCacheDir: cacheDir});
+        await ask(f16, agentA);
+        await f16.stop();
+        const f32 = await startTestServer({tiny: model}, {...settings, promptCacheDir: cacheDir, cacheTypeK: "f32", cacheTypeV: "f32"});
+        try {
+            expect((await ask(f32, agentA)).cachedTokens).toBe(0);
+            expect(await metric(f32, "prompt_cache_hits_total", "disk")).toBe(0);
+            // Its own states it does restore, after a restart under the same types.
+            await ask(f32, agentB);
+        } finally {
+            await f32.stop();
+        }
+        const again = await startTestServer({tiny: model}, {...settings, promptCacheDir: cacheDir, cacheTypeK: "f32", cacheTypeV: "f32"});
+        try {
+            const reply = await ask(again, agentA);
+            expect(reply.cachedTokens).toBe(reply.promptTokens - 1);
+        } finally {
+            await again.stop();
+        }
+    }, 180_000);
+
     it("skips and removes a corrupt or truncated cache file, replying as a fresh evaluation does", async () => {
         for (const damage of ["flip", "truncate"] as const) {
             const cacheDir = path.join(work, `damaged-${damage}`);
