@@ -1,6 +1,6 @@
 import {existsSync} from "node:fs";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {buildTinyRerankerModel} from "../../fixtures/gguf/rerankerModel.js";
+import {buildTinyQwen3RerankerModel, buildTinyRerankerModel} from "../../fixtures/gguf/rerankerModel.js";
 import {buildTinyChatModel} from "../../fixtures/gguf/tinyModels.js";
 import {hasLlamaServer, startLlamaServer, type LlamaServer} from "../support/llamaServer.js";
 import {sharedModels} from "../support/sharedModels.js";
@@ -30,13 +30,15 @@ describe.runIf(hasLlamaServer && existsSync(qwen))("the same answers as llama-se
     beforeAll(async () => {
         const reranker = await buildTinyRerankerModel();
         const templated = await buildTinyRerankerModel(undefined, {template: rerankTemplate});
+        const qwen3Reranker = await buildTinyQwen3RerankerModel();
         const spm = await buildTinyChatModel(undefined, {tools: true});
-        chatserve = await startTestServer({qwen, spm, "reranker": reranker, "reranker-template": templated}, {ctxSize: 2048});
+        chatserve = await startTestServer({qwen, spm, "reranker": reranker, "reranker-template": templated, "reranker-qwen3": qwen3Reranker}, {ctxSize: 2048});
         chatserveRoot = chatserve.url.replace(/\/v1$/, "");
         qwenServer = await startLlamaServer(qwen, ["-c", "2048", "--jinja"]);
         spmServer = await startLlamaServer(spm, ["-c", "2048", "--jinja"]);
         rerankers.reranker = await startLlamaServer(reranker, ["--reranking", "-c", "512"]);
         rerankers["reranker-template"] = await startLlamaServer(templated, ["--reranking", "-c", "512"]);
+        rerankers["reranker-qwen3"] = await startLlamaServer(qwen3Reranker, ["--reranking", "-c", "512"]);
     }, 120_000);
     afterAll(async () => {
         await Promise.all([qwenServer?.stop(), spmServer?.stop(), ...Object.values(rerankers).map((server) => server.stop())]);
@@ -115,16 +117,18 @@ describe.runIf(hasLlamaServer && existsSync(qwen))("the same answers as llama-se
         }
     });
 
-    it("reranks in llama-server's order with its usage; a BERT score is the probability of llama-server's logit", async () => {
+    it("reranks in llama-server's order with its usage; a BERT score is the probability of llama-server's logit, a Qwen3 one is llama-server's", async () => {
         const query = "the cat sat on the mat";
         const documents = ["a cat", "the dog ran", "mat and hat", "on the big red mat the cat sat", "hello", ""];
-        for (const model of ["reranker", "reranker-template"]) {
+        for (const model of ["reranker", "reranker-template", "reranker-qwen3"]) {
             const theirs = (await rerankers[model]!.post("/v1/rerank", {model, query, documents})).body;
             const mine = (await ours("/v1/rerank", {model, query, documents})).body;
             expect(mine.usage, model).toEqual(theirs.usage);
             expect(mine.results.map((result: {index: number}) => result.index), model).toEqual(theirs.results.map((result: {index: number}) => result.index));
+            // llama.cpp's graph ends a Qwen3 reranker in a softmax: its score is a probability already.
+            const probability = (score: number) => model === "reranker-qwen3" ? score : 1 / (1 + Math.exp(-score));
             for (const [at, result] of (theirs.results as Array<{relevance_score: number}>).entries())
-                expect(mine.results[at].relevance_score).toBeCloseTo(1 / (1 + Math.exp(-result.relevance_score)), 5);
+                expect(mine.results[at].relevance_score, model).toBeCloseTo(probability(result.relevance_score), 5);
         }
     });
 

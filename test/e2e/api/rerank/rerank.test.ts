@@ -1,6 +1,6 @@
 import {CohereClient, CohereClientV2} from "cohere-ai";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
-import {buildTinyRerankerModel} from "../../../fixtures/gguf/rerankerModel.js";
+import {buildTinyQwen3RerankerModel, buildTinyRerankerModel, QWEN3_RERANK_TEMPLATE} from "../../../fixtures/gguf/rerankerModel.js";
 import {buildTinyChatModel, buildTinyEmbeddingModel} from "../../../fixtures/gguf/tinyModels.js";
 import {startTestServer, type TestServer} from "../../support/testServer.js";
 
@@ -18,6 +18,7 @@ describe("POST /v1/rerank on a tiny reranker", () => {
     beforeAll(async () => {
         server = await startTestServer({
             "tiny-reranker": await buildTinyRerankerModel(),
+            "tiny-qwen3-reranker": await buildTinyQwen3RerankerModel(),
             "tiny-embed": await buildTinyEmbeddingModel(),
             "tiny-chat": await buildTinyChatModel()
         });
@@ -27,6 +28,7 @@ describe("POST /v1/rerank on a tiny reranker", () => {
     it("lists rerank as the reranker's one capability", async () => {
         const models = (await (await fetch(`${server.url}/models`)).json()) as {data: Array<{id: string, capabilities: string[]}>};
         expect(models.data.find((model) => model.id === "tiny-reranker")!.capabilities).toEqual(["rerank"]);
+        expect(models.data.find((model) => model.id === "tiny-qwen3-reranker")!.capabilities).toEqual(["rerank"]);
         expect(models.data.find((model) => model.id === "tiny-embed")!.capabilities).toEqual(["embeddings"]);
     });
 
@@ -63,6 +65,21 @@ describe("POST /v1/rerank on a tiny reranker", () => {
         expect(reply.body.usage).toEqual({prompt_tokens: expected, total_tokens: expected});
         expect(reply.body.results).toHaveLength(2);
         expect(reply.body.results[0].document).toEqual({text: documents[reply.body.results[0].index]});
+    });
+
+    it("lays a pair out in the GGUF's rerank template where it has one (Qwen3's), and scores it through its softmax head", async () => {
+        const reply = await post("/v1/rerank", {model: "tiny-qwen3-reranker", query, documents});
+        expect(reply.status).toBe(200);
+        for (const result of reply.body.results as Array<{relevance_score: number}>) {
+            expect(result.relevance_score).toBeGreaterThan(0);
+            expect(result.relevance_score).toBeLessThan(1);
+        }
+        let expected = 0;
+        for (const document of documents) {
+            const text = QWEN3_RERANK_TEMPLATE.replace("{query}", query).replace("{document}", document);
+            expected += ((await post("/tokenize", {model: "tiny-qwen3-reranker", content: text})).body.tokens as number[]).length;
+        }
+        expect(reply.body.usage.prompt_tokens).toBe(expected);
     });
 
     it("is what Cohere's SDKs, v1 and v2, get back", async () => {
