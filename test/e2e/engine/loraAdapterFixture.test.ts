@@ -1,7 +1,7 @@
 // The tiny LoRA adapters the fixtures build (test/fixtures/gguf/loraAdapter.ts), read by llama.cpp
 // itself through node-llama-cpp: it applies one to the tiny chat model (a greedy reply changes; at
 // scale 0 it is the base model's), and refuses one written for another architecture with its own
-// reason. Ground for LoRA support (issue 44, item 5), which chatserve does not serve yet.
+// reason. The adapters chatserve.json gives a model rest on it (test/e2e/models/loraAdapters.test.ts).
 import {getLlama, type Llama, type LlamaModel, type Token} from "node-llama-cpp";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildLoraAdapter} from "../../fixtures/gguf/loraAdapter.js";
