@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildTinyChatModel} from "../../fixtures/gguf/tinyModels.js";
+import {hasSharedModels, sharedModels} from "../support/sharedModels.js";
 import {startTestServer, type TestServer} from "../support/testServer.js";
 
 /**
@@ -195,6 +196,40 @@ describe("the prompt cache", () => {
             await second.stop();
         }
     }, 180_000);
+});
+
+/** The real template families in ../shared/models: their own tokenizers and Jinja templates, restored as the tiny model's are. */
+describe.runIf(hasSharedModels)("the prompt cache on the template models", () => {
+    // Their tokenizers take fewer tokens for the same text: twice as long, to reach the disk tier's 512.
+    const [longA, longB] = [agentA.repeat(2), agentB.repeat(2)];
+    for (const [name, file] of [["Qwen2.5", sharedModels.qwenTools], ["Llama 3.2", sharedModels.llama32Tools]] as const)
+        it(`restores ${name}'s conversation from RAM and from disk, replying as a fresh evaluation does`, async () => {
+            const fresh = await startTestServer({tiny: file}, {...settings, promptCache: false});
+            const expected = await ask(fresh, longA).finally(() => fresh.stop());
+            const cacheDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-prompt-cache-template-"));
+            try {
+                const server = await startTestServer({tiny: file}, {...settings, promptCacheDir: cacheDir});
+                try {
+                    await ask(server, longA);
+                    await ask(server, longB);
+                    const restored = await ask(server, longA);
+                    expect(restored.text).toBe(expected.text);
+                    expect(restored.cachedTokens).toBe(restored.promptTokens - 1);
+                } finally {
+                    await server.stop();
+                }
+                const restarted = await startTestServer({tiny: file}, {...settings, promptCacheDir: cacheDir});
+                try {
+                    const fromDisk = await ask(restarted, longA);
+                    expect(fromDisk.text).toBe(expected.text);
+                    expect(fromDisk.cachedTokens).toBe(fromDisk.promptTokens - 1);
+                } finally {
+                    await restarted.stop();
+                }
+            } finally {
+                await fs.rm(cacheDir, {recursive: true, force: true});
+            }
+        }, 120_000);
 });
 
 async function cacheFiles(dir: string): Promise<string[]> {
