@@ -4,8 +4,18 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import OpenAI from "openai";
 import type {ConfigInput} from "../../src/config.js";
 import {buildTinyChatModel} from "../fixtures/gguf/tinyModels.js";
+import {endOfTurnBanned} from "./support/endOfTurn.js";
 import {hasSharedModels, sharedModels} from "./support/sharedModels.js";
 import {startTestServer, type TestServer} from "./support/testServer.js";
+
+/**
+ * Resolves once `count` requests hold the model (generating, or waiting in its queue): waiting on
+ * that instead of a pause, so a slow machine cannot send the next request before this one is in.
+ */
+async function heldBy(server: TestServer, model: string, count: number): Promise<void> {
+    while ((server.registry.occupancy().find((entry) => entry.id === model)?.holds ?? 0) !== count)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 /**
  * One sequence and a queue of one, so a generation that failed to stop, or a queued request that
@@ -14,19 +24,21 @@ import {startTestServer, type TestServer} from "./support/testServer.js";
 describe("aborts free their sequence and queue slot at once", () => {
     let server: TestServer;
     let client: OpenAI;
+    let noEnd: Record<string, number>;
     const model = "tiny-chat";
     const messages = [{role: "user" as const, content: "Tell me a long story about the cat."}];
 
     beforeAll(async () => {
         server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 1, maxQueue: 1, ctxSize: 2048});
         client = server.client();
+        noEnd = await endOfTurnBanned(server.url, model);
     });
     afterAll(async () => server?.stop());
 
-    /** A streamed generation long enough to hold the only sequence for seconds. */
+    /** A streamed generation long enough to hold the only sequence for seconds (its end of turn banned: it runs until aborted). */
     async function holdSequence(controller: AbortController) {
         const stream = await client.chat.completions.create(
-            {model, messages, temperature: 1, seed: 7, stream: true}, {signal: controller.signal});
+            {model, messages, temperature: 1, seed: 7, stream: true, logit_bias: noEnd}, {signal: controller.signal});
         const iterator = stream[Symbol.asyncIterator]();
         await iterator.next(); // the role chunk: the request holds the sequence now
         return iterator;
@@ -57,7 +69,7 @@ describe("aborts free their sequence and queue slot at once", () => {
         const holder = new AbortController();
         await holdSequence(holder);
         const queued = client.chat.completions.create({model, messages, max_tokens: 2, temperature: 0});
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await heldBy(server, model, 2);
 
         const rejected = await client.chat.completions.create({model, messages, max_tokens: 2}).catch((error: unknown) => error);
         expect(rejected).toBeInstanceOf(OpenAI.APIError);
@@ -74,14 +86,14 @@ describe("aborts free their sequence and queue slot at once", () => {
         await holdSequence(holder);
         const leaver = new AbortController();
         const left = client.chat.completions.create({model, messages, max_tokens: 2}, {signal: leaver.signal}).catch((error: unknown) => error);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await heldBy(server, model, 2);
         leaver.abort();
         await left;
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await heldBy(server, model, 1);
 
         // The queue slot is free again, so this one waits instead of getting 503.
         const waiting = client.chat.completions.create({model, messages, max_tokens: 2, temperature: 0});
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await heldBy(server, model, 2);
         holder.abort();
         expect((await waiting).usage!.completion_tokens).toBe(2);
     });
@@ -152,13 +164,15 @@ async function streamAndQueued(config: ConfigInput, maxTokens: number) {
     const server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 1, maxQueue: 4, ctxSize: 2048, ...config});
     const client = server.client();
     const messages = [{role: "user" as const, content: "Tell me a long story about the cat."}];
-    const stream = await client.chat.completions.create({model, messages, max_tokens: maxTokens, temperature: 1, seed: 7, stream: true});
+    // The end of turn banned: the stream must still hold the sequence when the test acts.
+    const logit_bias = await endOfTurnBanned(server.url, model);
+    const stream = await client.chat.completions.create({model, messages, max_tokens: maxTokens, temperature: 1, seed: 7, stream: true, logit_bias});
     const iterator = stream[Symbol.asyncIterator]();
     await iterator.next(); // the stream holds the only sequence
     const queued = fetch(`${server.url}/chat/completions`, {
         method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({model, messages, max_tokens: 2})
     });
-    await new Promise((resolve) => setTimeout(resolve, 30)); // it waits in the queue
+    await heldBy(server, model, 2); // it waits in the queue
     const drain = async () => {
         let finish: string | null | undefined;
         for (let step = await iterator.next(); step.done !== true; step = await iterator.next())
@@ -191,13 +205,15 @@ describe("shutdown with a request queued", () => {
         const client = server.client();
         const messages = [{role: "user" as const, content: "Tell me a long story about the cat."}];
         try {
-            const stream = await client.chat.completions.create({model, messages, max_tokens: 1800, temperature: 0, stream: true});
+            // The end of turn banned: both replies must still be running when the grace period ends.
+            const logit_bias = await endOfTurnBanned(server.url, model);
+            const stream = await client.chat.completions.create({model, messages, max_tokens: 1800, temperature: 0, stream: true, logit_bias});
             const iterator = stream[Symbol.asyncIterator]();
             await iterator.next();
             const whole = fetch(`${server.url}/chat/completions`, {
-                method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({model, messages, max_tokens: 1800, temperature: 0})
+                method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({model, messages, max_tokens: 1800, temperature: 0, logit_bias})
             });
-            await new Promise((resolve) => setTimeout(resolve, 20));
+            await heldBy(server, model, 2);
 
             const closing = server.close(0);
             const streamError = await (async () => {
