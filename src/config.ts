@@ -50,6 +50,12 @@ export const configSchema = z.object({
     /** llama.cpp's flash attention; `auto` lets llama.cpp decide (on for the CPU). */
     flashAttention: z.enum(flashAttentionChoices).default("auto"),
     /**
+     * Draftless lookup decoding (engine/speculation/): drafts from the prompt and the reply so far,
+     * verified in the decode loop. Off by default: on 2 CPU cores it did not pay on prose
+     * (docs/speculative-decoding.md). A request's own prediction drafts either way.
+     */
+    lookupDecoding: z.boolean().default(false),
+    /**
      * What every model's KV cache stores keys and values as (llama-server's `--cache-type-k` /
      * `--cache-type-v` names); chatserve.json's cache_type_k / cache_type_v per model win.
      * q8_0 halves an f16 cache; a quantized V cache needs flash attention (engine/kvCacheTypes.ts).

@@ -92,7 +92,7 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
                 checkTemplatesFinish(templates);
             generation = {
                 context,
-                steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto"),
+                steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto", runtime.speculation),
                 sequences,
                 pool: new SequencePool(sequences, options.maxQueue),
                 chatWrapper: chatWrapperFor(model, options.chatTemplate, templates != null),

@@ -4,6 +4,7 @@ import type {Logger} from "pino";
 import type {Config} from "../config.js";
 import {LlamaErrorLog} from "./llamaErrorLog.js";
 import {usesOpenMP} from "./openmp.js";
+import {defaultDraftTokenCost, type SpeculationSettings} from "./speculation/speculationPlan.js";
 import {libuvPoolSize, resolveDecodeThreads, resolveThreadCount} from "./threads.js";
 import {ImageDecodePool, imageDecodeConcurrency} from "./vision/imageDecodePool.js";
 import {visionSupport} from "./vision/nativeVision.js";
@@ -21,6 +22,8 @@ export type LlamaRuntime = {
     decodeThreads: number,
     /** node-llama-cpp's context option for llama.cpp's flash attention. */
     flashAttention: "auto" | boolean,
+    /** How generations draft tokens to verify (engine/speculation/); absent: from a request's prediction only. */
+    speculation?: SpeculationSettings,
     /** What llama.cpp logged as errors lately: a failed load's reason. */
     errors: LlamaErrorLog,
     /** Memory free when the server started, which default contexts are sized to (models/contextPlan.ts). */
@@ -36,7 +39,7 @@ export type LlamaRuntime = {
  * `build: "never"`: the server must never start compiling llama.cpp (or download its source)
  * at run time; the prebuilt binaries that npm installed are used, or it fails with a clear message.
  */
-export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads" | "flashAttention"> & Partial<Pick<Config, "maxQueue">>, logger: Logger): Promise<LlamaRuntime> {
+export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads" | "flashAttention"> & Partial<Pick<Config, "maxQueue" | "lookupDecoding">>, logger: Logger): Promise<LlamaRuntime> {
     const llamaLog = logger.child({component: "llama.cpp"});
     const errors = new LlamaErrorLog();
     const llama = await getLlama({
@@ -66,6 +69,7 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         threads,
         decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1),
         flashAttention: flashAttentionOption(config.flashAttention),
+        speculation: {lookup: config.lookupDecoding === true, draftTokenCost: defaultDraftTokenCost},
         errors,
         freeMemoryBytes: await freeMemory(llama),
         vision: visionSupport(llama),

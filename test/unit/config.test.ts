@@ -18,6 +18,7 @@ describe("resolveConfig", () => {
             sharePrefixCache: false,
             gpu: "auto",
             flashAttention: "auto",
+            lookupDecoding: false,
             cacheTypeK: "f16",
             cacheTypeV: "f16",
             maxQueue: 64,

@@ -1,0 +1,145 @@
+// npm run bench:speculative -- [--llama-server PATH] [--runs N] [--max-tokens N]
+//
+// Speculative decoding and Predicted Outputs on the bench model, against plain decoding and
+// llama-server (same llama.cpp source, same file). Random weights do not copy their prompt, so the
+// rewrite turn is built so its reply is known: the model first writes its greedy reply to a prompt
+// holding a ~300-line file; the same prompt is then sent again with that reply, edited in three
+// places, as the prediction. Phases (each stream's decode speed: tokens after the first over the
+// time from first to last content chunk; medians of --runs):
+//   (a) rewrite turn with the prediction; (a') the same turn without it (lookup only, if on);
+//   (b) prose; (c) four prose streams at once (their summed speed).
+// chatserve runs in this process (no build needed; the npm script sets UV_THREADPOOL_SIZE=1 as
+// bin/chatserve.cjs does, which decides its decode threads), once with lookup decoding off and once on;
+// llama-server as a child process, at its defaults and with --spec-type ngram-mod.
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import {resolveConfig} from "../src/config.js";
+import {createLogger} from "../src/logger.js";
+import {startServer} from "../src/server.js";
+import {projectRoot} from "./args.js";
+import {startLlamaServer, takeLlamaServerFlag} from "./llamaServerProcess.js";
+import {decodeTokPerS, streamChat, type ChatMessage, type StreamResult} from "./sse.js";
+import {median} from "./stats.js";
+
+const {binary, rest} = takeLlamaServerFlag(process.argv.slice(2));
+const flag = (name: string, fallback: number) => {
+    const at = rest.indexOf(name);
+    return at < 0 ? fallback : Number(rest[at + 1]);
+};
+const runs = flag("--runs", 3);
+const maxTokens = flag("--max-tokens", 256);
+const modelPath = path.resolve(projectRoot, "../shared/models/bench-random-smollm2-135m-shape-q8_0.gguf");
+const contextSize = 8192;
+
+/** A ~300-line source file: varied enough that its lines tokenize differently. */
+function sourceFile(): string {
+    const verbs = ["load", "parse", "store", "check", "render", "send", "merge", "split"];
+    const nouns = ["user", "order", "invoice", "session", "token", "report", "image", "queue"];
+    const lines: string[] = [];
+    for (let index = 0; lines.length < 300; index++) {
+        const verb = verbs[index % verbs.length]!;
+        const noun = nouns[(index * 3) % nouns.length]!;
+        lines.push(`export function ${verb}${noun[0]!.toUpperCase()}${noun.slice(1)}${index}(${noun}: ${noun === "image" ? "Buffer" : "Record<string, unknown>"}) {`);
+        lines.push(`    if (${noun} == null) throw new Error("no ${noun} to ${verb} (${index})");`);
+        lines.push(`    return {...${noun}, step: ${index * 7 % 13}, done: ${index % 2 === 0}};`);
+        lines.push("}");
+    }
+    return lines.join("\n");
+}
+
+const rewritePrompt: ChatMessage[] = [
+    {role: "system", content: "You are a careful code editor. Reply with the whole file and nothing else."},
+    {role: "user", content: `Rename every 'step' field to 'stage' in this file:\n\n\`\`\`ts\n${sourceFile()}\n\`\`\``}
+];
+const prosePrompt: ChatMessage[] = [{role: "user", content: "Write a long story about a lighthouse keeper who finds a map in a bottle."}];
+
+/** The reply with three short spans replaced: a prediction that is right but for a few edits. */
+function edited(text: string): string {
+    const at = [0.25, 0.5, 0.75].map((share) => Math.floor(text.length * share));
+    let result = text;
+    for (const position of at.reverse())
+        result = `${result.slice(0, position)} EDITED ${result.slice(position + 6)}`;
+    return result;
+}
+
+type Target = {name: string, url: string, model: string, prediction: boolean, stop(): Promise<void>};
+
+async function chatserve(lookup: boolean): Promise<Target> {
+    const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-bench-spec-"));
+    await fs.symlink(modelPath, path.join(modelsDir, "bench.gguf"));
+    const server = await startServer(resolveConfig({
+        modelsDir, port: 0, ctxSize: contextSize, parallel: 4, logLevel: "warn", lookupDecoding: lookup, promptCache: false
+    }), createLogger("warn"));
+    return {name: `chatserve${lookup ? " --lookup-decoding" : ""}`, url: server.url, model: "bench", prediction: true, stop: async () => {
+        await server.close(1000);
+        await fs.rm(modelsDir, {recursive: true, force: true});
+    }};
+}
+
+async function llamaServer(extra: string[], name: string): Promise<Target> {
+    const server = await startLlamaServer(binary!, modelPath, maxTokens, ["-c", String(contextSize * 4), "-np", "4", ...extra]);
+    return {name, url: server.target.url, model: "model", prediction: false, stop: server.stop};
+}
+
+type Row = {target: string, phase: string, tokPerS: number, tokens: number, accepted?: number, rejected?: number};
+
+async function measure(target: Target): Promise<Row[]> {
+    const rows: Row[] = [];
+    const once = (messages: ChatMessage[], extra: object = {}) => streamChat(target.url, target.model, messages, maxTokens, extra);
+    const record = (phase: string, results: StreamResult[], sum = false) => {
+        const speeds = results.map(decodeTokPerS);
+        const details = results[0]!.usage as unknown as {completion_tokens_details?: {accepted_prediction_tokens?: number, rejected_prediction_tokens?: number}};
+        rows.push({
+            target: target.name, phase, tokPerS: sum ? speeds.reduce((a, b) => a + b, 0) : speeds[0]!, tokens: results[0]!.usage?.completion_tokens ?? 0,
+            ...(details.completion_tokens_details?.accepted_prediction_tokens == null ? {} : {
+                accepted: details.completion_tokens_details.accepted_prediction_tokens, rejected: details.completion_tokens_details.rejected_prediction_tokens
+            })
+        });
+    };
+    // The greedy reply to the rewrite prompt (its prompt is cached from here on, for every phase alike).
+    const first = await once(rewritePrompt);
+    const prediction = edited(first.content);
+    await once(prosePrompt);
+    for (let run = 0; run < runs; run++) {
+        if (target.prediction) {
+            const predicted = await once(rewritePrompt, {prediction: {type: "content", content: prediction}});
+            if (predicted.content !== first.content)
+                throw new Error(`${target.name}: the reply with a prediction differs from the one without`);
+            record("(a) rewrite, prediction", [predicted]);
+        }
+        record("(a') rewrite, no prediction", [await once(rewritePrompt)]);
+        record("(b) prose", [await once(prosePrompt)]);
+        record("(c) 4 prose streams, summed", await Promise.all([0, 1, 2, 3].map((index) => once([{role: "user", content: `${prosePrompt[0]!.content} (${index})`}]))), true);
+    }
+    return rows;
+}
+
+const targets: Array<() => Promise<Target>> = [() => chatserve(false), () => chatserve(true)];
+if (binary != null)
+    targets.push(() => llamaServer([], "llama-server"), () => llamaServer(["--spec-type", "ngram-mod"], "llama-server --spec-type ngram-mod"));
+const rows: Row[] = [];
+for (const start of targets) {
+    const target = await start();
+    try {
+        rows.push(...await measure(target));
+    } finally {
+        await target.stop();
+    }
+}
+const phases = [...new Set(rows.map((row) => row.phase))];
+const names = [...new Set(rows.map((row) => row.target))];
+console.log(`bench model, ${maxTokens} tokens per reply, median of ${runs} runs, decode tokens/s\n`);
+console.log(`| phase | ${names.join(" | ")} |`);
+console.log(`|---|${names.map(() => "---:").join("|")}|`);
+for (const phase of phases)
+    console.log(`| ${phase} | ${names.map((name) => {
+        const matching = rows.filter((row) => row.phase === phase && row.target === name);
+        return matching.length === 0 ? "–" : median(matching.map((row) => row.tokPerS)).toFixed(1);
+    }).join(" | ")} |`);
+const predicted = rows.filter((row) => row.accepted != null);
+if (predicted.length > 0)
+    console.log(`\nprediction: ${predicted[0]!.accepted} tokens accepted, ${predicted[0]!.rejected} rejected, reply ${predicted[0]!.tokens} tokens`);
+await fs.mkdir(path.join(projectRoot, "bench/results"), {recursive: true});
+await fs.writeFile(path.join(projectRoot, "bench/results/speculative.json"), JSON.stringify(rows, null, 2));
+process.exit(0);
