@@ -9,13 +9,15 @@ import {Environment, Interpreter} from "@huggingface/jinja";
  * `else` block runs), a string filter applied to an undefined value applies to "", a string plus
  * an undefined or null value is the string, a list filter on nothing filters an empty list, a
  * tuple literal unpacks in a loop, a mapping's `string` is its JSON, lists have `min` and `max`
- * and Python's append, pop, extend and insert, and strings Python's `format` (Hunyuan 3's).
+ * and Python's append, pop, extend and insert, and strings Python's `format` (Hunyuan 3's), and a
+ * mapping may have integer keys (Seed-OSS's `{512: 128, …}`), looked up and compared as integers.
  * Patched once, here.
  */
 
 type RuntimeValue = {type: string};
 type PatchedInterpreter = {
     evaluate(statement: unknown, environment: unknown): RuntimeValue,
+    evaluateMemberExpression(node: {object: unknown, property: unknown, computed: boolean}, environment: unknown): RuntimeValue,
     evaluateBinaryExpression(node: {operator: {value: string}, left: unknown, right: unknown}, environment: unknown): RuntimeValue,
     evaluateFor(node: {iterable: unknown}, environment: unknown): RuntimeValue,
     applyFilter(operand: RuntimeValue, filterNode: {type: string, value?: string}, environment: unknown): RuntimeValue
@@ -44,12 +46,47 @@ interpreter.evaluateFor = function (this: PatchedInterpreter, node, environment)
 };
 
 interpreter.evaluate = function (this: PatchedInterpreter, statement, environment) {
-    const value = evaluate.call(this, statement, environment);
+    const literal = statement as {type?: string, value?: Map<unknown, unknown>} | undefined;
+    if (literal?.type === "ObjectLiteral" && [...literal.value!.keys()].some((key) => (key as {type?: string}).type === "IntegerLiteral"))
+        return integerKeyed(this, literal!.value!, environment);
+    const value = evaluate.call(this, statement, environment) as RuntimeValue & {value?: unknown};
+    // An integer key comes out of a mapping's items as a string value holding a number: an integer again.
+    if (value.type === "StringValue" && typeof value.value === "number")
+        return integerValue(value.value);
     // A tuple literal is a list to unpack in a loop (`for field, name in [("maximum", "Maximum")]`,
     // Functionary's), which @huggingface/jinja refuses for its own tuple type.
     if (value.type === "TupleValue")
         (value as {type: string}).type = "ArrayValue";
     return value.type === "UndefinedValue" && typeof statement === "object" && statement != null && iterables.has(statement) ? emptyList() : value;
+};
+
+/** A mapping literal with integer keys, kept as numbers (the engine's own mappings take strings only). */
+function integerKeyed(self: PatchedInterpreter, entries: Map<unknown, unknown>, environment: unknown): RuntimeValue {
+    const mapping = new Map<unknown, RuntimeValue>();
+    for (const [key, value] of entries)
+        mapping.set((self.evaluate(key, environment) as RuntimeValue & {value: unknown}).value, self.evaluate(value, environment));
+    const result = new Environment().set("mapping", {}) as RuntimeValue & {value: Map<unknown, RuntimeValue>, items(): RuntimeValue, _builtins?: Map<string, RuntimeValue>};
+    result.value = mapping;
+    // Its items with integer keys, in insertion order, or sorted by key (`dictsort`, numerically).
+    const pairs = (entries: Array<[unknown, RuntimeValue]>) => new ListValue(entries.map(([key, value]) =>
+        new ListValue([typeof key === "number" ? integerValue(key) : stringValue(String(key)), value])));
+    const byKey = ([a]: [unknown, RuntimeValue], [b]: [unknown, RuntimeValue]) => typeof a === "number" && typeof b === "number" ? a - b : String(a).localeCompare(String(b));
+    result.items = () => pairs([...mapping.entries()]);
+    result._builtins = new Map([["dictsort", new FunctionValue(() => pairs([...mapping.entries()].sort(byKey)))], ["items", new FunctionValue(() => result.items())]]);
+    return result;
+}
+
+const member = interpreter.evaluateMemberExpression;
+interpreter.evaluateMemberExpression = function (this: PatchedInterpreter, node, environment) {
+    // A mapping named by a variable, indexed by an integer literal (`gears[16384]`): both read once,
+    // without side effects, before the engine reads them again.
+    const [object, key] = [node.object, node.property] as Array<{type?: string, value?: unknown}>;
+    if (node.computed && object!.type === "Identifier" && key!.type === "IntegerLiteral") {
+        const mapping = this.evaluate(object, environment) as RuntimeValue & {value: unknown};
+        if (mapping.type === "ObjectValue")
+            return (mapping.value as Map<unknown, RuntimeValue>).get(key!.value) ?? new Environment().set("undefined", undefined) as RuntimeValue;
+    }
+    return member.call(this, node, environment);
 };
 
 interpreter.applyFilter = function (this: PatchedInterpreter, operand, filterNode, environment) {
@@ -96,6 +133,7 @@ type RuntimeList = RuntimeValue & {value: RuntimeValue[]};
 const sampleList = new Environment().set("list", []) as object;
 const FunctionValue = (new Environment().set("function", () => null) as object).constructor as new (call: (args: RuntimeValue[]) => RuntimeValue) => RuntimeValue;
 const listPrototype = Object.getPrototypeOf(sampleList) as object;
+const ListValue = sampleList.constructor as new (items: RuntimeValue[]) => RuntimeValue;
 const ownBuiltins = Object.getOwnPropertyDescriptor(listPrototype, "builtins")!.get!;
 Object.defineProperty(listPrototype, "builtins", {
     configurable: true,

@@ -132,6 +132,12 @@ describe("more of Jinja as llama.cpp runs it (Functionary, Apriel, MiniCPM5)", (
         expect(render("{{ n | min }} {{ n | max }}", {n: [3, 1, 2]})).toBe("1 3");
     });
 
+    it("takes integer keys in a mapping literal, sorted and compared as integers (Seed-OSS's thinking-budget gears)", () => {
+        const gears = "{% set g = {1024: 256, 0: 0, 512: 128} %}";
+        expect(render(gears + "{% for k, v in g | dictsort %}{% if 600 <= k %}{{ k + 1 }}:{{ v }};{% endif %}{% endfor %}{{ g[512] }}")).toBe("1025:256;128");
+        expect(render(gears + "{% for k, v in g.items() %}{{ k }},{% endfor %}{{ m[1:] | length }}", {m: [1, 2, 3]})).toBe("1024,0,512,2");
+    });
+
     it("formats strings as Python's str.format does (Hunyuan 3 spells its markers with it)", () => {
         expect(render("{{ '<｜hy_eos{}｜>'.format(t) }} {{ '{1}-{0} {{x}}'.format('a', 2) }}", {t: ":opensource"})).toBe("<｜hy_eos:opensource｜> 2-a {x}");
     });
