@@ -3,6 +3,7 @@
 // it has work queued.
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildTinyChatModel} from "../../fixtures/gguf/tinyModels.js";
+import {endOfTurnBanned} from "../support/endOfTurn.js";
 import {startTestServer, type TestServer} from "../support/testServer.js";
 
 describe("a new request while other streams generate", () => {
@@ -14,8 +15,9 @@ describe("a new request while other streams generate", () => {
     });
     afterAll(async () => server?.stop());
 
-    const ask = (content: string, max_tokens: number) => server.client().chat.completions.create({
-        model, messages: [{role: "user", content}], max_tokens, temperature: 1, seed: 7, stream: true
+    // The end of turn banned: a long stream that ended early would be done before the new request's first token.
+    const ask = async (content: string, max_tokens: number) => server.client().chat.completions.create({
+        model, messages: [{role: "user", content}], max_tokens, temperature: 1, seed: 7, stream: true, logit_bias: await endOfTurnBanned(server.url, model)
     });
 
     it.each([1, 2])("gets its first token before %i long stream(s) end", async (background) => {
@@ -78,9 +80,11 @@ describe("a long prompt while another stream generates", () => {
 
         const events: string[] = [];
         let tokens = 0;
+        // The end of turn banned: a stream that ended within 8 tokens would leave the loop below waiting for ever.
+        const logit_bias = await endOfTurnBanned(server.url, model);
         const stream = (async () => {
             const chunks = await server.client().completions.create({
-                model, prompt: "Once upon a time", max_tokens: 1500, temperature: 1, seed: 3, stream: true
+                model, prompt: "Once upon a time", max_tokens: 1500, temperature: 1, seed: 3, stream: true, logit_bias
             });
             for await (const _chunk of chunks)
                 tokens++;
