@@ -90,7 +90,10 @@ describe("API keys, hot-added and corrupt model files", () => {
         expect(error!.message).toMatch(/not within the file bounds, model is corrupted or incomplete/);
 
         await fs.appendFile(file, bytes.subarray(Math.floor(bytes.length * 0.6)));
-        await new Promise((resolve) => setTimeout(resolve, 600));
+        // Until a rescan (every 200 ms) has read the whole file: waited on, as a busy machine's timers run late.
+        const status = async () => (await server.client(key).models.retrieve("downloading") as unknown as {status: string}).status;
+        while (await status() === "unavailable")
+            await new Promise((resolve) => setTimeout(resolve, 50));
         const reply = await server.client(key).chat.completions.create({model: "downloading", messages: [{role: "user", content: "Hi"}], max_tokens: 2});
         expect(reply.usage!.completion_tokens).toBeGreaterThan(0);
     });
