@@ -4,6 +4,7 @@
 import {LlamaModel, type LlamaContext} from "node-llama-cpp";
 import {afterAll, beforeAll, describe, expect, it, vi} from "vitest";
 import {buildTinyChatModel} from "../../fixtures/gguf/tinyModels.js";
+import {endOfTurnBanned} from "../support/endOfTurn.js";
 import {startTestServer, type TestServer} from "../support/testServer.js";
 
 /** The size of every batch the server's contexts decode, and the sequences in it, in batch order. */
@@ -28,11 +29,15 @@ vi.spyOn(LlamaModel.prototype, "createContext").mockImplementation(async functio
     return context;
 });
 
-/** Streams a greedy reply (the tiny model rarely ends one early); calls `started` at its third chunk. */
+/**
+ * Streams a greedy reply of 200 tokens, its end of turn banned (one that ended within three chunks
+ * would leave its caller waiting for ever, one that ended early would share few batches); calls
+ * `started` at its third chunk.
+ */
 async function streamReply(server: TestServer, model: string, story: number, started?: () => void): Promise<void> {
     const stream = await server.client().chat.completions.create({
         model, messages: [{role: "user", content: `Tell me a long story, number ${story}.`}],
-        max_tokens: 200, temperature: 0, stream: true
+        max_tokens: 200, temperature: 0, stream: true, logit_bias: await endOfTurnBanned(server.url, model)
     });
     let chunks = 0;
     for await (const _chunk of stream) {
