@@ -27,16 +27,17 @@ describe("abortWhenClientLeaves", () => {
         return {port: (server.address() as AddressInfo).port, signal};
     }
 
-    function postAndLeave(port: number): void {
+    /** Sends a request, and leaves once `leaveAfter` has settled (the request has reached the server by then). */
+    function postAndLeave(port: number, leaveAfter: Promise<unknown>): void {
         const socket = net.connect(port, "127.0.0.1", () => {
             socket.write("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
-            setTimeout(() => socket.destroy(), 20);
+            void leaveAfter.then(() => socket.destroy());
         });
     }
 
     it("aborts for a client that left before the signal was made", async () => {
         const {port, signal} = await serve((res) => new Promise((gone) => res.once("close", () => gone())));
-        postAndLeave(port);
+        postAndLeave(port, new Promise((resolve) => setTimeout(resolve, 20)));
         const made = await signal;
         expect(made.aborted).toBe(true);
         expect(made.reason).toBeInstanceOf(ClientGoneError);
@@ -44,7 +45,8 @@ describe("abortWhenClientLeaves", () => {
 
     it("aborts when a client still there leaves later", async () => {
         const {port, signal} = await serve(async () => {});
-        postAndLeave(port);
+        // Leaves only once the signal is made: after a fixed pause, a slow server could make it too late.
+        postAndLeave(port, signal);
         const made = await signal;
         expect(made.aborted).toBe(false);
         await new Promise((aborted) => made.addEventListener("abort", aborted, {once: true}));
