@@ -1,4 +1,5 @@
 import {createHash} from "node:crypto";
+import {readsGemma4ToolResponses, withGemma4ToolResponses} from "./gemma4ToolResponses.js";
 import type {TemplateMessage} from "./templateMessage.js";
 
 /** A message as a family's template reads it: content may become typed blocks (Ministral 3's thought). */
@@ -9,7 +10,8 @@ export type FamilyMessage = Omit<TemplateMessage, "content"> & {content: string 
  * from `reasoning_content`, it is moved there, as llama.cpp's handler for that family does
  * (common/parsers/): LFM2 and LFM2.5 read `thinking`; Ministral 3 and Magistral read a content
  * block of type `thinking` before the text, in system and assistant messages. Mistral's call ids
- * are made to fit its templates.
+ * are made to fit its templates. Gemma 4's first templates read a call's results inside the
+ * assistant's turn (gemma4ToolResponses.ts).
  */
 export function forFamily(source: string, given: readonly TemplateMessage[]): FamilyMessage[] {
     const messages = source.includes("alphanumeric strings with length 9") ? given.map(withNineCharacterIds) : given;
@@ -26,6 +28,8 @@ export function forFamily(source: string, given: readonly TemplateMessage[]): Fa
         });
     if (isLfm2(source))
         return messages.map((message) => message.reasoning_content == null ? message : {...message, thinking: message.reasoning_content});
+    if (readsGemma4ToolResponses(source))
+        return withGemma4ToolResponses(messages);
     return [...messages];
 }
 
