@@ -75,7 +75,9 @@ describe("POST /v1/models/{id}/load and /unload", () => {
         const t = sizedApp({memory: {bytes: 500, waitMs: 50}});
         t.loader.prepare = (model) => model.script = {pieces: ["slow"], hangUntilAborted: true};
         const busy = request(t.app).post("/v1/chat/completions").send({model: "chat-a", messages: [{role: "user", content: "hi"}]}).timeout(300).catch(() => null);
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        // Until the busy request has loaded chat-a (a fixed pause could end first on a slow machine).
+        while (!t.loader.events.includes("load chat-a"))
+            await new Promise((resolve) => setTimeout(resolve, 5));
         const res = await request(t.app).post("/v1/chat/completions").send({model: "sub/chat-b", messages: [{role: "user", content: "hi"}]}).expect(503);
         expect(res.headers["retry-after"]).toBe("5");
         expect(errorOf(res.body)).toMatchObject({type: "server_error", code: "insufficient_memory", param: "model"});
