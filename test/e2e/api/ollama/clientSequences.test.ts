@@ -81,7 +81,8 @@ describe("IDE discovery and chat sequences, replayed", () => {
         expect(tags.models.map((model) => model.model)).toContain("llava:latest");
 
         const openai = new OpenAI({baseURL: `${base}/v1`, apiKey: "ollama", maxRetries: 0});
-        const stream = await openai.chat.completions.create({model: "tiny-tools:latest", stream: true, max_tokens: 4, messages: [{role: "user", content: "hi"}]});
+        // Greedy: a sampled reply of a random-weight model can end its turn within 4 tokens.
+        const stream = await openai.chat.completions.create({model: "tiny-tools:latest", stream: true, max_tokens: 4, temperature: 0, messages: [{role: "user", content: "hi"}]});
         let finish: string | null = null;
         for await (const chunk of stream)
             finish = chunk.choices[0]?.finish_reason ?? finish;
