@@ -21,10 +21,8 @@ describe("tiny GGUF builders", () => {
     beforeAll(async () => { dir = await mkdtemp(path.join(os.tmpdir(), "tiny-gguf-")); });
     afterAll(async () => { await rm(dir, {recursive: true, force: true}); });
 
-    it("writes deterministic files quickly and reuses them", async () => {
-        const start = performance.now();
+    it("writes deterministic files and reuses them", async () => {
         const first = await buildTinyChatModel(dir, {fim: true});
-        expect(performance.now() - start).toBeLessThan(1000);
         const {mtimeMs} = await stat(first);
         // Same options give the same bytes, hence the same content-hashed name; the file is not rewritten.
         expect(await buildTinyChatModel(dir, {fim: true})).toBe(first);
