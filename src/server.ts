@@ -98,7 +98,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         memory: {
             ...memoryBudget, keepAlive: config.keepAlive, waitMs: config.memoryWaitMs, maxWaiting: config.maxQueue
         },
-        lifecycle: metrics?.lifecycle
+        lifecycle: metrics?.lifecycle,
+        promptCacheUsage: (path) => promptCache.usageFor(path)
     }, logger);
     // chatserve.json is read before the first listing (the banner's), then again at every rescan.
     const settingsFile = new SettingsFile(config.modelsDir, logger, config.allowPathsOutsideModels);

@@ -25,7 +25,9 @@ export type ServedModel = {
     memory_gpu_bytes?: number,
     active_requests?: number,
     keep_alive?: number | null,
-    expires_at?: number | null
+    expires_at?: number | null,
+    /** What the prompt cache holds of the model's prompts (absent from an older server, and until the model has loaded). */
+    prompt_cache?: {ram_bytes?: number, disk_bytes?: number}
 };
 
 /** `chatserve ps`: what a running server has in memory now, as `ollama ps` shows it. */
@@ -103,9 +105,10 @@ export function psTable(models: readonly ServedModel[], backend: string | null, 
         memory(model),
         processor(model, backend),
         model.context_length != null ? String(model.context_length) : "-",
+        cached(model),
         until(model, nowSeconds)
     ]);
-    const table = textTable(["NAME", "MEMORY", "PROCESSOR", "CONTEXT", "UNTIL"], rows);
+    const table = textTable(["NAME", "MEMORY", "PROCESSOR", "CONTEXT", "CACHED", "UNTIL"], rows);
     return rows.length > 0 ? table : `${table}(no model is loaded: a model loads on its first request)\n`;
 }
 
@@ -116,6 +119,16 @@ function memory(model: ServedModel): string {
     if (typeof model.size_bytes === "number")
         return formatBytes(model.size_bytes + (model.context_memory_bytes ?? model.kv_cache_bytes ?? 0));
     return "-";
+}
+
+/** The prompt cache's share of the model: "40 MiB RAM + 1.2 GiB disk", the tiers holding nothing left out; "-" when the server does not say. */
+function cached(model: ServedModel): string {
+    const cache = model.prompt_cache;
+    if (cache == null || typeof cache.ram_bytes !== "number")
+        return "-";
+    const parts = [[cache.ram_bytes, "RAM"], [cache.disk_bytes ?? 0, "disk"]] as const;
+    const held = parts.filter(([bytes]) => bytes > 0).map(([bytes, tier]) => `${formatBytes(bytes)} ${tier}`);
+    return held.length > 0 ? held.join(" + ") : "none";
 }
 
 /** As `ollama ps` writes it: "100% CPU", "100% GPU", "25%/75% CPU/GPU". */

@@ -1,4 +1,5 @@
 import {defaultKvCacheTypes, type KvCacheTypes} from "../engine/kvCacheTypes.js";
+import type {PromptCacheUsage} from "../engine/promptCache/promptCacheStats.js";
 import type {ContextPlan} from "./contextPlan.js";
 import type {KeepAlive} from "./keepAlive.js";
 import {noMemory, type MemoryFootprint} from "./memoryEstimate.js";
@@ -49,6 +50,8 @@ export type ListedModel = {
     /** How the weights are quantized ("Q4_K_M"), from the header; absent when it does not say (Ollama's /api/tags shows it). */
     quantization?: string,
     sizeBytes: number,
+    /** What the prompt cache holds of its prompts, per tier; absent until it has loaded with a cache (its layout is known then). */
+    promptCache?: PromptCacheUsage,
     /** Why it cannot be used, when unavailable. */
     error?: string,
     /** Why a model planned with a projector takes no images: it failed its checks, or llama.cpp could not load it. It serves text. */
@@ -73,7 +76,7 @@ export type ResidencyView = {
     keepAlive: KeepAlive | null
 };
 
-export function listedModel(descriptor: ModelDescriptor, plan: ContextPlan, view: ResidencyView, aliases: readonly string[]): ListedModel {
+export function listedModel(descriptor: ModelDescriptor, plan: ContextPlan, view: ResidencyView, aliases: readonly string[], promptCache?: PromptCacheUsage): ListedModel {
     const {residency} = view;
     const error = descriptor.error ?? residency?.error ?? view.tooLarge;
     const loaded = residency?.state === "loaded" ? residency.facts : undefined;
@@ -106,6 +109,7 @@ export function listedModel(descriptor: ModelDescriptor, plan: ContextPlan, view
         architecture: descriptor.architecture,
         ...(descriptor.quantization != null ? {quantization: descriptor.quantization} : {}),
         sizeBytes: descriptor.sizeBytes,
+        ...(promptCache != null ? {promptCache} : {}),
         ...(error != null ? {error} : {}),
         ...(visionError != null ? {visionError} : {}),
         ...(aliases.length > 0 ? {aliases: [...aliases]} : {})

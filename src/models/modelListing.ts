@@ -1,3 +1,4 @@
+import type {PromptCacheUsage} from "../engine/promptCache/promptCacheStats.js";
 import type {KeepAlive} from "./keepAlive.js";
 import {listedAlias, listedDanglingAlias, listedModel, type ListedModel} from "./listedModel.js";
 import {totalBytes} from "./memoryEstimate.js";
@@ -23,7 +24,9 @@ export class ModelListing {
         private readonly residencies: Pick<ResidencyLedger, "current" | "all" | "occupants">,
         private readonly budget: BudgetDescription,
         /** --keep-alive: a model's when chatserve.json names none. */
-        private readonly keepAlive: KeepAlive | null
+        private readonly keepAlive: KeepAlive | null,
+        /** What the prompt cache holds for a model, by the path it loads from. */
+        private readonly promptCacheUsage: (modelPath: string) => PromptCacheUsage | undefined = () => undefined
     ) {}
 
     /** The folder's models, then each exact alias as an entry of its own (patterns show on the models they lead to). */
@@ -58,6 +61,6 @@ export class ModelListing {
             residency: this.residencies.current(descriptor), estimate, measured: this.sizing.isMeasured(descriptor), tooLarge,
             keepAlive: this.sizing.modelSettings(descriptor.id).keepAlive ?? this.keepAlive
         };
-        return listedModel(descriptor, plan, view, this.lookup.namesFor(descriptor.id));
+        return listedModel(descriptor, plan, view, this.lookup.namesFor(descriptor.id), this.promptCacheUsage(descriptor.path));
     }
 }

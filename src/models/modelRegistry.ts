@@ -43,7 +43,7 @@ export class ModelRegistry {
         this.scheduler = new ModelScheduler(catalogue, withCheckedProjector(load), this.sizing, {
             budget, keepAlive, waitMs: memory.waitMs ?? defaultMemoryWaitMs, maxWaiting: memory.maxWaiting
         }, settings.lifecycle, logger);
-        this.listing = new ModelListing(catalogue, this.lookup, this.sizing, this.scheduler.residencies, budget, keepAlive);
+        this.listing = new ModelListing(catalogue, this.lookup, this.sizing, this.scheduler.residencies, budget, keepAlive, settings.promptCacheUsage);
     }
 
     /**

@@ -1,3 +1,4 @@
+import type {PromptCacheUsage} from "../engine/promptCache/promptCacheStats.js";
 import type {LoadedModel} from "../engine/loadedModel.js";
 import type {KeepAlive} from "./keepAlive.js";
 import type {ContextPlan, ContextSettings} from "./contextPlan.js";
@@ -33,7 +34,9 @@ export type RegistrySettings = {
     /** The memory budget, the model count limit and keep-alive. */
     memory?: MemorySettings,
     /** Told of every load and unload, with how long it took (metrics). */
-    lifecycle?: ModelLifecycleObserver
+    lifecycle?: ModelLifecycleObserver,
+    /** What the prompt cache holds for the model loaded from a path (its listing's `promptCache`); none without a cache. */
+    promptCacheUsage?: (modelPath: string) => PromptCacheUsage | undefined
 };
 
 /** Hears of each model's loads and unloads as they end. */

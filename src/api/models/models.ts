@@ -70,6 +70,12 @@ export type ModelObject = {
     expires_at: number | null,
     architecture: string | null,
     size_bytes: number,
+    /**
+     * What the prompt cache (docs/prompt-cache.md) holds of this model's prompts: bytes and entries
+     * in RAM and on disk, under the settings it last loaded with. Absent until the model has loaded
+     * with a prompt cache since the server started (the entries' layout is known only then).
+     */
+    prompt_cache?: {ram_bytes: number, ram_entries: number, disk_bytes: number, disk_entries: number},
     /** Why the model cannot be used, when status is "unavailable". */
     error?: string,
     /** Why a model served with a projector takes no images (its projector failed its checks or its load): it serves text. */

@@ -35,6 +35,10 @@ export function toModelObject(model: ListedModel): ModelObject {
         expires_at: model.expiresAtMs == null ? null : Math.ceil(model.expiresAtMs / 1000),
         architecture: model.architecture,
         size_bytes: model.sizeBytes,
+        ...(model.promptCache != null ? {prompt_cache: {
+            ram_bytes: model.promptCache.ram.bytes, ram_entries: model.promptCache.ram.entries,
+            disk_bytes: model.promptCache.disk.bytes, disk_entries: model.promptCache.disk.entries
+        }} : {}),
         ...(model.error != null ? {error: model.error} : {}),
         ...(model.visionError != null ? {vision_error: model.visionError} : {}),
         ...(model.aliasFor != null ? {alias_for: model.aliasFor} : {}),

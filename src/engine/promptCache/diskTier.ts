@@ -5,6 +5,7 @@ import type {Logger} from "pino";
 import {sharedPrefix} from "./blockHashes.js";
 import {CorruptEntryError, decodeEntry, decodeHeader, encodeEntry, fixedPrefixBytes, headerLength, type CacheEntry} from "./cacheEntry.js";
 import {PrefixIndex} from "./prefixIndex.js";
+import type {LayoutUsage} from "./promptCacheStats.js";
 
 /**
  * A cache file as the index knows it from its header and tokens: enough to find it and to measure
@@ -82,6 +83,21 @@ export class DiskTier {
 
     public get count(): number {
         return this.records.size;
+    }
+
+    /**
+     * What the files of one layout take, as indexed (nothing is read): a layout whose folder was not
+     * opened yet (no model of it loaded since the start) counts none.
+     */
+    public usage(layout: string): LayoutUsage {
+        let bytes = 0;
+        let entries = 0;
+        for (const record of this.records.values())
+            if (record.layout === layout) {
+                bytes += record.bytes;
+                entries++;
+            }
+        return {bytes, entries};
     }
 
     /** Writes `entry` in the background (one write at a time), then keeps the folder within its budget. */

@@ -33,7 +33,7 @@ export async function promptCacheForModel(
                 // LoRA adapters change every layer's keys and values: a state is valid only under the same files at the same scales.
                 ...(files.loraAdapters == null ? {} : {lora: JSON.stringify(await Promise.all(files.loraAdapters.map(async ({path, scale}) => ({file: await fileIdentity(path), scale}))))})
             }})
-        });
+        }, files.path);
     } catch (error) {
         logger?.warn({event: "prompt_cache_unavailable", err: error}, `no prompt cache for ${files.path}`);
         return null;

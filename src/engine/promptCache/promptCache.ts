@@ -3,7 +3,7 @@ import {DiskTier} from "./diskTier.js";
 import {modelLayout, type ModelLayoutSettings} from "./modelLayout.js";
 import {ModelPromptCache} from "./modelPromptCache.js";
 import {RamTier} from "./ramTier.js";
-import {emptyCounters, type TierCounters, type TierName, type TierSnapshot} from "./promptCacheStats.js";
+import {emptyCounters, type PromptCacheUsage, type TierCounters, type TierName, type TierSnapshot} from "./promptCacheStats.js";
 
 export type PromptCacheSettings = {
     /** The RAM tier's budget; 0: no RAM tier. */
@@ -22,6 +22,8 @@ export class PromptCache {
     public readonly ram: RamTier;
     public readonly disk: DiskTier | null;
     public readonly counters: Record<TierName, TierCounters> = {ram: emptyCounters(), disk: emptyCounters()};
+    /** Each model's layout as it last loaded, by the path it was loaded from: what `usageFor` counts. */
+    private readonly layouts = new Map<string, string>();
 
     public constructor(settings: PromptCacheSettings, private readonly logger: Logger) {
         this.ram = new RamTier(settings.ramBytes);
@@ -32,9 +34,13 @@ export class PromptCache {
         return this.ram.budgetBytes > 0 || this.disk != null;
     }
 
-    /** A model's handle on the cache, its disk folder indexed; a disk that cannot be read leaves it the RAM tier only. */
-    public async forModel(settings: ModelLayoutSettings): Promise<ModelPromptCache> {
+    /**
+     * A model's handle on the cache, its disk folder indexed; a disk that cannot be read leaves it the
+     * RAM tier only. `loadedFrom`: the path the server loaded it by (its listing's), for `usageFor`.
+     */
+    public async forModel(settings: ModelLayoutSettings, loadedFrom: string = settings.model.path): Promise<ModelPromptCache> {
         const layout = modelLayout(settings);
+        this.layouts.set(loadedFrom, layout.key);
         let disk = this.disk;
         if (disk != null)
             await disk.open(layout.key, settings).catch((error: unknown) => {
@@ -42,6 +48,18 @@ export class PromptCache {
                 disk = null;
             });
         return new ModelPromptCache(layout.key, this.ram, disk, this.counters, this.logger);
+    }
+
+    /**
+     * What each tier holds for the model loaded from `path` (under the layout of its last load: its
+     * entries stay after it is unloaded); undefined for a model not loaded with a cache since the start,
+     * whose layout (context cells, llama.cpp build) is only known once it loads.
+     */
+    public usageFor(path: string): PromptCacheUsage | undefined {
+        const layout = this.layouts.get(path);
+        if (layout == null)
+            return undefined;
+        return {ram: this.ram.usage(layout), disk: this.disk?.usage(layout) ?? {bytes: 0, entries: 0}};
     }
 
     /** Each tier's counters and contents, for /metrics. */

@@ -19,3 +19,8 @@ export function emptyCounters(): TierCounters {
 
 /** A tier's counters and what it holds now. */
 export type TierSnapshot = TierCounters & {tier: TierName, bytes: number, entries: number, budgetBytes: number};
+
+/** What the cache holds for one model layout (its `/v1/models` entry's `prompt_cache`). */
+export type LayoutUsage = {bytes: number, entries: number};
+
+export type PromptCacheUsage = {ram: LayoutUsage, disk: LayoutUsage};

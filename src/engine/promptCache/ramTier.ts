@@ -1,6 +1,7 @@
 import {sharedPrefix} from "./blockHashes.js";
 import {entryBytes, type CacheEntry} from "./cacheEntry.js";
 import {PrefixIndex} from "./prefixIndex.js";
+import type {LayoutUsage} from "./promptCacheStats.js";
 
 /**
  * The RAM tier: prompt prefixes' KV states kept in host memory within `budgetBytes`, least recently
@@ -22,6 +23,18 @@ export class RamTier {
 
     public get count(): number {
         return this.entries.size;
+    }
+
+    /** What the entries saved under one layout take (a walk over the entries: the tier holds few, each large). */
+    public usage(layout: string): LayoutUsage {
+        let bytes = 0;
+        let entries = 0;
+        for (const entry of this.entries)
+            if (entry.layout === layout) {
+                bytes += entryBytes(entry);
+                entries++;
+            }
+        return {bytes, entries};
     }
 
     /** The entry sharing the longest exact prefix with the prompt, marked used; undefined when none shares a whole block. */

@@ -192,7 +192,7 @@ describe("the chatserve command", () => {
         const server = await startServer(["--models", modelsDir, "--port", "0", "--threads", "1", "--api-key", "secret"]);
         try {
             const ps = (...args: string[]) => run("ps", "--url", `${server.url}/v1`, ...args);
-            expect(ps("--api-key", "secret").stdout).toBe("NAME   MEMORY   PROCESSOR   CONTEXT   UNTIL\n(no model is loaded: a model loads on its first request)\n");
+            expect(ps("--api-key", "secret").stdout).toBe("NAME   MEMORY   PROCESSOR   CONTEXT   CACHED   UNTIL\n(no model is loaded: a model loads on its first request)\n");
             expect(ps()).toMatchObject({status: 1, stderr: `chatserve: the server at ${server.url} requires an API key: pass --api-key KEY or set CHATSERVE_API_KEY\n`});
             expect(ps("--api-key", "wrong")).toMatchObject({status: 1, stderr: `chatserve: the server at ${server.url} refused that API key\n`});
 
@@ -206,7 +206,7 @@ describe("the chatserve command", () => {
             const models = await (await fetch(`${server.url}/v1/models`, {headers: {Authorization: "Bearer secret"}})).json() as {data: Array<{id: string, context_length: number}>};
             const lines = listed.stdout.trimEnd().split("\n");
             expect(lines).toHaveLength(2);
-            expect(lines[1]).toMatch(new RegExp(`^tiny +[\\d.]+ (KiB|MiB) +100% CPU +${models.data[0]!.context_length} +until memory is needed$`));
+            expect(lines[1]).toMatch(new RegExp(`^tiny +[\\d.]+ (KiB|MiB) +100% CPU +${models.data[0]!.context_length} +(none|[\\d.]+ \\w+ (RAM|disk)( \\+ [\\d.]+ \\w+ disk)?) +until memory is needed$`));
         } finally {
             server.child.kill("SIGKILL");
             await fs.rm(modelsDir, {recursive: true, force: true});

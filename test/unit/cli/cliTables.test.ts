@@ -5,6 +5,7 @@ import {textTable} from "../../../src/cli/textTable.js";
 import type {ModelDescriptor} from "../../../src/models/modelDescriptor.js";
 
 const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
 const now = 1_800_000_000;
 const loaded = (id: string, extra: Partial<ServedModel> = {}): ServedModel => ({
     id, status: "loaded", loaded: true, loading: false, unloading: false, context_length: 8192,
@@ -15,19 +16,19 @@ const rows = (table: string) => table.trimEnd().split("\n").map((line) => line.s
 describe("chatserve ps's table", () => {
     it("shows loaded and loading models with memory, processor, context and until when, as ollama ps does", () => {
         const table = psTable([
-            loaded("qwen", {expires_at: now + 240}),
-            loaded("llama", {keep_alive: -1, memory_gpu_bytes: 2 * GiB}),
-            loaded("gemma", {memory_gpu_bytes: 0.5 * GiB}),
+            loaded("qwen", {expires_at: now + 240, prompt_cache: {ram_bytes: 40 * MiB, disk_bytes: 1.5 * GiB}}),
+            loaded("llama", {keep_alive: -1, memory_gpu_bytes: 2 * GiB, prompt_cache: {ram_bytes: 0, disk_bytes: 0}}),
+            loaded("gemma", {memory_gpu_bytes: 0.5 * GiB, prompt_cache: {ram_bytes: 3 * MiB, disk_bytes: 0}}),
             {id: "phi", status: "loading", loaded: false, loading: true, memory_bytes: GiB, context_length: 4096},
             {id: "idle-on-disk", status: "available", loaded: false, loading: false},
             loaded("gpt-4o", {alias_for: "qwen"})
         ], "CPU", now);
         expect(rows(table)).toEqual([
-            ["NAME", "MEMORY", "PROCESSOR", "CONTEXT", "UNTIL"],
-            ["qwen", "2 GiB", "100% CPU", "8192", "4 minutes from now"],
-            ["llama", "2 GiB", "100% GPU", "8192", "forever"],
-            ["gemma", "2 GiB", "75%/25% CPU/GPU", "8192", "until memory is needed"],
-            ["phi", "1 GiB", "100% CPU", "4096", "loading"]
+            ["NAME", "MEMORY", "PROCESSOR", "CONTEXT", "CACHED", "UNTIL"],
+            ["qwen", "2 GiB", "100% CPU", "8192", "40 MiB RAM + 1.5 GiB disk", "4 minutes from now"],
+            ["llama", "2 GiB", "100% GPU", "8192", "none", "forever"],
+            ["gemma", "2 GiB", "75%/25% CPU/GPU", "8192", "3 MiB RAM", "until memory is needed"],
+            ["phi", "1 GiB", "100% CPU", "4096", "-", "loading"]
         ]);
     });
 
@@ -39,19 +40,19 @@ describe("chatserve ps's table", () => {
             loaded("late", {expires_at: now - 1}),
             {id: "queued", status: "loading", loaded: false, loading: true, waiting_for_memory: true}
         ], "CPU", now);
-        expect(rows(table).slice(1).map((row) => row[4])).toEqual(["5 minutes after its requests end", "its requests end", "unloading", "now", "waiting for memory"]);
+        expect(rows(table).slice(1).map((row) => row[5])).toEqual(["5 minutes after its requests end", "its requests end", "unloading", "now", "waiting for memory"]);
     });
 
-    it("falls back on what an older server says: the backend for the processor, weights plus context for memory", () => {
+    it("falls back on what an older server says: the backend for the processor, weights plus context for memory, no cache size", () => {
         const table = psTable([{id: "old", status: "loaded", loaded: true, size_bytes: GiB, context_memory_bytes: GiB, context_length: 2048}], "CPU", now);
-        expect(rows(table)[1]).toEqual(["old", "2 GiB", "100% CPU", "2048", "until memory is needed"]);
+        expect(rows(table)[1]).toEqual(["old", "2 GiB", "100% CPU", "2048", "-", "until memory is needed"]);
         expect(rows(psTable([loaded("m", {memory_gpu_bytes: undefined})], "CUDA", now))[1]![2]).toBe("GPU (CUDA)");
         expect(rows(psTable([loaded("m", {memory_gpu_bytes: undefined})], null, now))[1]![2]).toBe("-");
     });
 
     it("says so when nothing is loaded", () => {
         expect(psTable([{id: "m", status: "available", loaded: false}], "CPU", now)).toBe(
-            "NAME   MEMORY   PROCESSOR   CONTEXT   UNTIL\n(no model is loaded: a model loads on its first request)\n");
+            "NAME   MEMORY   PROCESSOR   CONTEXT   CACHED   UNTIL\n(no model is loaded: a model loads on its first request)\n");
     });
 
     it("reads spans as a person says them", () => {

@@ -24,6 +24,13 @@ describe("toModelObject", () => {
         });
     });
 
+    it("writes what the prompt cache holds of the model after its size, and nothing for a model whose layout is not known yet", () => {
+        const entry = toModelObject({...loaded, promptCache: {ram: {bytes: 4096, entries: 2}, disk: {bytes: 8192, entries: 3}}});
+        expect(entry.prompt_cache).toEqual({ram_bytes: 4096, ram_entries: 2, disk_bytes: 8192, disk_entries: 3});
+        expect(Object.keys(entry).slice(-3)).toEqual(["size_bytes", "prompt_cache", "aliases"]);
+        expect(toModelObject(loaded)).not.toHaveProperty("prompt_cache");
+    });
+
     it("says -1 for a keep-alive for ever, and null for none", () => {
         expect(toModelObject({...loaded, keepAlive: "forever"}).keep_alive).toBe(-1);
         expect(toModelObject({...loaded, keepAlive: null, expiresAtMs: null})).toMatchObject({keep_alive: null, expires_at: null});
