@@ -113,7 +113,7 @@ export class ReplyGrammars {
         const json = this.compileJson(schema);
         // Several ends: what may follow a value whose syntax has no closing markup (Gemma 4's `,` or `}`).
         const after = typeof end === "string" ? gbnfString(end) : `(${end.map(gbnfString).join(" | ")})`;
-        const grammar = `${json.grammar}\n${thenRule} ::= ${json.rootRuleName} ${after}\n`;
+        const grammar = `${json.grammar}\n${thenRule} ::= (${valueRule(json.grammar, json.rootRuleName)}) ${after}\n`;
         return new LlamaGrammarEvaluationState({
             model: this.model,
             grammar: this.compiled(grammar, () => new LlamaGrammar(this.model.llama, {grammar, rootRuleName: thenRule}))
@@ -244,4 +244,14 @@ function gbnfString(text: string): string {
 /** A character inside a GBNF class (`[^…]`). */
 function gbnfClass(char: string): string {
     return /[\]\\^-]/.test(char) ? `\\${char}` : char === "\n" ? "\\n" : char;
+}
+
+/**
+ * A JSON grammar's value without the blank lines node-llama-cpp's root ends a JSON reply with
+ * (`"\n\n\n\n" [\n]*`): in a call's arguments the markup follows the value at once (Gemma 4's
+ * `days:3}`), and a model made to write a line break first would write more digits instead.
+ */
+export function valueRule(grammar: string, rootRuleName: string): string {
+    const line = grammar.split("\n").find((candidate) => candidate.startsWith(`${rootRuleName} ::= `));
+    return line == null ? rootRuleName : line.slice(rootRuleName.length + 5).replace(/\s*"(\\n)+"\s*\[\\n\]\*\s*$/, "");
 }

@@ -15,7 +15,10 @@ import {startTestServer, type TestServer} from "../../support/testServer.js";
 
 const tools: ChatCompletionTool[] = [{type: "function", function: {
     name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}
+}}, {type: "function", function: {
+    name: "get_forecast", parameters: {type: "object", properties: {days: {type: "integer"}}, required: ["days"]}
 }}];
+const weatherInParis = {name: "get_weather", arguments: {city: "Paris"}};
 let server: TestServer;
 let dir: string;
 
@@ -24,7 +27,7 @@ beforeAll(async () => {
     const models: Record<string, string> = {};
     for (const [name, family] of Object.entries(families))
         models[name] = await writeScriptedFamilyModel(dir, name, familyTemplate(family.template), family.script);
-    server = await startTestServer(models, {ctxSize: 4096, parallel: 1});
+    server = await startTestServer(models, {ctxSize: 8192, parallel: 1});
 }, 120_000);
 
 afterAll(async () => {
@@ -46,7 +49,7 @@ describe.each(Object.keys(families))("%s's own call text, written freely", (mode
         expect({
             finish: choice.finish_reason, content: message.content?.trim() || null, reasoning: message.reasoning_content?.trim() || null,
             calls: calls.map((one) => ({name: one.function.name, arguments: JSON.parse(one.function.arguments)}))
-        }).toEqual({finish: "tool_calls", content: family.content ?? null, reasoning: family.reasoning ?? null, calls: [{name: "get_weather", arguments: {city: "Paris"}}]});
+        }).toEqual({finish: "tool_calls", content: family.content ?? null, reasoning: family.reasoning ?? null, calls: [family.call ?? weatherInParis]});
     });
 
     it("streamed: the same call", async () => {
@@ -61,6 +64,6 @@ describe.each(Object.keys(families))("%s's own call text, written freely", (mode
                 text += fragment.function?.arguments ?? "";
             }
         }
-        expect({name, args: text === "" ? null : JSON.parse(text), finish}).toEqual({name: "get_weather", args: {city: "Paris"}, finish: "tool_calls"});
+        expect({name, args: text === "" ? null : JSON.parse(text), finish}).toEqual({name: (family.call ?? weatherInParis).name, args: (family.call ?? weatherInParis).arguments, finish: "tool_calls"});
     });
 });
