@@ -6,6 +6,7 @@ import path from "node:path";
 import {fileURLToPath} from "node:url";
 import {describe, expect, it} from "vitest";
 import {buildTinyChatModel} from "../../fixtures/gguf/tinyModels.js";
+import {endOfTurnBanned} from "../support/endOfTurn.js";
 
 /** The `chatserve` bin as a user runs it (dist/ is built by npm install's prepare step and by pretest). */
 const bin = fileURLToPath(new URL("../../../bin/chatserve.cjs", import.meta.url));
@@ -114,8 +115,10 @@ describe("the chatserve command", () => {
 
     it("waits for a running reply on the first Ctrl-C, and ends at once, by the signal, on the second", async () => {
         const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-cli-"));
-        await fs.symlink(await buildTinyChatModel(), path.join(modelsDir, "tiny.gguf"));
-        const child = spawn(process.execPath, [bin, "--models", modelsDir, "--port", "0", "--threads", "1"], {stdio: ["ignore", "pipe", "pipe"]});
+        // A tiny model writes 1,800 tokens in about a tenth of a second: the reply must be long
+        // enough to be running still when the second Ctrl-C comes (16,000 tokens, its end of turn banned).
+        await fs.symlink(await buildTinyChatModel(undefined, {trainedContext: 16_384}), path.join(modelsDir, "tiny.gguf"));
+        const child = spawn(process.execPath, [bin, "--models", modelsDir, "--port", "0", "--threads", "1", "--ctx-size", "16384"], {stdio: ["ignore", "pipe", "pipe"]});
         let output = "";
         child.stdout.on("data", (data: Buffer) => output += data.toString());
         try {
@@ -125,13 +128,10 @@ describe("the chatserve command", () => {
                     resolve(match[1]!);
             }));
             // The end of turn banned: a random-weight reply could otherwise end within the 100 ms below.
-            const endOfTurn = await fetch(`${url.replace(/\/v1$/, "")}/tokenize`, {
-                method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({model: "tiny", content: "<|im_end|>"})
-            }).then(async (response) => (await response.json() as {tokens: number[]}).tokens);
-            expect(endOfTurn).toHaveLength(1);
+            const banned = await endOfTurnBanned(url, "tiny");
             const reply = await fetch(`${url}/chat/completions`, {
                 method: "POST", headers: {"Content-Type": "application/json"},
-                body: JSON.stringify({model: "tiny", messages: [{role: "user", content: "A long story."}], max_tokens: 1800, stream: true, logit_bias: {[endOfTurn[0]!]: -100}})
+                body: JSON.stringify({model: "tiny", messages: [{role: "user", content: "A long story."}], max_tokens: 16_000, stream: true, logit_bias: banned})
             });
             await reply.body!.getReader().read(); // the reply is running
             const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once("exit", (code, signal) => resolve([code, signal])));
