@@ -11,7 +11,7 @@ import type {JinjaChatTemplate} from "./template/jinjaChatTemplate.js";
 import type {ModelChatTemplates} from "./template/modelChatTemplate.js";
 import {argumentCallSyntax} from "./template/argumentCallSyntax.js";
 import {writesHarmony} from "./template/harmonyFormat.js";
-import {generationPrompt, templateCallSyntax} from "./template/templateCallSyntax.js";
+import {templateCallSyntax} from "./template/templateCallSyntax.js";
 import type {TemplateMessage, TemplateTool} from "./template/templateMessage.js";
 // Importing it bounds every Jinja render in the process (templateDeadline.ts).
 import {TemplateDeadlineError} from "./templateDeadline.js";
@@ -164,12 +164,10 @@ function templateToolSyntax(model: LlamaModel, template: JinjaChatTemplate, thou
         return argumentCallSyntax(template);
     const syntax = {...derived, sectionPrefix: withoutEmptyThought(derived.sectionPrefix, thought)};
     const markup = (text: string) => text === "" ? LlamaText("") : LlamaText(new SpecialTokensText(text));
-    const prefix = syntax.prefix.trim();
-    const opensReply = syntax.sectionPrefix === "" && prefix !== "" && generationPrompt(template)?.trimEnd().endsWith(prefix) === true;
     return {
         sectionPrefix: markup(syntax.sectionPrefix), sectionSuffix: markup(syntax.sectionSuffix), prefix: markup(syntax.prefix),
         paramsPrefix: syntax.paramsPrefix, suffix: markup(syntax.suffix), betweenCalls: syntax.betweenCalls == null ? null : markup(syntax.betweenCalls),
-        ...(opensReply ? {opensReply} : {})
+        ...(syntax.opensReply === true ? {opensReply: true} : {})
     };
 }
 

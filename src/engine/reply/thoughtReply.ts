@@ -19,6 +19,7 @@ type Phase = "start" | "thinking" | "answerStart" | "answer";
  */
 export class ThoughtReply implements ReplyShaper {
     public readonly opening: {tokens: Token[], events: GenerationEvent[]};
+    public readonly shownTokens: ReadonlyMap<Token, string> | undefined;
     private phase: Phase;
     /** Text not handed on yet: a possible start of the opening marker, or of the closing one, or trailing whitespace. */
     private held = "";
@@ -31,13 +32,10 @@ export class ThoughtReply implements ReplyShaper {
 
     public constructor(private readonly inner: ReplyShaper, private readonly markers: ThoughtMarkers) {
         this.opening = inner.opening;
-        this.phase = markers.opened ? "thinking" : "start";
-    }
-
-    public get shownTokens(): ReadonlyMap<Token, string> | undefined {
-        const {tokens} = this.markers;
+        const {tokens} = markers;
         // Markers that are special tokens (Command R7B's) detokenize to nothing: shown as their text.
-        return tokens == null ? this.inner.shownTokens : new Map([...this.inner.shownTokens ?? [], [tokens.open, this.markers.open], [tokens.close, this.markers.close]]);
+        this.shownTokens = tokens == null ? inner.shownTokens : new Map([...inner.shownTokens ?? [], [tokens.open, markers.open], [tokens.close, markers.close]]);
+        this.phase = markers.opened ? "thinking" : "start";
     }
 
     public get reasoningTokens(): number {

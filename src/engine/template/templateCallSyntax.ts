@@ -19,7 +19,9 @@ import type {TemplateMessage} from "./templateMessage.js";
 export type CallSyntaxText = {
     sectionPrefix: string, prefix: string, paramsPrefix: string, suffix: string, sectionSuffix: string,
     /** Null: the template writes one call per message (or refuses two). */
-    betweenCalls: string | null
+    betweenCalls: string | null,
+    /** The generation prompt ends with the call's prefix (Functionary's `>>>`): the reply begins with its recipient. */
+    opensReply?: boolean
 };
 
 const first = {name: "chatserve_probe_first", args: {chatserve_arg: "chatserve value 1"}};
@@ -32,8 +34,10 @@ const derived = new WeakMap<JinjaChatTemplate, CallSyntaxText | null>();
 
 /** The template's call syntax, worked out once per template. */
 export function templateCallSyntax(template: JinjaChatTemplate, tokenizer: TemplateTokenizer): CallSyntaxText | null {
-    if (!derived.has(template))
-        derived.set(template, deriveCallSyntax(template, tokenizer));
+    if (!derived.has(template)) {
+        const syntax = deriveCallSyntax(template, tokenizer);
+        derived.set(template, syntax == null ? null : {...syntax, opensReply: opensReply(template, syntax)});
+    }
     return derived.get(template)!;
 }
 
@@ -75,6 +79,11 @@ export function deriveCallSyntax(template: JinjaChatTemplate, tokenizer: Templat
         sectionPrefix: parts.before.slice(0, parts.before.length - prefix.length), prefix, paramsPrefix: parts.paramsPrefix,
         suffix, sectionSuffix: parts.after.slice(suffix.length), betweenCalls: between.slice(suffix.length, between.length - prefix.length)
     };
+}
+
+function opensReply(template: JinjaChatTemplate, syntax: CallSyntaxText): boolean {
+    const prefix = syntax.prefix.trim();
+    return syntax.sectionPrefix === "" && prefix !== "" && generationPrompt(template)?.trimEnd().endsWith(prefix) === true;
 }
 
 export function generationPrompt(template: JinjaChatTemplate): string | null {
