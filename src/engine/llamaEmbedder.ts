@@ -1,6 +1,7 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import type {LlamaEmbeddingContext, LlamaModel, Token} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
+import {innerContextMemory} from "./llamaInternals.js";
 import {refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {SequencePool, type PooledSequence} from "./sequencePool.js";
 import {refuseTokensOutsideVocabulary} from "./textPrompt.js";
@@ -54,12 +55,9 @@ export class LlamaEmbedder {
         }
     }
 
-    /**
-     * What llama.cpp allocated for the embedding context. node-llama-cpp keeps it on the LlamaContext
-     * inside the embedding context, which it does not expose: undefined if a version moves it.
-     */
+    /** What llama.cpp allocated for the context (llamaInternals.ts: undefined if node-llama-cpp moves it). */
     public get memoryUsage(): {ram: number, vram: number} | undefined {
-        return (this.context as unknown as {_llamaContext?: {memoryUsage?: {ram: number, vram: number}}})._llamaContext?.memoryUsage;
+        return innerContextMemory(this.context);
     }
 
     /** Shutdown has begun: waiting requests, and any that would wait, fail with 503 at once. */

@@ -1,6 +1,6 @@
 import {createRequire} from "node:module";
 import {withLock} from "lifecycle-utils";
-import {TokenBias, type LlamaContext, type LlamaContextSequence, type LlamaModel, type LlamaRankingContext, type Token} from "node-llama-cpp";
+import {TokenBias, type LlamaContext, type LlamaContextSequence, type LlamaEmbeddingContext, type LlamaModel, type LlamaRankingContext, type Token} from "node-llama-cpp";
 
 /**
  * The parts of node-llama-cpp 3.x below its public API that chatserve's own decode loop
@@ -172,4 +172,13 @@ export function rankingEvaluator(context: LlamaRankingContext): (tokens: Token[]
 
 function internalsChanged(what: string): Error {
     return new Error(`chatserve drives node-llama-cpp 3.22's internals, and ${what} changed: install the node-llama-cpp version package.json names`);
+}
+
+/**
+ * What llama.cpp allocated for an embedding or ranking context: node-llama-cpp keeps it on the
+ * LlamaContext inside, which it does not expose; undefined if a version moves it (the figure is
+ * only reported, so nothing fails for its lack).
+ */
+export function innerContextMemory(context: LlamaEmbeddingContext | LlamaRankingContext): {ram: number, vram: number} | undefined {
+    return (context as unknown as {_llamaContext?: {memoryUsage?: {ram: number, vram: number}}})._llamaContext?.memoryUsage;
 }

@@ -1,7 +1,7 @@
 import {setImmediate as nextTurn} from "node:timers/promises";
 import type {LlamaModel, LlamaRankingContext, Token} from "node-llama-cpp";
 import {BadRequestError} from "../errors.js";
-import {rankingEvaluator} from "./llamaInternals.js";
+import {innerContextMemory, rankingEvaluator} from "./llamaInternals.js";
 import {refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {rerankTokens} from "./rerankInput.js";
 import {SequencePool, type PooledSequence} from "./sequencePool.js";
@@ -54,9 +54,9 @@ export class LlamaReranker {
         }
     }
 
-    /** What llama.cpp allocated for the ranking context (node-llama-cpp keeps its LlamaContext private): undefined if a version moves it. */
+    /** What llama.cpp allocated for the context (llamaInternals.ts: undefined if node-llama-cpp moves it). */
     public get memoryUsage(): {ram: number, vram: number} | undefined {
-        return (this.context as unknown as {_llamaContext?: {memoryUsage?: {ram: number, vram: number}}})._llamaContext?.memoryUsage;
+        return innerContextMemory(this.context);
     }
 
     public stopQueueing(error: unknown): void {
