@@ -15,7 +15,7 @@ export function rerankRoute(service: RerankService, replies: ReplyWriter): Route
     const router = Router();
     router.post(rerankPaths, async (req, res) => {
         const request = parseBody(rerankRequestSchema, req.body);
-        const reply = await service.rerank(request, replies.begin(res, request.model));
+        const reply = await service.rerank(request, replies.begin(res, service.modelFor(request)));
         // The server's stop may have answered meanwhile.
         if (!res.headersSent)
             res.json(reply);

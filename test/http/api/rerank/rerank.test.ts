@@ -59,13 +59,44 @@ describe("POST /v1/rerank", () => {
             [{model: "reranker", query, documents: Array(1001).fill("x")}, "documents"],
             [{model: "reranker", query, documents, top_n: 0}, "top_n"],
             [{model: "reranker", query, documents, return_documents: "yes"}, "return_documents"],
-            [{query, documents}, "model"]
+            [{model: "", query, documents}, "model"],
+            [{model: "reranker", query, documents, texts: documents}, "texts"],
+            [{model: "reranker", query, texts: []}, "texts"],
+            [{model: "reranker", query, texts: ["fine", null]}, "texts[1]"]
         ];
         for (const [body, param] of cases) {
             const res = await request(app).post("/v1/rerank").send(body);
             expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
             expect(errorOf(res.body).param).toBe(param);
         }
+    });
+
+    it("answers TEI's request (texts, return_text) in TEI's form, as llama-server does: the results alone, with score", async () => {
+        const {app} = createTestApp({descriptors: withReranker()});
+        const res = await request(app).post("/rerank").send({model: "reranker", query, texts: documents, top_n: 2, return_text: true});
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual([{index: 2, score: 1, text: "sky blue"}, {index: 0, score: 0.5, text: "the sky is blue"}]);
+        const bare = await request(app).post("/rerank").send({model: "reranker", query, texts: documents, return_documents: true});
+        expect(bare.body).toHaveLength(4);
+        expect(bare.body[0]).toEqual({index: 2, score: 1});
+    });
+
+    it("without a model, ranks on the folder's one reranker (TEI's request has none); with none or several, a 400 saying so", async () => {
+        const {app} = createTestApp({descriptors: withReranker()});
+        const tei = await request(app).post("/rerank").send({query, texts: documents});
+        expect(tei.status).toBe(200);
+        expect(tei.body[0]).toEqual({index: 2, score: 1});
+        const jina = await request(app).post("/v1/rerank").send({query, documents});
+        expect(jina.body).toMatchObject({model: "reranker", results: [{index: 2, relevance_score: 1}, {}, {}, {}]});
+
+        const none = await request(createTestApp().app).post("/v1/rerank").send({query, documents});
+        expect(none.status).toBe(400);
+        expect(errorOf(none.body)).toMatchObject({param: "model", code: "missing_required_parameter", message: expect.stringContaining("holds no reranker")});
+        const two = createTestApp({descriptors: [...withReranker(), descriptor("other-reranker", {architecture: "bert", capabilities: ["rerank"]})]});
+        const several = await request(two.app).post("/v1/rerank").send({query, documents});
+        expect(several.status).toBe(400);
+        expect(errorOf(several.body).message).toContain("name one of 'reranker', 'other-reranker'");
+        expect((await request(two.app).post("/v1/rerank").send({model: "other-reranker", query, documents})).status).toBe(200);
     });
 
     it("refuses a model that is not a reranker (400) and one that does not exist (404)", async () => {
