@@ -1,8 +1,9 @@
 import type {Token} from "node-llama-cpp";
+import {PoolWriter, type LookupPool} from "./lookupPool.js";
 import {NgramIndex} from "./ngramIndex.js";
 
 /** Where a draft came from, as /metrics labels it. */
-export type DraftSourceName = "prediction" | "lookup";
+export type DraftSourceName = "prediction" | "lookup" | "pool";
 
 /** Proposes the tokens that may come next in a reply, and follows the reply as it grows. */
 export interface DraftSource {
@@ -36,5 +37,28 @@ export class LookupDrafts implements DraftSource {
 
     public observe(tokens: readonly Token[]): void {
         this.index.append(tokens);
+    }
+}
+
+/**
+ * Lookup in the model's pool (speculation/lookupPool.ts): what followed the reply's last tokens in
+ * the texts other requests (of the same cache partition) read and wrote, as llama-server's
+ * `ngram-mod`. This generation's prompt and reply are added to the pool as they come, for the next.
+ */
+export class PoolDrafts implements DraftSource {
+    public readonly name = "pool";
+    private readonly writer: PoolWriter;
+
+    public constructor(private readonly pool: LookupPool, prompt: readonly Token[]) {
+        this.writer = new PoolWriter(pool);
+        this.writer.append(prompt);
+    }
+
+    public propose(count: number): Token[] {
+        return this.pool.propose(this.writer.tail, count);
+    }
+
+    public observe(tokens: readonly Token[]): void {
+        this.writer.append(tokens);
     }
 }

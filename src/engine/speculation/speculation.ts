@@ -12,11 +12,12 @@ export type RatedSource = {source: DraftSource, prior: number};
 const longestDraft = 16;
 
 /**
- * One generation's speculation: before each step, the draft worth sending (from the first source
- * with a guess, as long as draftLength.ts says its acceptance pays); after it, what was kept, which
- * updates each source's acceptance rate. A source too poor to draft from is still scored, for free,
- * on whether its first guessed token came true, so it starts drafting again once it is right again:
- * speculation switches itself off where it does not pay (prose, random text) and back on where it does.
+ * One generation's speculation: before each step, the draft worth sending (from the source with a
+ * guess whose acceptance is highest, as long as draftLength.ts says it pays); after it, what was
+ * kept, which updates each source's acceptance rate. A source too poor to draft from is still
+ * scored, for free, on whether its first guessed token came true, so it starts drafting again once
+ * it is right again: speculation switches itself off where it does not pay (prose, random text) and
+ * back on where it does.
  */
 export class Speculation {
     private readonly sources: Array<{source: DraftSource, rate: AcceptanceRate}>;
@@ -30,19 +31,18 @@ export class Speculation {
 
     /** The draft for the next step, at most `room` tokens (what is left of the reply's budget); empty: a plain step. */
     public draft(room: number): Token[] {
-        this.pending = [];
-        let draft: Token[] = [];
-        for (const entry of this.sources) {
+        const guesses = this.sources.map((entry) => {
             const worth = Math.min(room, draftLength(entry.rate.rate, this.cost, longestDraft));
-            const guess = entry.source.propose(Math.max(worth, 1));
-            if (guess.length === 0)
-                continue;
-            const drafted = draft.length === 0 && worth > 0;
-            this.pending.push({entry, tokens: drafted ? guess.slice(0, worth) : guess.slice(0, 1), drafted});
-            if (drafted)
-                draft = guess.slice(0, worth);
-        }
-        return draft;
+            return {entry, worth, guess: entry.source.propose(Math.max(worth, 1))};
+        }).filter(({guess}) => guess.length > 0);
+        // The source believed most drafts (the first of equals): lookup in the request's own text and
+        // the shared pool can both have a guess, and the one that has been right more often wins.
+        let chosen: typeof guesses[number] | undefined;
+        for (const guess of guesses)
+            if (guess.worth > 0 && (chosen == null || guess.entry.rate.rate > chosen.entry.rate.rate))
+                chosen = guess;
+        this.pending = guesses.map(({entry, worth, guess}) => ({entry, tokens: guess.slice(0, entry === chosen?.entry ? worth : 1), drafted: entry === chosen?.entry}));
+        return chosen == null ? [] : chosen.guess.slice(0, chosen.worth);
     }
 
     /** The step's kept tokens (speculation/draftVerification.ts): rates and counts, then every source follows the reply. */

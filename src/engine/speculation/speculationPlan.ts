@@ -1,13 +1,15 @@
 import type {LlamaContextSequence, Token} from "node-llama-cpp";
 import type {GenerationOptions} from "../generationOptions.js";
 import type {GenerationResult} from "../generationEvents.js";
-import {LookupDrafts} from "./draftSources.js";
+import {heldPartition} from "../cachePartitions.js";
+import {LookupDrafts, PoolDrafts} from "./draftSources.js";
+import {lookupPoolFor} from "./lookupPools.js";
 import {PredictionDrafts} from "./predictionDrafts.js";
 import {Speculation, type RatedSource} from "./speculation.js";
 
 /** How a model's generations speculate (chatserve.json / flags, through the runtime). */
 export type SpeculationSettings = {
-    /** Draftless lookup in the prompt and the reply so far, for every request that can take drafts. */
+    /** Draftless lookup in the prompt and the reply so far, and in the model's pool, for every request that can take drafts. */
     lookup: boolean,
     /** A drafted token's share of a plain step's time, as measured for this machine (draftLength.ts). */
     draftTokenCost: number
@@ -17,6 +19,8 @@ export type SpeculationSettings = {
 const predictionPrior = 0.9;
 /** Lookup is a guess: 2 tokens at first, more once it proves right. */
 const lookupPrior = 0.4;
+/** The pool mixes other requests' text: a token at first (below lookup's, which wins a tie of guesses until the pool proves better). */
+const poolPrior = 0.35;
 
 /** What speculating generations report: their speculation, and the prediction's tally when a client sent one. */
 export type SpeculationPlan = {speculation: Speculation, prediction?: PredictionDrafts};
@@ -45,8 +49,11 @@ export function planSpeculation(
         prediction = new PredictionDrafts(options.prediction, reader, prompt);
         sources.push({source: prediction, prior: predictionPrior});
     }
-    if (settings?.lookup === true)
+    if (settings?.lookup === true) {
         sources.push({source: new LookupDrafts(prompt), prior: lookupPrior});
+        // Of this model, and of the request's own cache partition: another's text is never a draft here.
+        sources.push({source: new PoolDrafts(lookupPoolFor(sequence.context, heldPartition(sequence)), prompt), prior: poolPrior});
+    }
     if (sources.length === 0)
         return undefined;
     return {speculation: new Speculation(sources, settings?.draftTokenCost ?? defaultDraftTokenCost), ...(prediction == null ? {} : {prediction})};

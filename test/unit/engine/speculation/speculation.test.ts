@@ -22,6 +22,17 @@ describe("Speculation", () => {
         expect(lookup.seen).toEqual([1, 2, 9]);
     });
 
+    it("drafts from the source whose guesses have come true most often when several have one", () => {
+        const lookup = fixedSource("lookup", [5, 6, 7]);
+        const pool = fixedSource("pool", [1, 2, 3]);
+        const speculation = new Speculation([{source: lookup, prior: 0.4}, {source: pool, prior: 0.35}], 0.15);
+        expect(speculation.draft(16)).toEqual([5, 6]);
+        // The pool's first token came true, lookup's did not: the pool drafts next.
+        speculation.settle([1] as Token[]);
+        expect(speculation.draft(16)[0]).toBe(1);
+        expect(speculation.counts).toEqual({lookup: {drafted: 2, accepted: 0}});
+    });
+
     it("never drafts past the reply's budget", () => {
         const speculation = new Speculation([{source: fixedSource("prediction", [1, 2, 3, 4]), prior: 0.9}], 0.15);
         expect(speculation.draft(2)).toEqual([1, 2]);

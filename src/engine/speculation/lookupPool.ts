@@ -1,0 +1,90 @@
+import type {Token} from "node-llama-cpp";
+
+/** Tokens that must agree before the pool claims to know what comes next: one more than lookup's own 3, since the pool mixes many texts. */
+export const poolRunLength = 4;
+/** Slots of one pool: 2^18, two 4-byte arrays, 2 MiB, whatever the traffic (about the n-grams of 250,000 tokens of text). */
+const slotBits = 18;
+
+/**
+ * What followed each run of `poolRunLength` tokens in the texts a model has read and written
+ * lately, shared by all its sequences: agents send the same files again and again, so a run seen in
+ * one request's prompt or reply is a draft for the next (llama-server's `ngram-mod`).
+ *
+ * Bounded: a fixed table of hashed runs, each slot the latest token that followed a run hashing
+ * there, checked by a second hash of the run (a slot another run took answers nothing). A new run
+ * overwrites the slot's old one, so memory never grows; a wrong answer only costs a rejected draft.
+ *
+ * Safe under concurrency: every call is synchronous (one JavaScript thread), and each writer adds
+ * the runs of its own stream of tokens (PoolWriter): two sequences' tokens never make one run.
+ */
+export class LookupPool {
+    private readonly next = new Int32Array(1 << slotBits).fill(-1);
+    private readonly check = new Uint32Array(1 << slotBits);
+
+    /** Bytes the pool holds (its two tables), for the docs' bound and the tests. */
+    public get bytes(): number {
+        return this.next.byteLength + this.check.byteLength;
+    }
+
+    /** Records that `token` followed `run` (its last `poolRunLength` tokens). */
+    public add(run: readonly Token[], token: Token): void {
+        const [slot, check] = hashRun(run);
+        this.next[slot] = token;
+        this.check[slot] = check;
+    }
+
+    /** Up to `count` tokens expected after `context`, each the pool's answer for the run before it. */
+    public propose(context: readonly Token[], count: number): Token[] {
+        if (context.length < poolRunLength)
+            return [];
+        const run = context.slice(-poolRunLength);
+        const proposed: Token[] = [];
+        while (proposed.length < count) {
+            const [slot, check] = hashRun(run);
+            const token = this.next[slot]!;
+            if (token < 0 || this.check[slot] !== check)
+                break;
+            proposed.push(token as Token);
+            run.shift();
+            run.push(token as Token);
+        }
+        return proposed;
+    }
+}
+
+/**
+ * Adds one stream of tokens (a prompt, then its reply as it grows) to a pool, run by run: it keeps
+ * its own last tokens, so what other sequences add meanwhile never joins its runs.
+ */
+export class PoolWriter {
+    private readonly recent: Token[] = [];
+
+    public constructor(private readonly pool: LookupPool) {}
+
+    /** The stream's last tokens (the context a proposal continues). */
+    public get tail(): readonly Token[] {
+        return this.recent;
+    }
+
+    public append(tokens: readonly Token[]): void {
+        for (const token of tokens) {
+            if (this.recent.length >= poolRunLength) {
+                this.pool.add(this.recent, token);
+                this.recent.shift();
+            }
+            this.recent.push(token);
+        }
+    }
+}
+
+/** The run's slot (FNV-1a over its token ids) and a second, independent hash that checks it. */
+function hashRun(run: readonly Token[]): [number, number] {
+    let slot = 0x811c9dc5;
+    let check = 0x9747b28c;
+    for (let index = run.length - poolRunLength; index < run.length; index++) {
+        const token = run[index]!;
+        slot = Math.imul(slot ^ token, 0x01000193);
+        check = Math.imul(check ^ token, 0x5bd1e995) ^ (check >>> 15);
+    }
+    return [(slot >>> 0) & ((1 << slotBits) - 1), check >>> 0];
+}
