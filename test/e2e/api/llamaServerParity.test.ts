@@ -132,6 +132,17 @@ describe.runIf(hasLlamaServer && existsSync(qwen))("the same answers as llama-se
         }
     });
 
+    it("answers TEI's request (texts, return_text, no model) in TEI's form as llama-server does: the same order and texts, score as relevance_score", async () => {
+        const query = "the cat sat on the mat";
+        const texts = ["a cat", "the dog ran", "mat and hat", "on the big red mat the cat sat", "hello"];
+        const theirs = (await rerankers.reranker!.post("/rerank", {query, texts, return_text: true, top_n: 3})).body as Array<{index: number, score: number, text: string}>;
+        // chatserve serves several rerankers here: TEI's request names none, so this one names it.
+        const mine = (await ours("/rerank", {model: "reranker", query, texts, return_text: true, top_n: 3})).body as typeof theirs;
+        expect(mine.map(({index, text}) => ({index, text}))).toEqual(theirs.map(({index, text}) => ({index, text})));
+        for (const [at, result] of theirs.entries())
+            expect(mine[at]!.score).toBeCloseTo(1 / (1 + Math.exp(-result.score)), 5);
+    });
+
     it("tokenizes as llama-server does on a WordPiece (BERT) vocabulary too: [CLS] … [SEP], word pieces", async () => {
         for (const request of [{content: "the cat sat, on the mat!", with_pieces: true}, {content: "hello world", add_special: true, with_pieces: true}]) {
             const theirs = await rerankers.reranker!.post("/tokenize", request);
