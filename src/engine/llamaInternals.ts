@@ -140,6 +140,18 @@ export async function copySequencePrefix(target: LlamaContextSequence, donor: Ll
 }
 
 /**
+ * Sets the LoRA adapters a context's next decodes apply, each at its scale (0: left out), as
+ * node-llama-cpp does at createContext: there is no public call to change them afterwards. The files
+ * are loaded once per model (node-llama-cpp keeps them by path), so a switch reads nothing.
+ */
+export async function setContextLoras(context: LlamaContext, adapters: ReadonlyArray<{filePath: string, scale: number}>): Promise<void> {
+    const set = (context as unknown as {_setLoras?: (loras: ReadonlyArray<{filePath: string, scale: number}>) => Promise<void>})._setLoras;
+    if (typeof set !== "function")
+        throw internalsChanged("a context's LoRA adapters");
+    await set.call(context, adapters);
+}
+
+/**
  * A TokenBias that adds `biases` to those tokens' logits as given. Its public `set` skips
  * end-of-generation tokens (a client's `logit_bias` may ban or force them, as at OpenAI) and takes
  * probabilities, so the map it fills is written directly. `base`'s entries come first (a grammar's).

@@ -1,6 +1,5 @@
 import type {ChatHistoryItem, LlamaModel, Token} from "node-llama-cpp";
 import {ServiceShuttingDownError, type ApiError} from "../errors.js";
-import {isImagePlaceholder} from "./vision/imagePrompt.js";
 import type {ModelVision} from "./vision/modelVision.js";
 import {renderChatPrompt} from "./chatPrompt.js";
 import type {LlamaEmbedder} from "./llamaEmbedder.js";
@@ -10,18 +9,20 @@ import {promptText} from "./promptText.js";
 import {pieceOf, piecesText} from "./tokenPieces.js";
 import {loadModelParts, type GenerationParts, type ModelLoadOptions} from "./llamaModelParts.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
-import {takeLongerPrefix} from "./prefixSharing.js";
 import {compileOrDiagnose} from "./grammarDiagnosis.js";
-import {claimCache, imageCacheId} from "./cachePartitions.js";
+import {imageCacheId} from "./cachePartitions.js";
 import {promptCacheForModel} from "./promptCache/loadedModelCache.js";
 import type {ModelPromptCache} from "./promptCache/modelPromptCache.js";
 import type {PromptCache} from "./promptCache/promptCache.js";
-import {forgetUnevaluatedTail, generateOnSequence} from "./sequenceGeneration.js";
+import {leaseSequence} from "./sequenceLease.js";
+import {ContextLoras} from "./contextLoras.js";
+import type {LoraAdapter} from "./loraAdapters.js";
+import type {LoraScales} from "./loraScales.js";
 import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
 import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt, refuseTokensOutsideVocabulary} from "./textPrompt.js";
 import type {EmbeddingResult, LoadedModel, ModelActivity, RerankResult, SequenceLease, TokenizeRequest, TokenPiece} from "./loadedModel.js";
 import type {ChatPromptOptions, PreparedPrompt} from "./preparedPrompt.js";
-import type {CachePartition, GenerationOptions, JsonSchema} from "./generationOptions.js";
+import type {CachePartition, JsonSchema} from "./generationOptions.js";
 
 /**
  * A GGUF model loaded through node-llama-cpp: its weights; for text generation one context split
@@ -35,6 +36,8 @@ export class LlamaLoadedModel implements LoadedModel {
     private stoppedWith: ApiError | null = null;
     /** Its use of the server's prompt cache (promptCache/): prefixes kept past their sequence; null: none. */
     private promptCache: ModelPromptCache | null = null;
+    /** The LoRA scales its generation context decodes under (made at the first lease); null without adapters. */
+    private loras: ContextLoras | null = null;
 
     private constructor(
         private readonly model: LlamaModel,
@@ -44,12 +47,14 @@ export class LlamaLoadedModel implements LoadedModel {
         public readonly supportsTools: boolean,
         /** What --ctx-size asked for (capped at the trained context). */
         private readonly requestedContextSize: number,
-        private readonly vision: ModelVision
+        private readonly vision: ModelVision,
+        /** chatserve.json's `lora`: the adapters its generation context was created with, at those scales. */
+        private readonly adapters: readonly LoraAdapter[]
     ) {}
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions, promptCache?: PromptCache): Promise<LlamaLoadedModel> {
         const {model, generation, embedder, ranker, vision, contextSize} = await loadModelParts(runtime, options);
-        const loaded = new LlamaLoadedModel(model, generation, embedder, ranker, options.generates && options.tools, contextSize, vision);
+        const loaded = new LlamaLoadedModel(model, generation, embedder, ranker, options.generates && options.tools, contextSize, vision, options.loraAdapters ?? []);
         const {kvCacheTypes} = options as {kvCacheTypes?: unknown};
         loaded.promptCache = await promptCacheForModel(promptCache, runtime, generation, {
             path: options.path, projector: options.projector?.path, kvCacheTypes, ...(options.loraAdapters == null ? {} : {loraAdapters: options.loraAdapters})
@@ -183,44 +188,15 @@ export class LlamaLoadedModel implements LoadedModel {
         return {running: pool.leased, waiting: pool.queued, kvCacheUsage: cells / (context.contextSize * sequences.length), sequences: sequences.length};
     }
 
-    public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal, cachePartition?: CachePartition): Promise<SequenceLease> {
-        const {pool, sequences, steps, grammars} = this.generating();
-        const sequence = await pool.acquire(prompt.tokens, signal, cachePartition);
-        const cache = this.promptCache;
-        try {
-            // What this prompt will not keep of the sequence's tokens is saved before anything replaces them.
-            await cache?.safely("save a prefix", () => cache.keepBeforeReuse(sequence, prompt.tokens, cachePartition), undefined);
-            // Another partition's tokens are erased before this request's prompt is compared with them.
-            if (await claimCache(sequence, cachePartition))
-                forgetUnevaluatedTail(sequence);
-            if (await takeLongerPrefix(sequence, sequences, prompt.tokens, cachePartition) > 0)
-                forgetUnevaluatedTail(sequence);
-            if (await cache?.safely("restore a prefix", () => cache.restore(sequence, prompt.tokens, cachePartition), false))
-                forgetUnevaluatedTail(sequence);
-        } catch (error) {
-            pool.release(sequence);
-            throw error;
-        }
-        // An image's placeholders are no vocabulary's tokens: they read as nothing.
-        const detokenize = (tokens: readonly Token[], lastTokens: readonly Token[]) =>
-            this.model.detokenize(tokens.filter((token) => !isImagePlaceholder(token)), false, lastTokens.filter((token) => !isImagePlaceholder(token)));
-        const {images} = this.vision;
-        let released = false;
-        return {
-            generate: (leasedPrompt: PreparedPrompt, options: GenerationOptions, generationSignal: AbortSignal) =>
-                generateOnSequence(sequence, {steps, detokenize, grammars, images}, leasedPrompt, options, generationSignal),
-            release: () => {
-                if (!released) {
-                    released = true;
-                    // A long new prompt is saved before the sequence serves another request.
-                    const kept = cache?.keepAfterGeneration(sequence, cachePartition);
-                    if (kept == null)
-                        pool.release(sequence);
-                    else
-                        void kept.then(() => pool.release(sequence));
-                }
-            }
-        };
+    /** The model's LoRA adapters at the scales a request gets when it names none. */
+    public get loraAdapters(): readonly LoraAdapter[] {
+        return this.adapters;
+    }
+
+    public async acquireSequence(prompt: PreparedPrompt, signal: AbortSignal, cachePartition?: CachePartition, loraScales?: LoraScales): Promise<SequenceLease> {
+        const generation = this.generating();
+        const loras = this.adapters.length === 0 ? null : this.loras ??= new ContextLoras(generation.context, this.adapters);
+        return await leaseSequence({model: this.model, generation, promptCache: this.promptCache, images: this.vision.images, loras}, prompt, signal, cachePartition, loraScales);
     }
 
     public stopQueueing(reason: ApiError): void {

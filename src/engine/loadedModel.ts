@@ -3,6 +3,8 @@ import type {ApiError} from "../errors.js";
 import type {GenerationEvent, GenerationResult} from "./generationEvents.js";
 import type {CachePartition, GenerationOptions, JsonSchema} from "./generationOptions.js";
 import type {ChatPromptOptions, PreparedPrompt} from "./preparedPrompt.js";
+import type {LoraAdapter} from "./loraAdapters.js";
+import type {LoraScales} from "./loraScales.js";
 
 /**
  * The engine's interface: a loaded model and the sequence a request leases from it. The layers above
@@ -88,11 +90,15 @@ export interface LoadedModel {
     promptText(prompt: PreparedPrompt): string,
     /** Its sequences' use now; undefined for a model without sequences (embeddings only). */
     activity?(): ModelActivity | undefined,
+    /** Its LoRA adapters (chatserve.json's `lora`; a request's `lora` ids are their indexes), at the scales a request gets by default. */
+    readonly loraAdapters?: readonly LoraAdapter[],
     /**
      * Waits for a free sequence (FIFO); throws ServerBusyError when the queue is full. The lease reuses
-     * cached prompts of `cachePartition` only (every generation on it is that partition's).
+     * cached prompts of `cachePartition` only (every generation on it is that partition's). `loraScales`:
+     * each adapter's scale for this request (loraScales.ts); absent: `loraAdapters`' own. A request
+     * under other scales waits for the running ones' sequences to come back (sequencePool.ts).
      */
-    acquireSequence(prompt: PreparedPrompt, signal: AbortSignal, cachePartition?: CachePartition): Promise<SequenceLease>,
+    acquireSequence(prompt: PreparedPrompt, signal: AbortSignal, cachePartition?: CachePartition, loraScales?: LoraScales): Promise<SequenceLease>,
     /**
      * The model is going (shutdown, or its file changed or left): requests waiting for a sequence,
      * and any that would wait or start preparing a prompt, fail with `reason` at once.

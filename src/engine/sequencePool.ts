@@ -8,7 +8,10 @@ export type PooledSequence = {readonly contextTokens: readonly number[]};
 /** A shared prefix this long, or half the prompt, is worth going to its sequence for. */
 const usefulPrefix = 64;
 
-type Waiter<S> = {prompt: readonly number[], partition: CachePartition | undefined, resolve: (sequence: S) => void, reject: (error: unknown) => void};
+type Waiter<S> = {
+    prompt: readonly number[], partition: CachePartition | undefined, adapterSet: string,
+    resolve: (sequence: S) => void, reject: (error: unknown) => void
+};
 
 /**
  * Hands out a model's sequences, one request each.
@@ -21,6 +24,11 @@ type Waiter<S> = {prompt: readonly number[], partition: CachePartition | undefin
  * a prefix with it (cachePartitions.ts): another partition's is at most a blank sequence to it. When
  * every sequence is busy, requests wait in a FIFO queue up to `maxQueue`; beyond that they fail fast
  * with 503. A waiter whose client goes away leaves the queue at once.
+ *
+ * LoRA adapters are set on the whole context (loraScales.ts names each set of scales), so sequences
+ * are leased to one adapter set at a time: a request of another set waits, though sequences are
+ * free, until the running set's leases are all back. The queue stays first in, first out, so a
+ * request of the running set arriving behind it waits too: a busy set cannot starve another.
  */
 export class SequencePool<S extends PooledSequence> {
     private readonly free: S[];
@@ -28,6 +36,8 @@ export class SequencePool<S extends PooledSequence> {
     /** Each leased sequence's request signal: one aborted is about to come back. */
     private readonly holders = new Map<S, AbortSignal>();
     private readonly size: number;
+    /** The adapter set of the leased sequences ("" when none is leased or all use the model's own scales). */
+    private leasedSet = "";
     private idleListeners: Array<() => void> = [];
     /** Set once the pool takes no more waiters (shutdown): why they are refused. */
     private closedWith: unknown = null;
@@ -46,10 +56,11 @@ export class SequencePool<S extends PooledSequence> {
         return this.size - this.free.length;
     }
 
-    public acquire(prompt: readonly number[], signal: AbortSignal, partition?: CachePartition): Promise<S> {
+    /** `adapterSet`: the key of the LoRA scales its generation runs under (loraScales.ts); "" the model's own. */
+    public acquire(prompt: readonly number[], signal: AbortSignal, partition?: CachePartition, adapterSet = ""): Promise<S> {
         signal.throwIfAborted();
-        if (this.free.length > 0)
-            return Promise.resolve(this.lease(this.takeBestFor(prompt, partition), signal));
+        if (this.free.length > 0 && this.waiters.length === 0 && this.admits(adapterSet))
+            return Promise.resolve(this.lease(this.takeBestFor(prompt, partition), signal, adapterSet));
         if (this.closedWith != null)
             return Promise.reject(this.closedWith);
         // A sequence whose client has gone is as good as free: its generation stops at the next step
@@ -63,13 +74,16 @@ export class SequencePool<S extends PooledSequence> {
                 if (index >= 0)
                     this.waiters.splice(index, 1);
                 reject(signal.reason);
+                // It may have been the head of the queue, holding back requests of the running adapter set.
+                this.serveWaiters();
             };
             const waiter: Waiter<S> = {
                 prompt,
                 partition,
+                adapterSet,
                 resolve: (sequence) => {
                     signal.removeEventListener("abort", onAbort);
-                    resolve(this.lease(sequence, signal));
+                    resolve(this.lease(sequence, signal, adapterSet));
                 },
                 reject: (error) => {
                     signal.removeEventListener("abort", onAbort);
@@ -84,10 +98,8 @@ export class SequencePool<S extends PooledSequence> {
     public release(sequence: S): void {
         this.holders.delete(sequence);
         this.free.push(sequence);
-        const waiter = this.waiters.shift();
-        if (waiter != null)
-            waiter.resolve(this.takeBestFor(waiter.prompt, waiter.partition));
-        else if (this.free.length === this.size)
+        this.serveWaiters();
+        if (this.free.length === this.size)
             this.idleListeners.splice(0).forEach((listener) => listener());
     }
 
@@ -105,9 +117,24 @@ export class SequencePool<S extends PooledSequence> {
             waiter.reject(error);
     }
 
-    private lease(sequence: S, signal: AbortSignal): S {
+    private lease(sequence: S, signal: AbortSignal, adapterSet: string): S {
+        if (this.holders.size === 0)
+            this.leasedSet = adapterSet;
         this.holders.set(sequence, signal);
         return sequence;
+    }
+
+    /** Whether a request of `adapterSet` may run beside the leased sequences. */
+    private admits(adapterSet: string): boolean {
+        return this.holders.size === 0 || this.leasedSet === adapterSet;
+    }
+
+    /** Hands free sequences to the queue's head while its adapter set may run now. */
+    private serveWaiters(): void {
+        while (this.free.length > 0 && this.waiters.length > 0 && this.admits(this.waiters[0]!.adapterSet)) {
+            const waiter = this.waiters.shift()!;
+            waiter.resolve(this.takeBestFor(waiter.prompt, waiter.partition));
+        }
     }
 
     /** Leased sequences whose request was aborted: they come back within a decode step. */

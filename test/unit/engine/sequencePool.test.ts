@@ -210,3 +210,60 @@ describe("SequencePool with cache partitions", () => {
         expect((await pool.acquire(prompt, never())).name).toBe("shared");
     });
 });
+
+describe("SequencePool with LoRA adapter sets", () => {
+    it("leases sequences to one adapter set at a time: another set waits, though sequences are free, until the running set's are back", async () => {
+        const pool = new SequencePool([seq("a"), seq("b"), seq("c")], 4);
+        const tuned = await pool.acquire([1], never(), undefined, "lora:[0.5]");
+        const tunedToo = await pool.acquire([2], never(), undefined, "lora:[0.5]");
+        let baseGot: Seq | undefined;
+        const base = pool.acquire([3], never()).then((sequence) => baseGot = sequence);
+        await settle();
+        expect(baseGot).toBeUndefined();
+        expect(pool.queued).toBe(1);
+        pool.release(tuned);
+        await settle();
+        expect(baseGot).toBeUndefined();
+        pool.release(tunedToo);
+        await base;
+        expect(baseGot).toBeDefined();
+        expect(pool.leased).toBe(1);
+    });
+
+    it("keeps the queue first in, first out: a request of the running set behind a waiting set waits its turn, so no set starves", async () => {
+        const pool = new SequencePool([seq("a"), seq("b")], 4);
+        const running = await pool.acquire([1], never(), undefined, "x");
+        const order: string[] = [];
+        const other = pool.acquire([2], never(), undefined, "y").then((sequence) => { order.push("y"); return sequence; });
+        const sameAsRunning = pool.acquire([3], never(), undefined, "x").then((sequence) => { order.push("x"); return sequence; });
+        await settle();
+        expect(order).toEqual([]);
+        pool.release(running);
+        pool.release(await other);
+        await sameAsRunning;
+        expect(order).toEqual(["y", "x"]);
+    });
+
+    it("serves every waiter of the set it switches to at once, as far as sequences go", async () => {
+        const pool = new SequencePool([seq("a"), seq("b"), seq("c")], 4);
+        const running = await pool.acquire([1], never(), undefined, "x");
+        const waiting = [pool.acquire([2], never(), undefined, "y"), pool.acquire([3], never(), undefined, "y")];
+        await settle();
+        expect(pool.queued).toBe(2);
+        pool.release(running);
+        await Promise.all(waiting);
+        expect([pool.leased, pool.queued]).toEqual([2, 0]);
+    });
+
+    it("lets the requests behind an aborted head of the queue run when their set may", async () => {
+        const pool = new SequencePool([seq("a"), seq("b")], 4);
+        await pool.acquire([1], never(), undefined, "x");
+        const leaving = new AbortController();
+        const other = pool.acquire([2], leaving.signal, undefined, "y");
+        const sameAsRunning = pool.acquire([3], never(), undefined, "x");
+        await settle();
+        leaving.abort(new Error("client left"));
+        await expect(other).rejects.toThrow("client left");
+        expect((await sameAsRunning).name).toBe("b");
+    });
+});
