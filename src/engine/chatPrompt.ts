@@ -10,6 +10,7 @@ import type {ToolDefinition} from "./generationOptions.js";
 import type {JinjaChatTemplate} from "./template/jinjaChatTemplate.js";
 import type {ModelChatTemplates} from "./template/modelChatTemplate.js";
 import {argumentCallSyntax} from "./template/argumentCallSyntax.js";
+import {firstCallIndex} from "./template/callIndex.js";
 import {writesHarmony} from "./template/harmonyFormat.js";
 import {templateCallSyntax} from "./template/templateCallSyntax.js";
 import type {TemplateMessage, TemplateTool} from "./template/templateMessage.js";
@@ -60,7 +61,7 @@ export function renderChatPrompt(
         tokens,
         stopTokens: rendered.stopTokens,
         stopStrings: rendered.stopStrings,
-        ...(tools.length > 0 ? {toolSyntax: (template == null ? null : templateToolSyntax(model, template, syntax)) ?? toolCallSyntax(chat.wrapper)} : {}),
+        ...(tools.length > 0 ? {toolSyntax: (template == null ? null : templateToolSyntax(model, template, templateMessages ?? [], syntax)) ?? toolCallSyntax(chat.wrapper)} : {}),
         ...(syntax == null ? {} : {thought: {open: syntax.open, close: syntax.close, opened, tokens: {open: syntax.openToken, close: syntax.closeToken}}}),
         ...(harmony ? {harmony} : {}),
         ...(rendered.images == null ? {} : {images: rendered.images})
@@ -157,7 +158,9 @@ function withTemplateErrors<T>(render: () => T, promptName: string): T {
 }
 
 /** The call syntax the model's own template writes (template/templateCallSyntax.ts), its markup read as the tokens it names. */
-function templateToolSyntax(model: LlamaModel, template: JinjaChatTemplate, thought?: {open: string, close: string}): ToolCallSyntax | ArgumentCallSyntax | null {
+function templateToolSyntax(
+    model: LlamaModel, template: JinjaChatTemplate, messages: readonly TemplateMessage[], thought?: {open: string, close: string}
+): ToolCallSyntax | ArgumentCallSyntax | null {
     const tokenizer = {tokenize: (text: string) => model.tokenize(text, true), detokenize: (tokens: readonly number[]) => model.detokenize(tokens as Token[], true)};
     const derived = templateCallSyntax(template, tokenizer);
     if (derived == null)
@@ -167,7 +170,9 @@ function templateToolSyntax(model: LlamaModel, template: JinjaChatTemplate, thou
     return {
         sectionPrefix: markup(syntax.sectionPrefix), sectionSuffix: markup(syntax.sectionSuffix), prefix: markup(syntax.prefix),
         paramsPrefix: syntax.paramsPrefix, suffix: markup(syntax.suffix), betweenCalls: syntax.betweenCalls == null ? null : markup(syntax.betweenCalls),
-        ...(syntax.opensReply === true ? {opensReply: true} : {})
+        ...(syntax.opensReply === true ? {opensReply: true} : {}),
+        // Kimi K2 numbers a reply's calls from 0, or (its later templates) on from the conversation's earlier calls.
+        ...(syntax.callIndex == null ? {} : {callIndex: {at: syntax.callIndex.at, first: firstCallIndex(syntax.callIndex.counts, messages)}})
     };
 }
 

@@ -81,7 +81,9 @@ export type ToolCallSyntax = {
      * The generation prompt ends with the call's prefix (Functionary's `>>>`): the reply begins
      * with its recipient, a tool's name or `all` for text.
      */
-    opensReply?: boolean
+    opensReply?: boolean,
+    /** The params prefix numbers the call (Kimi K2's `:0`): the digit at `at` is the reply's call `first`, and counts up per call. */
+    callIndex?: {at: number, first: number}
 };
 
 /**

@@ -64,14 +64,22 @@ export class CallOpening {
         // Where the prompt has written the opening already (Functionary's `>>>`), the name comes first.
         const opening = this.syntax.opensReply === true ? LlamaText("") : this.firstOpening;
         // The params prefix is markup (Ministral's `[ARGS]` is a control token), the name is text.
-        return name === "" ? opening : LlamaText([opening, name, new SpecialTokensText(this.syntax.paramsPrefix)]);
+        return name === "" ? opening : LlamaText([opening, name, new SpecialTokensText(numberedParamsPrefix(this.syntax, 0))]);
     }
 
     /** A first call's whole opening as text, up to its arguments, for each tool (`{"name": "get_weather", "parameters": `). */
     public named(): Array<{text: string, tool: ToolDefinition}> {
         const prefix = this.firstOpening.toString().trimStart();
-        return this.tools.map((tool) => ({text: prefix + tool.name + this.syntax.paramsPrefix, tool}));
+        return this.tools.map((tool) => ({text: prefix + tool.name + numberedParamsPrefix(this.syntax, 0), tool}));
     }
+}
+
+/** The params prefix of the reply's call `index` (0 for its first): the template's, with the call's number where it writes one. */
+export function numberedParamsPrefix(syntax: Pick<ToolCallSyntax, "paramsPrefix" | "callIndex">, index: number): string {
+    const {paramsPrefix, callIndex} = syntax;
+    if (callIndex == null)
+        return paramsPrefix;
+    return paramsPrefix.slice(0, callIndex.at) + String(callIndex.first + index) + paramsPrefix.slice(callIndex.at + 1);
 }
 
 /**

@@ -4,12 +4,13 @@ import type {ReplyFormat, ToolDefinition} from "../generationOptions.js";
 import type {GenerationEvent} from "../generationEvents.js";
 import type {ReplyGrammars} from "./grammars.js";
 import {CallOpening} from "./callOpening.js";
-import {ConstrainedJson} from "./constrainedJson.js";
 import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
 import {TextReply} from "./textReply.js";
+import {ToolCallSequence} from "./toolCallSequence.js";
 
 type ToolCallsFormat = Extract<ReplyFormat, {type: "toolCalls"}>;
-type Phase = "recipient" | "lead" | "text" | "name" | "arguments" | "next";
+/** Before the first call (what the reply opens with); "calls" once one is open (toolCallSequence.ts). */
+type Phase = "recipient" | "lead" | "text" | "calls";
 
 /** A reply never holds more calls than this, so a model that keeps calling still ends. */
 const maxCallsPerReply = 16;
@@ -18,20 +19,16 @@ const maxCallsPerReply = 16;
  * A reply of tool calls in the template's own syntax. Free text comes first only with
  * `tool_choice: "auto"` (or "none", which stops there), until the model writes the opening of a call
  * (a plain-text opening only at the start of the reply). From there every call is
- * constrained: its name to one of the tools, its arguments to that tool's JSON schema, and between
- * calls the model may only open another call or end. Template markup is forced, not sampled.
+ * constrained (reply/toolCallSequence.ts).
  */
 export class ToolCallReply implements ReplyShaper {
     public readonly opening: {tokens: Token[], events: GenerationEvent[]} = {tokens: [], events: []};
     public readonly callOpening: CallOpening;
     private readonly text: TextReply;
-    private readonly maxCalls: number;
+    private readonly calls: ToolCallSequence;
     private phase: Phase;
-    private state: LlamaGrammarEvaluationState | undefined;
+    /** What the reply's start holds back while it could still open a call (`lead`, `recipient`). */
     private written = "";
-    private calls = 0;
-    /** The arguments being generated. */
-    private current: ConstrainedJson | null = null;
 
     public constructor(
         private readonly grammars: ReplyGrammars,
@@ -47,7 +44,8 @@ export class ToolCallReply implements ReplyShaper {
         const {choice} = format;
         // conversation/replyPlan.ts has refused a named choice that is not one of the tools.
         const named = typeof choice === "object" ? format.tools.find((tool) => tool.name === choice.name)! : null;
-        this.maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
+        const maxCalls = named != null || !format.parallel || syntax.betweenCalls == null ? 1 : maxCallsPerReply;
+        this.calls = new ToolCallSequence(grammars, syntax, opening, format.tools, maxCalls);
 
         if (format.choice === "auto" && syntax.opensReply === true)
             this.phase = "recipient";
@@ -55,13 +53,13 @@ export class ToolCallReply implements ReplyShaper {
             this.phase = "lead";
         else if (format.choice === "auto" || format.choice === "none")
             this.phase = "text";
-        else if (named == null) {
-            this.opening.tokens = grammars.tokenize(opening.forcedOpening());
-            this.phase = this.startName();
-        } else {
-            this.opening.tokens = grammars.tokenize(opening.forcedOpening(named.name));
-            this.opening.events = [this.startArguments(named)];
-            this.phase = "arguments";
+        else {
+            this.opening.tokens = grammars.tokenize(opening.forcedOpening(named?.name));
+            this.phase = "calls";
+            if (named == null)
+                this.calls.startName();
+            else
+                this.opening.events = [this.calls.startArguments(named)];
         }
     }
 
@@ -88,14 +86,14 @@ export class ToolCallReply implements ReplyShaper {
     }
 
     public grammar(): LlamaGrammarEvaluationState | undefined {
-        return this.state;
+        return this.phase === "calls" ? this.calls.state : undefined;
     }
 
     public tokenBias(remainingTokens: number): TokenBias | undefined {
         // "none": a template whose call opens with one special token cannot open a call at all.
         if (this.format.choice === "none")
             return this.grammars.banning(this.callOpening.trigger);
-        return this.phase === "arguments" ? this.current?.tokenBias(remainingTokens) : undefined;
+        return this.phase === "calls" ? this.calls.tokenBias(remainingTokens) : undefined;
     }
 
     public push(text: string, remainingTokens: number): ShaperStep {
@@ -111,37 +109,34 @@ export class ToolCallReply implements ReplyShaper {
                     return step;
                 return {...this.openCall(), events: step.events};
             }
-            case "name":
-                return this.pushName(text);
-            case "arguments":
-                return this.pushArguments(text, remainingTokens);
-            case "next":
-                return this.pushNext(text);
+            case "calls":
+                return this.calls.push(text, remainingTokens);
         }
     }
 
     /** The model has written the trigger: the rest of the call's opening is forced, and its name comes next. */
     public openCall(): ShaperStep {
-        this.phase = this.startName();
+        this.phase = "calls";
+        this.calls.startName();
         return {events: [], forced: this.callOpening.afterTrigger};
     }
 
     /** The model has written a call's whole opening (`CallOpening.named`): its arguments come next. */
     public openNamedCall(tool: ToolDefinition): ShaperStep {
-        this.phase = "arguments";
-        return {events: [this.startArguments(tool)]};
+        this.phase = "calls";
+        return {events: [this.calls.startArguments(tool)]};
     }
 
     public end(rest: string): ShaperStep {
         if (this.phase === "recipient" || this.phase === "lead" || this.phase === "text")
             return this.text.end(this.takeLead() + rest);
-        return {events: this.phase === "arguments" ? this.pushArguments(rest).events : [], finish: "toolCalls"};
+        return {events: this.calls.cut(rest), finish: "toolCalls"};
     }
 
     public cut(rest: string): GenerationEvent[] {
         if (this.phase === "recipient" || this.phase === "lead" || this.phase === "text")
             return this.text.cut(this.takeLead() + rest);
-        return this.phase === "arguments" ? this.pushArguments(rest).events : [];
+        return this.calls.cut(rest);
     }
 
     /**
@@ -182,7 +177,7 @@ export class ToolCallReply implements ReplyShaper {
         const opened = this.openNamedCall(tool);
         if (rest === "")
             return opened;
-        const step = this.pushArguments(rest, remainingTokens);
+        const step = this.calls.push(rest, remainingTokens);
         return {...step, events: [...opened.events, ...step.events]};
     }
 
@@ -191,73 +186,5 @@ export class ToolCallReply implements ReplyShaper {
         const lead = this.written;
         this.written = "";
         return lead;
-    }
-
-    /**
-     * After a call, the grammar allows ending, the text that closes the template's call section
-     * (Mistral's `]`), or the whole opening of another call: once the model has begun the opening,
-     * the rest of it is forced.
-     */
-    private pushNext(text: string): ShaperStep {
-        this.written += text;
-        const {nextCall, sectionEnd, afterNextCall} = this.callOpening;
-        if (sectionEnd !== "" && sectionEnd.startsWith(this.written))
-            return this.written === sectionEnd ? {events: [], finish: "toolCalls"} : {events: []};
-        const rest = nextCall.slice(this.written.length);
-        this.phase = this.startName();
-        return {events: [], forced: [...(rest === "" ? [] : this.grammars.tokenize(rest)), ...afterNextCall]};
-    }
-
-    /**
-     * The call's name, under a grammar that allows only the tools' names followed by the template's
-     * params prefix. Once one tool alone fits what the model wrote, the rest of its name and the
-     * prefix are forced rather than sampled token by token (each a decode step, and a budget a
-     * small max_tokens could spend before the call had a name).
-     */
-    private pushName(text: string): ShaperStep {
-        this.written += text;
-        const opening = (tool: ToolDefinition) => tool.name + this.syntax.paramsPrefix;
-        const candidates = this.format.tools.filter((tool) => opening(tool).startsWith(this.written));
-        if (candidates.length !== 1)
-            return {events: []};
-        const [tool] = candidates as [ToolDefinition];
-        const rest = opening(tool).slice(this.written.length);
-        this.phase = "arguments";
-        return {events: [this.startArguments(tool)], ...(rest === "" ? {} : {forced: this.grammars.tokenize(rest)})};
-    }
-
-    private pushArguments(text: string, remainingTokens = 0): ShaperStep {
-        const call = this.current;
-        if (call == null)
-            return {events: []};
-        const index = this.calls;
-        const argumentsText = call.take(text);
-        const events: GenerationEvent[] = argumentsText === "" ? [] : [{type: "toolArguments", index, text: argumentsText}];
-        if (!call.isComplete)
-            return {events};
-
-        this.calls++;
-        this.current = null;
-        // A model that keeps calling would have its last call cut off by max_tokens: end with whole calls instead.
-        if (this.calls >= this.maxCalls || remainingTokens < this.callOpening.nextCallCost)
-            return {events, finish: "toolCalls"};
-        // Close this call, then let the model choose between opening another one and ending.
-        this.phase = "next";
-        this.written = "";
-        const {nextCall, sectionEnd} = this.callOpening;
-        this.state = this.grammars.literal(sectionEnd === "" ? [nextCall] : [nextCall, sectionEnd], "", {optional: true});
-        return {events, forced: this.grammars.tokenize(this.syntax.suffix)};
-    }
-
-    private startName(): Phase {
-        this.written = "";
-        this.state = this.grammars.literal(this.format.tools.map((tool) => tool.name), this.syntax.paramsPrefix);
-        return "name";
-    }
-
-    private startArguments(tool: ToolDefinition): GenerationEvent {
-        this.current = new ConstrainedJson(this.grammars, tool.parameters);
-        this.state = this.current.grammar;
-        return {type: "toolCall", index: this.calls, name: tool.name};
     }
 }

@@ -1,4 +1,5 @@
 import type {JinjaChatTemplate} from "./jinjaChatTemplate.js";
+import {indexCounting, indexDigitAt, type CallIndexText} from "./callIndex.js";
 import {sharedEnd, sharedEnds} from "./sharedEnds.js";
 import type {TemplateMessage} from "./templateMessage.js";
 
@@ -21,7 +22,9 @@ export type CallSyntaxText = {
     /** Null: the template writes one call per message (or refuses two). */
     betweenCalls: string | null,
     /** The generation prompt ends with the call's prefix (Functionary's `>>>`): the reply begins with its recipient. */
-    opensReply?: boolean
+    opensReply?: boolean,
+    /** The params prefix holds the call's index (Kimi K2's `:0`), counted as callIndex.ts says. */
+    callIndex?: CallIndexText
 };
 
 const first = {name: "chatserve_probe_first", args: {chatserve_arg: "chatserve value 1"}};
@@ -42,12 +45,10 @@ export function templateCallSyntax(template: JinjaChatTemplate, tokenizer: Templ
 }
 
 export function deriveCallSyntax(template: JinjaChatTemplate, tokenizer: TemplateTokenizer): CallSyntaxText | null {
-    const withCalls = (calls: ReadonlyArray<typeof first>): TemplateMessage[] => [
-        {role: "user", content: "chatserve probe question"},
-        {role: "assistant", content: "", ...(calls.length === 0 ? {} : {tool_calls: calls.map((call, index) => ({
-            type: "function" as const, function: {name: call.name, arguments: JSON.stringify(call.args)}, id: `call0000${index + 1}`
-        }))})}
-    ];
+    const assistant = (calls: ReadonlyArray<typeof first>): TemplateMessage => ({role: "assistant", content: "", ...(calls.length === 0 ? {} : {
+        tool_calls: calls.map((call, index) => ({type: "function" as const, function: {name: call.name, arguments: JSON.stringify(call.args)}, id: `call0000${index + 1}`}))
+    })});
+    const withCalls = (calls: ReadonlyArray<typeof first>): TemplateMessage[] => [{role: "user", content: "chatserve probe question"}, assistant(calls)];
     const render = (messages: TemplateMessage[]): string | null => {
         try {
             return template.render({messages, thinking: true}, {continueLast: true});
@@ -75,10 +76,23 @@ export function deriveCallSyntax(template: JinjaChatTemplate, tokenizer: Templat
     // markers ending alike (`<｜tool▁call▁end｜>`, `<｜tool▁calls▁begin｜>`) are not split.
     const prefix = tokenSuffix(tokenizer, parts.before, between);
     const suffix = tokenPrefix(tokenizer, parts.after, between.slice(0, between.length - prefix.length));
+    // A call index in the params prefix (Kimi K2's `:0`, `:1`): how the template counts is read
+    // from a later reply's call, after a call and its result.
+    const at = indexDigitAt(parts.paramsPrefix, paramsOf(double ?? "", second) ?? "");
+    const later = at == null ? null : render([...withCalls([first]), {role: "tool", content: "chatserve probe result", tool_call_id: "call00001"}, assistant([second])]);
+    const counts = at == null ? null : indexCounting(at, later == null ? null : paramsOf(later, second));
     return {
         sectionPrefix: parts.before.slice(0, parts.before.length - prefix.length), prefix, paramsPrefix: parts.paramsPrefix,
-        suffix, sectionSuffix: parts.after.slice(suffix.length), betweenCalls: between.slice(suffix.length, between.length - prefix.length)
+        suffix, sectionSuffix: parts.after.slice(suffix.length), betweenCalls: between.slice(suffix.length, between.length - prefix.length),
+        ...(at == null || counts == null ? {} : {callIndex: {at, counts}})
     };
+}
+
+/** The text between `call`'s name and its arguments in `text`, where it is written once. */
+function paramsOf(text: string, call: typeof second): string | null {
+    const name = text.indexOf(call.name);
+    const args = name < 0 ? null : jsonObjectAfter(text, name + call.name.length, call.args);
+    return args == null ? null : text.slice(name + call.name.length, args.start);
 }
 
 function opensReply(template: JinjaChatTemplate, syntax: CallSyntaxText): boolean {

@@ -1,8 +1,9 @@
 import {describe, expect, it} from "vitest";
 import {JinjaChatTemplate} from "../../../../src/engine/template/jinjaChatTemplate.js";
 import {deriveCallSyntax, type TemplateTokenizer} from "../../../../src/engine/template/templateCallSyntax.js";
+import {firstCallIndex} from "../../../../src/engine/template/callIndex.js";
 import {CHATML_TEMPLATE, CHATML_TOOLS_TEMPLATE, MINISTRAL_3_TEMPLATE, MISTRAL_NEMO_TEMPLATE} from "../../../fixtures/gguf/chatTemplates.js";
-import {markerTokenizer} from "../../../fixtures/templates/familyTemplates.js";
+import {familyTemplate, markerTokenizer, templateMarkers} from "../../../fixtures/templates/familyTemplates.js";
 
 const tokens = {bos: "<s>", eos: "</s>", addBos: true, addEos: false};
 
@@ -47,5 +48,41 @@ describe("a tool call's syntax, read from what the model's own template writes f
     it("none where the template writes no call, or writes each argument on its own", () => {
         expect(deriveCallSyntax(new JinjaChatTemplate(CHATML_TEMPLATE, tokens), tokenizer)).toBeNull();
         expect(deriveCallSyntax(new JinjaChatTemplate(perArgument, tokens), tokenizer)).toBeNull();
+    });
+});
+
+describe("a call's index, where the template numbers its calls (Kimi K2's functions.NAME:0)", () => {
+    const kimi = (name: string) => {
+        const source = familyTemplate(name);
+        return deriveCallSyntax(new JinjaChatTemplate(source, {bos: "", eos: "<|im_end|>", addBos: false, addEos: false}), markerTokenizer(templateMarkers(source)));
+    };
+
+    it("Kimi K2: from 0 in every reply (loop.index0); the digit's place in the params prefix", () => {
+        expect(kimi("moonshotai-Kimi-K2")).toEqual({
+            sectionPrefix: "<|tool_calls_section_begin|>", prefix: "<|tool_call_begin|>functions.", paramsPrefix: ":0<|tool_call_argument_begin|>",
+            suffix: "<|tool_call_end|>", sectionSuffix: "<|tool_calls_section_end|>", betweenCalls: "", callIndex: {at: 1, counts: "reply"}
+        });
+    });
+
+    it("Kimi K2 Instruct: on through the conversation (a counter every earlier call moves on)", () => {
+        expect(kimi("Kimi-K2-Instruct")).toMatchObject({paramsPrefix: ":0<|tool_call_argument_begin|>", callIndex: {at: 1, counts: "conversation"}});
+    });
+
+    it("a later reply's first call goes on from the history's calls, which Kimi K2 Instruct renders numbered and answered by those ids", () => {
+        const calls = [{type: "function" as const, function: {name: "get_weather", arguments: "{\"city\": \"Paris\"}"}, id: "call_a"},
+            {type: "function" as const, function: {name: "get_time", arguments: "{}"}, id: "call_b"}];
+        const messages = [{role: "user" as const, content: "Weather and time?"}, {role: "assistant" as const, content: "", tool_calls: calls},
+            {role: "tool" as const, content: "sunny", tool_call_id: "call_a"}, {role: "tool" as const, content: "noon", tool_call_id: "call_b"}];
+        const source = familyTemplate("Kimi-K2-Instruct");
+        const text = new JinjaChatTemplate(source, {bos: "", eos: "<|im_end|>", addBos: false, addEos: false}).render({messages, thinking: true});
+        expect(text).toContain("functions.get_weather:0<|tool_call_argument_begin|>");
+        expect(text).toContain("functions.get_time:1<|tool_call_argument_begin|>");
+        expect(text).toContain("## Return of functions.get_time:1");
+        expect(firstCallIndex("conversation", messages)).toBe(2);
+        expect(firstCallIndex("reply", messages)).toBe(0);
+    });
+
+    it("no index where the params prefix is the same for every call", () => {
+        expect(deriveCallSyntax(new JinjaChatTemplate(CHATML_TOOLS_TEMPLATE, tokens), tokenizer)).not.toHaveProperty("callIndex");
     });
 });
