@@ -1,4 +1,5 @@
 import type {CachePartition} from "../engine/generationOptions.js";
+import type {LoraScaleRequest} from "../engine/loraScales.js";
 import type {HoldOptions} from "../models/registrySettings.js";
 
 /**
@@ -42,6 +43,8 @@ export type Conversation = {
     logprobs?: {top: number},
     /** The reply the client expects (OpenAI's Predicted Outputs): drafts the engine verifies, never a change to the reply. */
     prediction?: string,
+    /** Scales for the model's LoRA adapters by index (llama-server's `lora`; engine/loraScales.ts); absent: the model's own. */
+    lora?: LoraScaleRequest,
     /**
      * Whose cached prompts and images it may reuse (absent: those every request shares). Who sent it,
      * not what it says: set beside the converters (from the HTTP layer's http/cachePartition.ts), never by them.

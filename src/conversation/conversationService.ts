@@ -18,6 +18,7 @@ import type {ImageLimits} from "../images/imageLimits.js";
 import {imagePartsOf} from "./imageParts.js";
 import {promptCells} from "../engine/vision/imagePrompt.js";
 import {BadRequestError} from "../errors.js";
+import {resolveLoraScales} from "../engine/loraScales.js";
 
 /**
  * With tool_choice "auto" or "none", a model whose template cannot render tools simply answers:
@@ -71,7 +72,8 @@ export class ConversationService {
                 ...(conversation.logprobs != null ? {logprobs: conversation.logprobs} : {}),
                 ...(conversation.prediction != null ? {prediction: conversation.prediction} : {})
             };
-            const lease = await model.acquireSequence(prompt, signal, conversation.cachePartition);
+            const loraScales = conversation.lora == null ? undefined : resolveLoraScales(model.loraAdapters ?? [], conversation.lora);
+            const lease = await model.acquireSequence(prompt, signal, conversation.cachePartition, loraScales);
             return {
                 opensWithCall: format.type === "toolCalls" && (format.choice === "required" || typeof format.choice === "object"),
                 promptTokens: promptCells(prompt),

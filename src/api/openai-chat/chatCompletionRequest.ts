@@ -4,6 +4,7 @@ import {logitBiasField, seed, stopSequences} from "../openai-shared/requestField
 import {refuseOversizedReply} from "../openai-shared/replySizeLimit.js";
 import {predictionField} from "./predictionField.js";
 import {constraintFields} from "../openai-shared/constraintFields.js";
+import {loraField} from "../openai-shared/loraField.js";
 
 /**
  * OpenAI's `POST /v1/chat/completions` request body, spec fields in the order of OpenAI's API reference.
@@ -113,6 +114,8 @@ export const chatCompletionRequestSchema = z.object({
     keep_alive: keepAliveField,
     // llama-server's `grammar`, vLLM's `structured_outputs` and `guided_*` (openai-shared/constraintFields.ts).
     ...constraintFields,
+    // llama-server's per-request LoRA scales (openai-shared/loraField.ts).
+    ...loraField,
     // Deprecated spellings of tools/tool_choice, still sent by older clients.
     functions: z.array(z.unknown()).nullish(),
     function_call: z.unknown().optional(),

@@ -42,7 +42,9 @@ export function toConversation(request: ChatCompletionRequest): Conversation {
         ...optional("keepAlive", request.keep_alive),
         choices: choiceCount(request.n),
         ...(request.logprobs === true ? {logprobs: {top: request.top_logprobs ?? 0}} : {}),
-        ...optional("prediction", predictionText(request.prediction, request))
+        ...optional("prediction", predictionText(request.prediction, request)),
+        // llama-server's per-request LoRA scales, read against the model's adapters once it is known.
+        ...optional("lora", request.lora)
     };
 }
 

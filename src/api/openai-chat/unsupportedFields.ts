@@ -1,12 +1,10 @@
 import {BadRequestError} from "../../errors.js";
 import {rejectStreamOptionsWithoutStream, rejectUnsupported} from "../openai-shared/unsupportedFields.js";
 import type {ChatCompletionRequest} from "./chatCompletionRequest.js";
-import {rejectLoraScales} from "../openai-shared/constraintFields.js";
 
 /** Known chat-completions fields that ask for something chatserve does not do yet, each a 400 naming it. */
 export function rejectUnsupportedChatFields(request: ChatCompletionRequest): void {
     rejectStreamOptionsWithoutStream(request);
-    rejectLoraScales(request);
     // OpenAI's own check: alternatives are only sent with the chosen tokens' logprobs.
     if (request.top_logprobs != null && request.top_logprobs > 0 && request.logprobs !== true)
         throw new BadRequestError("top_logprobs needs logprobs set to true.", {param: "top_logprobs", code: "invalid_value"});

@@ -4,6 +4,7 @@ import {logitBiasField, seed, stopSequences} from "../openai-shared/requestField
 import {refuseOversizedReply} from "../openai-shared/replySizeLimit.js";
 import {textsOrTokenIds} from "../openai-shared/textsOrTokenIds.js";
 import {constraintFields} from "../openai-shared/constraintFields.js";
+import {loraField} from "../openai-shared/loraField.js";
 
 /**
  * OpenAI's legacy `POST /v1/completions` body: raw prompts, no chat template. IDE autocomplete
@@ -36,7 +37,9 @@ export const completionRequestSchema = z.object({
     // Ollama's: how long the model stays loaded once idle after this request (api/keepAlive.ts).
     keep_alive: keepAliveField,
     // llama-server's `grammar`, vLLM's `structured_outputs` and `guided_*` (openai-shared/constraintFields.ts).
-    ...constraintFields
+    ...constraintFields,
+    // llama-server's per-request LoRA scales (openai-shared/loraField.ts).
+    ...loraField
 }).superRefine((request, context) => refuseOversizedReply({
     stream: request.stream,
     n: request.n,

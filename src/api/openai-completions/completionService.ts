@@ -10,6 +10,7 @@ import {compileGrammars} from "../../conversation/replyGrammars.js";
 import {compileTextGrammar} from "../../conversation/textConstraint.js";
 import {toConstraintOutput} from "../openai-shared/constraintFields.js";
 import {BadRequestError} from "../../errors.js";
+import {resolveLoraScales} from "../../engine/loraScales.js";
 import type {ModelSource} from "../../models/modelRegistry.js";
 import {defaultCompletionMaxTokens, type CompletionRequest} from "./completionRequest.js";
 import {choiceCount} from "../openai-shared/choiceCount.js";
@@ -138,7 +139,8 @@ export class CompletionService {
             }
         }
 
-        const lease = await model.acquireSequence(jobs[0]!.prompt, signal, cachePartition);
+        const loraScales = request.lora == null ? undefined : resolveLoraScales(model.loraAdapters ?? [], request.lora);
+        const lease = await model.acquireSequence(jobs[0]!.prompt, signal, cachePartition, loraScales);
         return {
             identity: newReplyIdentity(request.model, "cmpl"), jobs, echo: request.echo === true, logprobs: request.logprobs != null,
             lease, release: () => lease.release()

@@ -25,21 +25,8 @@ export const constraintFields = {
     guided_json: jsonSchema.nullish(),
     guided_regex: z.string().nullish(),
     guided_choice: choices.nullish(),
-    guided_grammar: z.string().nullish(),
-    /** llama-server's per-request LoRA scales, by the adapter's index in the model's list: read so that they are refused, never dropped. */
-    lora: z.array(z.object({id: z.number().int().min(0), scale: z.number()})).nullish()
+    guided_grammar: z.string().nullish()
 };
-
-/**
- * A model's LoRA adapters (chatserve.json's `lora`) apply to every request at their own scales:
- * node-llama-cpp sets adapters on a whole context, and requests with other scales would share its
- * batches and cached prefixes. So a request's own `lora` is a 400 rather than a silent default.
- */
-export function rejectLoraScales(request: {lora?: Array<{id: number, scale: number}> | null}): void {
-    if (request.lora != null && request.lora.length > 0)
-        throw new BadRequestError("lora: per-request LoRA scales are not supported by chatserve yet; a model's adapters apply at the scales its chatserve.json entry gives them (GET /v1/models lists them).",
-            {param: "lora", code: "unsupported_parameter"});
-}
 
 type ConstraintFields = {[K in keyof typeof constraintFields]?: z.infer<(typeof constraintFields)[K]>};
 

@@ -65,6 +65,9 @@ export class FakeModel implements LoadedModel {
     public readonly generations: Array<{options: GenerationOptions, signal: AbortSignal}> = [];
     /** Each lease's cache partition, and each chat prompt's (its images' cache), in order. */
     public readonly leasePartitions: Array<string | undefined> = [];
+    /** Its LoRA adapters (chatserve.json's `lora`), and each lease's scales (undefined: the adapters' own). */
+    public loraAdapters: Array<{path: string, scale: number}> = [];
+    public readonly leaseLoraScales: Array<readonly number[] | undefined> = [];
     public readonly promptPartitions: Array<string | undefined> = [];
     public activeLeases = 0;
     public disposed = false;
@@ -168,10 +171,11 @@ export class FakeModel implements LoadedModel {
             throw new BadRequestError(`Invalid '${param}': token id ${foreign} is not in this model's vocabulary.`, {param, code: "invalid_value"});
     }
 
-    public async acquireSequence(_prompt: PreparedPrompt, _signal: AbortSignal, cachePartition?: string): Promise<SequenceLease> {
+    public async acquireSequence(_prompt: PreparedPrompt, _signal: AbortSignal, cachePartition?: string, loraScales?: readonly number[]): Promise<SequenceLease> {
         if (this.script.busy)
             throw new ServerBusyError(1);
         this.leasePartitions.push(cachePartition);
+        this.leaseLoraScales.push(loraScales);
         this.activeLeases++;
         let released = false;
         return {

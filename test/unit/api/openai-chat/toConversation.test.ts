@@ -140,7 +140,9 @@ describe("OpenAI chat toConversation: sampling, limits, thinking and the rest", 
         ["n 128, the most", {n: 128}, {choices: 128}],
         ["logprobs true: no alternatives", {logprobs: true}, {logprobs: {top: 0}}],
         ["logprobs true with top_logprobs", {logprobs: true, top_logprobs: 5}, {logprobs: {top: 5}}],
-        ["logprobs false", {logprobs: false, top_logprobs: 0}, {logprobs: undefined}]
+        ["logprobs false", {logprobs: false, top_logprobs: 0}, {logprobs: undefined}],
+        ["lora (llama-server's per-request adapter scales), as sent", {lora: [{id: 1, scale: 0.5}, {id: 0, scale: 0}]}, {lora: [{id: 1, scale: 0.5}, {id: 0, scale: 0}]}],
+        ["lora absent or null: the model's own scales", {lora: null}, {lora: undefined}]
     ];
 
     it.each(cases)("%s", (_name, fields, expected) => expectFields(convert(fields), expected));
