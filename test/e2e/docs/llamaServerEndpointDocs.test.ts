@@ -6,7 +6,7 @@ import {sharedModels} from "../support/sharedModels.js";
 import {startTestServer, type TestServer} from "../support/testServer.js";
 
 /**
- * Every curl example of the rerank and tokens pages (and the README's section on them) runs against
+ * Every curl example of the rerank and tokens pages (TEI's request included) (and the README's section on them) runs against
  * a real server, the model names they use standing for a tiny reranker and the shared Qwen2.5 model
  * (its vocabulary is Qwen2.5's, so the documented token ids hold); the answers the pages quote are checked.
  */
@@ -23,7 +23,7 @@ function examples(): Example[] {
         for (const block of text.matchAll(/```sh\n([\s\S]*?)```/g))
             for (const call of block[1]!.matchAll(/curl http:\/\/127\.0\.0\.1:8080(\/[\w/.-]*)[\s\S]*?-d '([\s\S]*?)'/g)) {
                 const path = call[1]!;
-                if (["/v1/rerank", "/tokenize", "/detokenize", "/apply-template", "/v1/chat/completions/input_tokens"].includes(path))
+                if (["/v1/rerank", "/rerank", "/tokenize", "/detokenize", "/apply-template", "/v1/chat/completions/input_tokens"].includes(path))
                     found.push({page, path, body: JSON.parse(call[2]!)});
             }
     }
@@ -47,7 +47,7 @@ describe.runIf(existsSync(sharedModels.qwenTools))("the rerank and tokens pages'
 
     it("finds the examples: each endpoint has one on its page", () => {
         const paths = new Set(examples().filter((example) => example.page !== "README.md").map((example) => example.path));
-        expect([...paths].sort()).toEqual(["/apply-template", "/detokenize", "/tokenize", "/v1/chat/completions/input_tokens", "/v1/rerank"]);
+        expect([...paths].sort()).toEqual(["/apply-template", "/detokenize", "/rerank", "/tokenize", "/v1/chat/completions/input_tokens", "/v1/rerank"]);
     });
 
     it("answers each with 200 and the shape the page describes", async () => {
@@ -57,6 +57,13 @@ describe.runIf(existsSync(sharedModels.qwenTools))("the rerank and tokens pages'
             if (path === "/v1/rerank") {
                 expect(answer.results, page).toHaveLength(body.top_n as number);
                 expect(answer.results[0].document !== undefined, page).toBe(body.return_documents === true);
+            }
+            if (path === "/rerank") {
+                // TEI's request, without a model: the server's one reranker answers, in TEI's form.
+                const texts = body.texts as string[];
+                expect(answer, page).toHaveLength(texts.length);
+                expect(answer.map((result: {index: number, text: string}) => result.text), page).toEqual(answer.map((result: {index: number}) => texts[result.index]));
+                expect(typeof answer[0].score, page).toBe("number");
             }
         }
     });
