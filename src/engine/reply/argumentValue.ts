@@ -1,6 +1,9 @@
 import type {LlamaGrammarEvaluationState} from "node-llama-cpp";
 import type {JsonSchema} from "../generationOptions.js";
 import type {ReplyGrammars} from "./grammars.js";
+import {gbnfString} from "./gbnfText.js";
+import {notationGrammar} from "./notationGrammar.js";
+import {notationToJson} from "./notationJson.js";
 
 /**
  * One argument's value in a per-argument call syntax (reply/argumentCallReply.ts): a string
@@ -16,20 +19,28 @@ export class ArgumentValue {
     private written = "";
     /** Characters of `written` already handed on. */
     private emitted = 0;
+    /** Characters of JSON handed on for a value in the syntax's notation. */
+    private handed = 0;
     private done = false;
     private quoted = false;
 
     /**
      * `end`: the markup after the value, which the grammar makes the model write. Where a JSON value
      * has none (Gemma 4's `n:7,`), `follows` are what may come next: the value ends where one
-     * begins, which is left to the call's next markup.
+     * begins, which is left to the call's next markup. `quote`: the syntax's own string quote, which
+     * makes every value not a raw string one in its notation.
      */
-    public constructor(grammars: ReplyGrammars, schema: JsonSchema | undefined, private readonly end: string, private readonly follows: readonly string[] = []) {
+    public constructor(
+        grammars: ReplyGrammars, schema: JsonSchema | undefined, private readonly end: string, private readonly follows: readonly string[] = [],
+        private readonly quote = ""
+    ) {
         this.raw = isRawString(schema);
         const choices = this.raw ? stringChoices(schema) : null;
         const json = schema ?? {type: "object", additionalProperties: true} as JsonSchema;
+        const ends = this.open ? follows.map((follow) => follow.slice(0, 1)) : [end];
         this.grammar = choices != null ? grammars.literal(choices, end) : this.raw ? grammars.rawText(end, lengthBounds(schema))
-            : grammars.jsonThen(json, this.open ? follows.map((follow) => follow.slice(0, 1)) : end);
+            : quote !== "" ? grammars.text(notationThen(json, quote, ends))
+            : grammars.jsonThen(json, this.open ? ends : end);
     }
 
     /** A JSON value with no closing markup of its own. */
@@ -51,14 +62,14 @@ export class ArgumentValue {
             return {json: "", rest: text};
         this.written += text;
         const value = this.written.trimEnd();
-        if (!this.raw && value.length < this.written.length && isJson(value)) {
+        if (!this.raw && value.length < this.written.length && this.isWhole(value)) {
             this.done = true;
             return {json: this.hand(value.length), rest: "", forced: this.end.slice(heldBack(this.written, this.end))};
         }
         if (this.open) {
             // The first place where the text so far is JSON and what follows begins the call's next markup.
             for (let at = 1; at < this.written.length; at++) {
-                if (this.follows.some((follow) => follow.startsWith(this.written.slice(at, at + 1))) && isJson(this.written.slice(0, at))) {
+                if (this.follows.some((follow) => follow.startsWith(this.written.slice(at, at + 1))) && this.isWhole(this.written.slice(0, at))) {
                     this.done = true;
                     return {json: this.hand(at), rest: this.written.slice(at)};
                 }
@@ -82,8 +93,21 @@ export class ArgumentValue {
         return this.hand(this.written.length) + (this.raw ? "\"" : "");
     }
 
+    /** Whether `text` is one whole value, in JSON or the syntax's notation. */
+    private isWhole(text: string): boolean {
+        return this.quote === "" ? isJson(text) : notationToJson(text, this.quote).complete;
+    }
+
     /** The value's text up to `to`, from where the last piece ended, as JSON (the opening quote with a raw string's first piece). */
     private hand(to: number): string {
+        if (!this.raw && this.quote !== "") {
+            // The notation's JSON so far, less what was handed on: the text's JSON only ever grows.
+            const json = notationToJson(this.written.slice(0, Math.max(to, this.emitted)), this.quote).json;
+            const piece = json.slice(this.handed);
+            this.emitted = Math.max(to, this.emitted);
+            this.handed = json.length;
+            return piece;
+        }
         const piece = this.written.slice(this.emitted, Math.max(to, this.emitted));
         this.emitted = Math.max(to, this.emitted);
         if (!this.raw)
@@ -96,11 +120,17 @@ export class ArgumentValue {
     /** Where the closing markup begins: its first place for a raw string (which cannot contain it), else the first after valid JSON. */
     private valueEnd(): number {
         for (let at = this.written.indexOf(this.end); at >= 0; at = this.written.indexOf(this.end, at + 1)) {
-            if (this.raw || isJson(this.written.slice(0, at)))
+            if (this.raw || this.isWhole(this.written.slice(0, at)))
                 return at;
         }
         return -1;
     }
+}
+
+/** GBNF: a value of `schema` in the notation whose strings are between `quote`s, then one of `ends`. */
+function notationThen(schema: JsonSchema, quote: string, ends: readonly string[]): string {
+    const {rules, value} = notationGrammar(schema, quote);
+    return `root ::= ${value} (${ends.map(gbnfString).join(" | ")})\n${rules}`;
 }
 
 /** Whether the property's value is written raw, as templates write a string (`value | string`); a union or any other type is JSON. */

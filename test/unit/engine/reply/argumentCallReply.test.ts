@@ -15,6 +15,7 @@ const grammars = {
     literal: (choices: string[], suffix: string, options?: {optional?: boolean}) => ({grammar: "literal", choices, suffix, optional: options?.optional ?? false}),
     rawText: (end: string, bounds?: object) => ({grammar: "raw", end, ...bounds}),
     jsonThen: (schema: unknown, end: string) => ({grammar: "json", schema, end}),
+    text: (gbnf: string) => ({grammar: "gbnf", gbnf}),
     banning: (text: string) => ({bias: "ban", text})
 } as unknown as ReplyGrammars;
 
@@ -153,9 +154,9 @@ const gemma: ArgumentCallSyntax = {
 };
 
 describe("ArgumentCallReply: Gemma 4's notation", () => {
-    const text = "<|tool_call>call:get_weather{city:<|\"|>Paris, FR<|\"|>,days:12,options:{\"hourly\":true}}<tool_call|>";
+    const text = "<|tool_call>call:get_weather{city:<|\"|>Paris, FR<|\"|>,days:12,options:{hourly:true}}<tool_call|>";
 
-    it("auto and required: strings between quotes, a number ended by what follows it, back as JSON arguments", () => {
+    it("auto and required: strings between quotes, a number ended by what follows it, an object in the notation, back as JSON arguments", () => {
         const expected = [{name: "get_weather", arguments: {city: "Paris, FR", days: 12, options: {hourly: true}}}];
         expect(play(shaper("auto", gemma), text, 1).calls).toEqual(expected);
         expect(play(shaper("required", gemma), text.slice("<|tool_call>call:".length), 2).calls).toEqual(expected);
@@ -164,8 +165,39 @@ describe("ArgumentCallReply: Gemma 4's notation", () => {
     it("a number ends at the separator while a required key is left (not at the call's end); the next key's grammar starts after the one written", () => {
         const reply = shaper({name: "get_weather"}, gemma);
         reply.push("days:");
-        expect(reply.grammar()).toEqual({grammar: "json", schema: {type: "integer"}, end: [","]});
+        const {gbnf} = reply.grammar() as unknown as {gbnf: string};
+        expect(gbnf.split("\n")[0]).toBe("root ::= (\"-\"? (\"0\" | [1-9] [0-9]{0,15})) (\",\")");
         reply.push("12,");
         expect(reply.grammar()).toEqual({grammar: "literal", choices: ["city:<|\"|>", "units:<|\"|>", "options:"], suffix: "", optional: false});
+    });
+
+    const configure: ToolDefinition = {name: "configure", parameters: {type: "object", properties: {
+        opts: {type: "object", properties: {unit: {type: "string"}, days: {type: "array", items: {type: "integer"}}, note: {type: ["string", "null"]}}},
+        tags: {type: "array", items: {type: "string"}}
+    }, required: ["opts"]}};
+    const nested = "<|tool_call>call:configure{opts:{days:[1,2],note:<|\"|>a \"b\", {c}: d\ne<|\"|>,unit:<|\"|>c<|\"|>},tags:[<|\"|>x,y<|\"|>,<|\"|>]z<|\"|>]}<tool_call|>";
+    const nestedArguments = {opts: {days: [1, 2], note: "a \"b\", {c}: d\ne", unit: "c"}, tags: ["x,y", "]z"]};
+
+    for (const step of [1, 2, 5]) {
+        it(`nested objects and arrays in the notation at every depth (keys bare, strings raw, commas and brackets inside strings kept), streamed ${step} characters a push`, () => {
+            const reply = new ArgumentCallReply(grammars, gemma, {type: "toolCalls", tools: [configure], choice: "auto", parallel: false}, []);
+            expect(play(reply, nested, step).calls).toEqual([{name: "configure", arguments: nestedArguments}]);
+        });
+    }
+
+    it("forced: a nested value's grammar is the notation's, then what may follow it", () => {
+        const reply = new ArgumentCallReply(grammars, gemma, {type: "toolCalls", tools: [configure], choice: {name: "configure"}, parallel: false}, []);
+        expect(detokenize(reply.opening.tokens)).toBe("<|tool_call>call:configure{");
+        expect(reply.push("opts:").events).toEqual([{type: "toolArguments", index: 0, text: "{\"opts\": "}]);
+        const {gbnf} = reply.grammar() as unknown as {gbnf: string};
+        expect(gbnf).toMatch(/^root ::= nv-\d+ \("," \| "}"\)\n/);
+        expect(gbnf).toContain("\"days:\"");
+    });
+
+    it("a reply cut inside a nested value hands on the JSON written so far, a key held back until its colon", () => {
+        const reply = new ArgumentCallReply(grammars, gemma, {type: "toolCalls", tools: [configure], choice: {name: "configure"}, parallel: false}, []);
+        const events = [reply.push("opts:{days:[1,2],un")].flatMap((one) => one.events);
+        events.push(...reply.cut(""));
+        expect(events.filter((event) => event.type === "toolArguments").map((event) => (event as {text: string}).text).join("")).toBe("{\"opts\": {\"days\":[1,2],}");
     });
 });
