@@ -56,6 +56,13 @@ export const configSchema = z.object({
      */
     lookupDecoding: z.boolean().default(false),
     /**
+     * A draft model for speculative decoding (engine/speculation/draftModel.ts): a GGUF file, relative
+     * to the models folder or absolute, loaded beside every chat model but itself whose tokenizer it
+     * shares (one whose tokenizer differs serves without it, and /v1/models says why); chatserve.json's
+     * `draft` per model wins. llama-server's --model-draft (-md), for a folder of models.
+     */
+    draftModel: z.string().min(1).optional(),
+    /**
      * What every model's KV cache stores keys and values as (llama-server's `--cache-type-k` /
      * `--cache-type-v` names); chatserve.json's cache_type_k / cache_type_v per model win.
      * q8_0 halves an f16 cache; a quantized V cache needs flash attention (engine/kvCacheTypes.ts).

@@ -1,5 +1,7 @@
 import {setMaxListeners} from "node:events";
+import fs from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import type {AddressInfo} from "node:net";
 import type {Logger} from "pino";
 import {createApp} from "./app.js";
@@ -61,6 +63,7 @@ export type RunningServer = {
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
     // Before llama.cpp starts: a mistake in the aliases is a one-line refusal.
     const aliases = new ModelAliases(config.modelAliases);
+    const draftModel = config.draftModel == null ? undefined : draftModelFile(config.modelsDir, config.draftModel);
     const runtime = await startLlamaRuntime(config, logger);
     const catalogue = new ModelCatalogue(config.modelsDir, logger, (file) => inspectGguf(file, runtime.llama));
     await catalogue.refresh();
@@ -86,13 +89,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         ...(plan.kvCacheTypes == null ? {} : {kvCacheTypes: plan.kvCacheTypes}),
         ...(plan.loraAdapters == null ? {} : {loraAdapters: plan.loraAdapters}),
         ...(plan.projector == null ? {} : {projector: {path: plan.projector, threads: runtime.threads}}),
-        ...(plan.projectorRefusal == null ? {} : {projectorRefusal: plan.projectorRefusal})
+        ...(plan.projectorRefusal == null ? {} : {projectorRefusal: plan.projectorRefusal}),
+        ...(plan.draft == null ? {} : {draft: plan.draft})
     }, promptCache), {
         // Each model's default context is sized to the budget, not only to what is free: one model alone always fits it.
         context: {
             ctxSize: config.ctxSize, parallel: config.parallel, freeMemoryBytes: Math.min(runtime.freeMemoryBytes, memoryBudget.bytes),
             kvCacheTypes: {k: config.cacheTypeK, v: config.cacheTypeV},
-            vision: runtime.vision.available, imageDecodeBytes: imageDecodeBytes(config.maxImagePixels, runtime.imageDecodes.concurrency)
+            vision: runtime.vision.available, imageDecodeBytes: imageDecodeBytes(config.maxImagePixels, runtime.imageDecodes.concurrency),
+            ...(draftModel == null ? {} : {draftModel})
         },
         aliases,
         memory: {
@@ -174,6 +179,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 }
 
 export type MemoryBudgetSetting = {bytes: number, models: number, source: string};
+
+/** --draft-model's file: relative to the models folder (or absolute); one that is not there is refused at start, not at each load. */
+function draftModelFile(modelsDir: string, file: string): string {
+    const resolved = path.resolve(modelsDir, file);
+    if (!fs.existsSync(resolved) || !fs.statSync(resolved).isFile())
+        throw new Error(`--draft-model: ${resolved} is not a file (it names a .gguf, relative to the models folder or absolute)`);
+    return resolved;
+}
 
 /** The share of the memory free at start that the default budget leaves to the OS, the clients and llama.cpp's own overhead. */
 const defaultBudgetMargin = 0.1;

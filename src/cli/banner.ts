@@ -42,7 +42,8 @@ export function printBanner(config: Config, server: RunningServer): void {
         lines.push(model.status === "unavailable"
             ? `  - ${model.id}: unavailable (${model.error})`
             : `  - ${model.id} (${model.architecture}, ${model.capabilities.join(", ")}): ${servedAs(model)}` +
-                (model.visionError == null ? "" : `; text only: ${model.visionError}`));
+                (model.visionError == null ? "" : `; text only: ${model.visionError}`) +
+                (model.draft == null ? "" : `; draft model ${path.basename(model.draft.path)}${model.draft.error == null ? "" : ` (${model.draft.error})`}`));
     const visionLine = imageInputLine(server, models);
     if (visionLine != null)
         lines.push(visionLine);

@@ -1,3 +1,4 @@
+import path from "node:path";
 import {Command, Option} from "commander";
 import {apiKeysFromEnv} from "../config.js";
 import {formatBytes} from "../models/byteSize.js";
@@ -27,7 +28,9 @@ export type ServedModel = {
     keep_alive?: number | null,
     expires_at?: number | null,
     /** What the prompt cache holds of the model's prompts (absent from an older server, and until the model has loaded). */
-    prompt_cache?: {ram_bytes?: number, disk_bytes?: number}
+    prompt_cache?: {ram_bytes?: number, disk_bytes?: number},
+    /** Its draft model, and why it is not used if it is not (absent from an older server, and for a model without one). */
+    draft?: {path?: string, error?: string}
 };
 
 /** `chatserve ps`: what a running server has in memory now, as `ollama ps` shows it. */
@@ -101,7 +104,8 @@ export function psTable(models: readonly ServedModel[], backend: string | null, 
     const resident = models.filter((model) => model.alias_for == null &&
         (model.loaded === true || model.loading === true || model.status === "loaded" || model.status === "loading"));
     const rows = resident.map((model) => [
-        model.id,
+        // A draft model is part of its model: loaded and unloaded with it, in its MEMORY.
+        model.draft?.path != null && model.draft.error == null ? `${model.id} (+ draft ${path.basename(model.draft.path)})` : model.id,
         memory(model),
         processor(model, backend),
         model.context_length != null ? String(model.context_length) : "-",

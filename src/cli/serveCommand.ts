@@ -39,6 +39,7 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("-t, --threads <n>", "inference threads (default: the CPU cores available, measured best)").argParser(integer(1)))
         .addOption(new Option("--decode-threads <n>", "threads for generating tokens (default: all of --threads on an OpenMP build, else one fewer)").argParser(integer(1)))
         .addOption(new Option("--lookup-decoding", "draft tokens from the prompt and the reply so far and verify them in the decode loop (the reply is unchanged; pays where replies repeat their prompt)").default(false))
+        .addOption(new Option("--draft-model <file>", "a small model of the same tokenizer (a .gguf, relative to --models or absolute) that drafts tokens for every chat model to verify (the reply is unchanged; chatserve.json's draft per model wins)"))
         .addOption(new Option("--flash-attention <mode>", "llama.cpp's flash attention: auto (on, but a few new tokens after a long context run without it, on chatserve's CPU build), on (every batch) or off").choices(flashAttentionChoices).default("auto"))
         .addOption(new Option("--cache-type-k <type>", "KV cache type for keys, as llama-server names them (also -ctk); q8_0 halves the cache (default: f16; chatserve.json's cache_type_k per model)").choices(kvCacheTypeNames).default("f16"))
         .addOption(new Option("--cache-type-v <type>", "KV cache type for values (also -ctv); a quantized one needs flash attention (default: f16; chatserve.json's cache_type_v per model)").choices(kvCacheTypeNames).default("f16"))
@@ -83,6 +84,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
             decodeThreads: options.decodeThreads,
             flashAttention: options.flashAttention,
             lookupDecoding: options.lookupDecoding,
+            draftModel: options.draftModel,
             cacheTypeK: options.cacheTypeK,
             cacheTypeV: options.cacheTypeV,
             parallel: options.parallel,
@@ -117,7 +119,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
 
 type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
-    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], lookupDecoding: boolean, cacheTypeK: Config["cacheTypeK"], cacheTypeV: Config["cacheTypeV"], parallel?: number, maxQueue: number, shutdownGrace?: number,
+    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], lookupDecoding: boolean, draftModel?: string, cacheTypeK: Config["cacheTypeK"], cacheTypeV: Config["cacheTypeV"], parallel?: number, maxQueue: number, shutdownGrace?: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
     promptCache: boolean, promptCacheRam?: number, promptCacheDir?: string, promptCacheSize?: number,
     bodyLimit?: string, allowPrivateImageUrls: boolean, allowPathsOutsideModels: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,

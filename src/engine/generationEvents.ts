@@ -44,5 +44,5 @@ export type GenerationResult = {
     /** With a prediction: how many of its tokens the reply reproduced, and how many it did not (OpenAI's usage fields). */
     prediction?: {accepted: number, rejected: number},
     /** Drafted tokens sent for verification and those accepted, by where the drafts came from (/metrics). */
-    drafts?: Partial<Record<"prediction" | "lookup" | "pool", {drafted: number, accepted: number}>>
+    drafts?: Partial<Record<"prediction" | "lookup" | "pool" | "draft", {drafted: number, accepted: number}>>
 };

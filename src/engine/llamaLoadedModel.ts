@@ -78,7 +78,7 @@ export class LlamaLoadedModel implements LoadedModel {
 
     /** llama.cpp's breakdown of what it allocated for the weights and each context (node-llama-cpp reads it after each is created). */
     public get memory(): {ram: number, vram: number} {
-        const parts = [this.model.memoryUsage, this.generation?.context.memoryUsage, this.embedder?.memoryUsage, this.ranker?.memoryUsage];
+        const parts = [this.model.memoryUsage, this.generation?.context.memoryUsage, this.generation?.draft?.memory, this.embedder?.memoryUsage, this.ranker?.memoryUsage];
         return parts.reduce<{ram: number, vram: number}>(
             (sum, part) => part == null ? sum : {ram: sum.ram + part.ram, vram: sum.vram + part.vram}, {ram: 0, vram: 0});
     }
@@ -93,6 +93,11 @@ export class LlamaLoadedModel implements LoadedModel {
 
     public get embeddingDimensions(): number {
         return this.model.embeddingVectorSize;
+    }
+
+    /** Why the draft model it was planned with is not used (its tokenizer differs, or it failed to load); null: used, or none. */
+    public get draftRefusal(): string | null {
+        return this.generation?.draftRefusal ?? null;
     }
 
     public get imageInputRefusal(): string | null {
@@ -217,6 +222,7 @@ export class LlamaLoadedModel implements LoadedModel {
             const cache = this.promptCache;
             await cache?.safely("save prefixes at unload", () => cache.keepAll(this.generation!.sequences), undefined);
             await this.generation.context.dispose();
+            await this.generation.draft?.dispose();
         }
         await this.embedder?.dispose();
         await this.ranker?.dispose();

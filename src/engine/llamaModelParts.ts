@@ -9,6 +9,8 @@ import {ReplyGrammars} from "./reply/grammars.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {SequencePool} from "./sequencePool.js";
 import {loraAdapterRefusal, type LoraAdapter} from "./loraAdapters.js";
+import {DraftModel, type DraftModelOptions} from "./speculation/draftModel.js";
+import {defaultDraftTokenCost} from "./speculation/speculationPlan.js";
 import {defaultKvCacheTypes, ggmlTypeName, isDefaultKvCache, kvCacheTypeRefusal, type KvCacheTypes} from "./kvCacheTypes.js";
 
 export type ModelLoadOptions = {
@@ -34,7 +36,9 @@ export type ModelLoadOptions = {
     /** LoRA adapters applied to the generation context, each at its scale (chatserve.json's `lora`). */
     loraAdapters?: readonly LoraAdapter[],
     /** Why a paired projector is not loaded (its file failed the checks before llama.cpp sees it): image requests hear it. */
-    projectorRefusal?: string
+    projectorRefusal?: string,
+    /** A draft model for speculative decoding (chatserve.json's `draft`, --draft-model), loaded beside the generation context. */
+    draft?: DraftModelOptions
 };
 
 /**
@@ -49,7 +53,10 @@ export type GenerationParts = {
     context: LlamaContext, steps: DecodeSteps, sequences: LlamaContextSequence[], pool: SequencePool<LlamaContextSequence>,
     chatWrapper: ChatWrapper, grammars: ReplyGrammars,
     /** The model's Jinja templates, which render its prompts; null: it has none, and `chatWrapper` renders them. */
-    templates: ModelChatTemplates | null
+    templates: ModelChatTemplates | null,
+    /** Its draft model (speculation/draftModel.ts), disposed after the context; null: none, or refused (`draftRefusal` says why). */
+    draft: DraftModel | null,
+    draftRefusal: string | null
 };
 
 /** Everything llamaLoadedModel.ts owns and disposes; `contextSize` is what was asked for, capped at the trained context. */
@@ -90,9 +97,16 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
                 throw new Error(`its chat template cannot be parsed (${parseError}); give it one that can as chat_template in chatserve.json`);
             if (templates != null)
                 checkTemplatesFinish(templates);
+            // A draft whose tokenizer differs, or that llama.cpp cannot load, is refused: the model serves without one.
+            const loadedDraft = options.draft == null ? null : await DraftModel.load(runtime, model, context, sequences, options.draft)
+                .catch((error: unknown) => ({refusal: `llama.cpp could not load it (${(error as Error).message})`}));
+            const draft = loadedDraft != null && "draft" in loadedDraft ? loadedDraft.draft : null;
+            const speculation = draft == null ? runtime.speculation : {lookup: false, draftTokenCost: defaultDraftTokenCost, ...runtime.speculation, draft};
             generation = {
                 context,
-                steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto", runtime.speculation),
+                draft,
+                draftRefusal: loadedDraft != null && "refusal" in loadedDraft ? `draft model ${options.draft!.path} not used: ${loadedDraft.refusal}` : null,
+                steps: new DecodeSteps(context, runtime.threads, runtime.decodeThreads, runtime.flashAttention === "auto", speculation),
                 sequences,
                 pool: new SequencePool(sequences, options.maxQueue),
                 chatWrapper: chatWrapperFor(model, options.chatTemplate, templates != null),

@@ -66,6 +66,8 @@ export interface LoadedModel {
     prepareChat(history: ChatHistoryItem[], options: ChatPromptOptions): Promise<PreparedPrompt>,
     /** Why it does not take image input (no projector paired with it, or one that failed to load); null when it does. */
     readonly imageInputRefusal: string | null,
+    /** Why the draft model it was planned with is not used (speculation/draftModel.ts); null or absent: used, or none planned. */
+    readonly draftRefusal?: string | null,
     /** Builds (and caches) the grammar for a JSON schema (null: any object); throws when llama.cpp cannot parse it. */
     compileSchema(schema: JsonSchema | null): void,
     /** Builds (and caches) a client's GBNF; rejects with engine/grammarDiagnosis.ts's GrammarParseError, llama.cpp's reason, when it cannot parse it. */

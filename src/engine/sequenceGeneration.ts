@@ -9,7 +9,7 @@ import {IncrementalDetokenizer, type DetokenizeFn} from "./incrementalDetokenize
 import {createReplyShaper} from "./reply/createReplyShaper.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
 import {samplingFor} from "./samplerOptions.js";
-import {planSpeculation, speculationReport, type SpeculationPlan} from "./speculation/speculationPlan.js";
+import {nextDraft, planSpeculation, settleDraft, speculationReport, type SpeculationPlan} from "./speculation/speculationPlan.js";
 import type {PreparedPrompt} from "./preparedPrompt.js";
 import type {GenerationOptions} from "./generationOptions.js";
 import type {FinishReason, GenerationEvent, GenerationResult} from "./generationEvents.js";
@@ -100,9 +100,11 @@ export async function* generateOnSequence(
     try {
         for (;;) {
             // A drafted step keeps what plain steps would have sampled, one token or several: each goes through the loop below.
-            const draft = plan?.speculation.draft(options.maxTokens - generated.length - 1) ?? [];
+            const planned = plan == null ? [] : nextDraft(plan, options.maxTokens - generated.length - 1);
+            const draft = Array.isArray(planned) ? planned : await planned;
             const kept = draft.length === 0 ? [await steps.step(sequence, feed, sampler)] : await steps.speculate(sequence, feed, draft, sampler);
-            plan?.speculation.settle(kept);
+            if (plan != null)
+                settleDraft(plan, kept);
             firstTokenAt ??= performance.now();
             unevaluated = kept.at(-1);
             if (signal.aborted)

@@ -22,7 +22,9 @@ export type ContextSettings = {
     /** The llama.cpp build can serve images (engine/vision/nativeVision.ts): a model's projector is planned only then. */
     vision?: boolean,
     /** What the server's image decodes under way may hold (engine/vision/imageMemory.ts), counted with each model that has a projector. */
-    imageDecodeBytes?: number
+    imageDecodeBytes?: number,
+    /** --draft-model's file (resolved): the draft of every chat model but itself that chatserve.json gives none. */
+    draftModel?: string
 };
 
 export type ContextPlan = {
@@ -46,7 +48,11 @@ export type ContextPlan = {
     /** The projector file's size: what its weights add to the model's memory. */
     projectorBytes?: number,
     /** Why the model's projector is not loaded (its header failed the checks: projectorCheck.ts): it serves text, and image requests hear this. */
-    projectorRefusal?: string
+    projectorRefusal?: string,
+    /** The draft model loaded with it (chatserve.json's `draft`, else --draft-model) and its fixed draft length. Load-time too. */
+    draft?: {path: string, tokens?: number},
+    /** What the draft takes in memory: its weights and its context, estimated from its header (else its file's size). */
+    draftBytes?: number
 };
 
 /** Whether a loaded model serves `next` as it is: nothing a load decides (context, sequences, template, projector) differs. */
@@ -54,7 +60,8 @@ export function sameLoadSettings(plan: ContextPlan, next: ContextPlan): boolean 
     return plan.contextLength === next.contextLength && plan.parallel === next.parallel &&
         plan.chatTemplate === next.chatTemplate && plan.projector === next.projector &&
         describeKvCacheTypes(plan.kvCacheTypes ?? {k: "f16", v: "f16"}) === describeKvCacheTypes(next.kvCacheTypes ?? {k: "f16", v: "f16"}) &&
-        JSON.stringify(plan.loraAdapters ?? []) === JSON.stringify(next.loraAdapters ?? []);
+        JSON.stringify(plan.loraAdapters ?? []) === JSON.stringify(next.loraAdapters ?? []) &&
+        JSON.stringify(plan.draft ?? null) === JSON.stringify(next.draft ?? null);
 }
 
 /** A 20k-token agent prompt and its reply fit; beyond this, a context's KV cache is rarely worth its memory by default. */

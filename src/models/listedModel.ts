@@ -56,6 +56,8 @@ export type ListedModel = {
     error?: string,
     /** Why a model planned with a projector takes no images: it failed its checks, or llama.cpp could not load it. It serves text. */
     visionError?: string,
+    /** The draft model it is served with (chatserve.json's `draft`, --draft-model) and its fixed draft length; `error`: why it is not used, once it has loaded. */
+    draft?: {path: string, tokens?: number, error?: string},
     /** On an alias's entry: the model it serves. */
     aliasFor?: string,
     /** On a model's entry: the aliases and patterns that lead to it. */
@@ -112,6 +114,7 @@ export function listedModel(descriptor: ModelDescriptor, plan: ContextPlan, view
         ...(promptCache != null ? {promptCache} : {}),
         ...(error != null ? {error} : {}),
         ...(visionError != null ? {visionError} : {}),
+        ...(plan.draft == null ? {} : {draft: {...plan.draft, ...(loaded?.draftRefusal == null ? {} : {error: loaded.draftRefusal})}}),
         ...(aliases.length > 0 ? {aliases: [...aliases]} : {})
     };
 }

@@ -95,6 +95,9 @@ export class LoadQueue {
                 kvCacheBytes: plan.kvCacheBytes, contextMemoryBytes: model.contextMemoryBytes,
                 estimatedBytes: totalBytes(residency.estimate), memoryBytes: totalBytes(residency.memory), ms: Date.now() - started
             }, `loaded ${descriptor.id} (${model.contextLength} tokens per request, ${plan.parallel} at once, ${formatBytes(totalBytes(residency.memory))}) in ${Date.now() - started} ms`);
+            // It serves without its draft: said once, where the load is.
+            if (model.draftRefusal != null)
+                this.logger.warn({event: "draft_model_refused", model: descriptor.id, draft: plan.draft?.path, reason: model.draftRefusal}, `${descriptor.id}: ${model.draftRefusal}`);
         }, (error: unknown) => {
             this.logger.error({event: "model_load_failed", model: descriptor.id, err: error}, `failed to load ${descriptor.id}`);
         });

@@ -36,7 +36,8 @@ export class ModelRegistry {
 
     public constructor(private readonly catalogue: Catalogue, load: ModelLoader, settings: RegistrySettings, logger: Logger) {
         this.lookup = new ModelLookup(catalogue, settings.aliases ?? new ModelAliases());
-        this.sizing = new ModelSizing(settings.context);
+        // A draft model is sized from its header where the folder lists it (models/modelSizing.ts).
+        this.sizing = new ModelSizing(settings.context, () => catalogue.list());
         const memory = settings.memory ?? {};
         const budget = {bytes: memory.bytes ?? Number.POSITIVE_INFINITY, models: memory.models ?? Number.POSITIVE_INFINITY, source: memory.source ?? "--memory-limit"};
         const keepAlive = memory.keepAlive ?? null;

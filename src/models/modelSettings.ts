@@ -45,7 +45,14 @@ export const modelEntrySchema = z.strictObject({
      * LoRA adapters (GGUF files relative to the folder, as llama.cpp's convert_lora_to_gguf.py
      * writes them) applied to the model at their scale (default 1); listed in /v1/models by index, as llama-server's ids.
      */
-    lora: z.array(z.strictObject({path: z.string().min(1), scale: z.number().min(-8).max(8).optional()})).max(16).optional()
+    lora: z.array(z.strictObject({path: z.string().min(1), scale: z.number().min(-8).max(8).optional()})).max(16).optional(),
+    /**
+     * A draft model for speculative decoding (a GGUF relative to the folder, of the same tokenizer),
+     * loaded and unloaded with the model; over --draft-model. One whose tokenizer differs is refused at load.
+     */
+    draft: z.string().min(1).optional(),
+    /** Tokens the draft model drafts each step (llama-server's --spec-draft-n-max); absent: adapted to how many it gets accepted. */
+    draft_tokens: z.number().int().min(1).max(16).optional()
 });
 
 export const settingsFileSchema = z.strictObject({
@@ -73,7 +80,10 @@ export type ModelSettings = {
     cacheTypeK?: KvCacheType,
     cacheTypeV?: KvCacheType,
     /** Resolved paths (settingsFile.ts) and scales. */
-    lora?: Array<{path: string, scale?: number}>
+    lora?: Array<{path: string, scale?: number}>,
+    /** The draft model's resolved path (settingsFile.ts), and its fixed draft length. */
+    draft?: string,
+    draftTokens?: number
 };
 
 type Rule = {key: string, entry: ModelEntry, regex: RegExp | null, specificity: number, order: number};
@@ -103,7 +113,8 @@ export class SettingsTable {
         return {
             ctxSize: first("ctx_size"), parallel: first("parallel"), sampling: withoutUndefined(sampling),
             chatTemplate: first("chat_template"), keepAlive: first("keep_alive") ?? undefined, mmproj: first("mmproj"),
-            cacheTypeK: first("cache_type_k"), cacheTypeV: first("cache_type_v"), lora: first("lora")
+            cacheTypeK: first("cache_type_k"), cacheTypeV: first("cache_type_v"), lora: first("lora"),
+            draft: first("draft"), draftTokens: first("draft_tokens")
         };
     }
 

@@ -1,4 +1,4 @@
-import {statSync} from "node:fs";
+import {realpathSync, statSync} from "node:fs";
 import {keptImages} from "../engine/vision/imageMemory.js";
 import {planContext, type ContextPlan, type ContextSettings} from "./contextPlan.js";
 import type {MemoryFootprint} from "./memoryEstimate.js";
@@ -24,7 +24,8 @@ export class ModelSizing {
     /** chatserve.json's settings in force (settingsFile.ts). */
     private fileSettings: LoadedSettings = noSettings;
 
-    public constructor(private readonly flags: ContextSettings) {}
+    /** `models`: the folder's models, whose headers size a draft model that is one of them (else the draft counts at its file's size). */
+    public constructor(private readonly flags: ContextSettings, private readonly models: () => readonly ModelDescriptor[] = () => []) {}
 
     /** chatserve.json changed: every plan and memory figure is worked out again. */
     public useSettings(settings: LoadedSettings): void {
@@ -56,6 +57,10 @@ export class ModelSizing {
                 plan = {...plan, chatTemplate: own.chatTemplateText};
             if (own.lora != null && own.lora.length > 0 && descriptor.capabilities.includes("chat"))
                 plan = {...plan, loraAdapters: own.lora.map(({path, scale}) => ({path, scale: scale ?? 1}))};
+            // --draft-model serves every chat model but its own file; chatserve.json's draft wins.
+            const draft = own.draft ?? (this.flags.draftModel != null && realPath(this.flags.draftModel) !== realPath(descriptor.path) ? this.flags.draftModel : undefined);
+            if (draft != null && descriptor.capabilities.includes("chat"))
+                plan = {...plan, draft: {path: draft, ...(own.draftTokens == null ? {} : {tokens: own.draftTokens})}, draftBytes: this.draftBytes(draft, plan)};
             const projector = own.mmproj ?? descriptor.projector;
             // The paired projector was checked at the scan; chatserve.json's is checked as it loads (projectorCheck.ts).
             if (this.flags.vision === true && projector != null && own.mmproj == null && descriptor.projectorError != null)
@@ -80,7 +85,7 @@ export class ModelSizing {
             const plan = this.planFor(descriptor);
             const weightsAndCache = withCacheTypes(descriptor, plan,
                 descriptor.memory?.(plan.contextLength, plan.parallel) ?? {ram: descriptor.sizeBytes + (plan.kvCacheBytes ?? 0), vram: 0});
-            estimate = withAdapters(withProjector(weightsAndCache, plan, this.flags.imageDecodeBytes ?? 0), plan);
+            estimate = withDraft(withAdapters(withProjector(weightsAndCache, plan, this.flags.imageDecodeBytes ?? 0), plan), plan);
             this.estimates.set(descriptor, estimate);
         }
         return estimate;
@@ -93,6 +98,34 @@ export class ModelSizing {
 
     public isMeasured(descriptor: ModelDescriptor): boolean {
         return this.measured.has(descriptor);
+    }
+
+    /**
+     * A draft model's weights and its context (one sequence for each of its target's, of the
+     * target's length): from its header when the folder lists it, else its file and no cache.
+     */
+    private draftBytes(file: string, plan: ContextPlan): number {
+        const real = realPath(file);
+        const draft = this.models().find((model) => realPath(model.path) === real);
+        const footprint = draft?.memory?.(plan.contextLength, plan.parallel);
+        if (footprint != null)
+            return footprint.ram + footprint.vram;
+        return (draft?.sizeBytes ?? fileSize(file)) + (draft?.kvCache?.(plan.contextLength, plan.parallel) ?? 0);
+    }
+}
+
+/** A draft model's memory (engine/speculation/draftModel.ts), where its target's weights are: loaded with it, counted with it. */
+function withDraft(footprint: MemoryFootprint, plan: ContextPlan): MemoryFootprint {
+    if (plan.draftBytes == null)
+        return footprint;
+    return footprint.vram > 0 ? {...footprint, vram: footprint.vram + plan.draftBytes} : {...footprint, ram: footprint.ram + plan.draftBytes};
+}
+
+function realPath(file: string): string {
+    try {
+        return realpathSync(file);
+    } catch {
+        return file;
     }
 }
 

@@ -20,7 +20,9 @@ export type LoadedFacts = {
     contextMemoryBytes?: number,
     memory?: MemoryFootprint,
     /** Why it takes no images (no projector, or one that failed to load); null when it does. */
-    imageInputRefusal?: string | null
+    imageInputRefusal?: string | null,
+    /** Why its planned draft model is not used (a tokenizer unlike its own); null or absent when it is, or none was planned. */
+    draftRefusal?: string | null
 };
 
 /**
@@ -103,7 +105,8 @@ export class Residency {
         this.model = model;
         this.facts = {
             contextLength: model.contextLength, supportsInfill: model.supportsInfill,
-            contextMemoryBytes: model.contextMemoryBytes, memory: model.memory, imageInputRefusal: model.imageInputRefusal
+            contextMemoryBytes: model.contextMemoryBytes, memory: model.memory, imageInputRefusal: model.imageInputRefusal,
+            draftRefusal: model.draftRefusal ?? null
         };
         this.state = "loaded";
     }

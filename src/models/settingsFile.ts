@@ -112,6 +112,11 @@ export class SettingsFile {
                 adapter.path = await resolveProjectorPath(adapter.path, this.paths).catch((error: Error) => {
                     throw new Error(`models.${key}.lora[${index}].path: ${error.message}`);
                 });
+            if (entry.draft != null)
+                // Resolved once, here, as a projector is: the draft loads with this path.
+                entry.draft = await resolveProjectorPath(entry.draft, this.paths).catch((error: Error) => {
+                    throw new Error(`models.${key}.draft: ${error.message}`);
+                });
             if (entry.mmproj != null) {
                 // Resolved once, here: the model is loaded with this path.
                 entry.mmproj = await resolveProjectorPath(entry.mmproj, this.paths).catch((error: Error) => {

@@ -80,6 +80,12 @@ export type ModelObject = {
     error?: string,
     /** Why a model served with a projector takes no images (its projector failed its checks or its load): it serves text. */
     vision_error?: string,
+    /**
+     * The draft model it is served with for speculative decoding (chatserve.json's `draft`, --draft-model):
+     * its file, its fixed draft length if chatserve.json gives one (`draft_tokens`), and once the model
+     * has loaded, why the draft is not used if it is not (a tokenizer unlike the model's).
+     */
+    draft?: {path: string, draft_tokens?: number, error?: string},
     /** On an alias's entry: the model it serves (the entry's other fields are that model's). */
     alias_for?: string,
     /** On a model's entry: the aliases and `*` patterns (--model-alias) that serve it. */

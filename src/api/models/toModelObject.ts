@@ -40,6 +40,9 @@ export function toModelObject(model: ListedModel): ModelObject {
             disk_bytes: model.promptCache.disk.bytes, disk_entries: model.promptCache.disk.entries
         }} : {}),
         ...(model.error != null ? {error: model.error} : {}),
+        ...(model.draft != null ? {draft: {
+            path: model.draft.path, ...(model.draft.tokens == null ? {} : {draft_tokens: model.draft.tokens}), ...(model.draft.error == null ? {} : {error: model.draft.error})
+        }} : {}),
         ...(model.visionError != null ? {vision_error: model.visionError} : {}),
         ...(model.aliasFor != null ? {alias_for: model.aliasFor} : {}),
         ...(model.aliases != null && model.aliases.length > 0 ? {aliases: [...model.aliases]} : {})

@@ -2,8 +2,8 @@ import type {Token} from "node-llama-cpp";
 import {PoolWriter, type LookupPool} from "./lookupPool.js";
 import {NgramIndex} from "./ngramIndex.js";
 
-/** Where a draft came from, as /metrics labels it. */
-export type DraftSourceName = "prediction" | "lookup" | "pool";
+/** Where a draft came from, as /metrics labels it ("draft": the model's draft model, draftModelSpeculation.ts, which drafts apart from the sources here). */
+export type DraftSourceName = "prediction" | "lookup" | "pool" | "draft";
 
 /** Proposes the tokens that may come next in a reply, and follows the reply as it grows. */
 export interface DraftSource {

@@ -5,6 +5,8 @@ import {heldPartition} from "../cachePartitions.js";
 import {LookupDrafts, PoolDrafts} from "./draftSources.js";
 import {lookupPoolFor} from "./lookupPools.js";
 import {PredictionDrafts} from "./predictionDrafts.js";
+import {DraftModelSpeculation} from "./draftModelSpeculation.js";
+import {ModelDrafts, type DraftModelLink} from "./modelDrafts.js";
 import {Speculation, type RatedSource} from "./speculation.js";
 
 /** How a model's generations speculate (chatserve.json / flags, through the runtime). */
@@ -12,7 +14,9 @@ export type SpeculationSettings = {
     /** Draftless lookup in the prompt and the reply so far, and in the model's pool, for every request that can take drafts. */
     lookup: boolean,
     /** A drafted token's share of a plain step's time, as measured for this machine (draftLength.ts). */
-    draftTokenCost: number
+    draftTokenCost: number,
+    /** The model's draft model (chatserve.json's `draft`, --draft-model), loaded with it; absent: none. */
+    draft?: DraftModelLink
 };
 
 /** A prediction is the client's word for the reply: believed right until shown wrong (a draft of 16 at once). */
@@ -23,7 +27,7 @@ const lookupPrior = 0.4;
 const poolPrior = 0.35;
 
 /** What speculating generations report: their speculation, and the prediction's tally when a client sent one. */
-export type SpeculationPlan = {speculation: Speculation, prediction?: PredictionDrafts};
+export type SpeculationPlan = {speculation: Speculation, prediction?: PredictionDrafts, draftModel?: DraftModelSpeculation};
 
 /**
  * Whether a generation can take drafts, and from what. Only a reply whose sampler does not change
@@ -54,9 +58,12 @@ export function planSpeculation(
         // Of this model, and of the request's own cache partition: another's text is never a draft here.
         sources.push({source: new PoolDrafts(lookupPoolFor(sequence.context, heldPartition(sequence)), prompt), prior: poolPrior});
     }
-    if (sources.length === 0)
+    const cost = settings?.draftTokenCost ?? defaultDraftTokenCost;
+    const draftSequence = settings?.draft?.sequenceFor(sequence);
+    const draftModel = draftSequence == null ? undefined : new DraftModelSpeculation(new ModelDrafts(draftSequence, prompt), settings!.draft!, cost);
+    if (sources.length === 0 && draftModel == null)
         return undefined;
-    return {speculation: new Speculation(sources, settings?.draftTokenCost ?? defaultDraftTokenCost), ...(prediction == null ? {} : {prediction})};
+    return {speculation: new Speculation(sources, cost), ...(prediction == null ? {} : {prediction}), ...(draftModel == null ? {} : {draftModel})};
 }
 
 /** Measured on 2 CPU cores (docs/speculative-decoding.md): a step of 1 + 7 drafted tokens costs ~2.1 plain steps. */
@@ -69,6 +76,23 @@ export const defaultDraftTokenCost = 0.15;
 export function speculationReport(plan: SpeculationPlan | undefined, sequence: LlamaContextSequence, options: GenerationOptions): Pick<GenerationResult, "prediction" | "drafts"> {
     const prediction = plan?.prediction != null ? {accepted: plan.prediction.accepted, rejected: plan.prediction.rejected}
         : options.prediction != null ? {accepted: 0, rejected: sequence.model.tokenize(options.prediction, false).length} : undefined;
-    const drafts = plan?.speculation.counts;
+    const draftModel = plan?.draftModel?.counts;
+    const drafts = draftModel == null || draftModel.drafted === 0 ? plan?.speculation.counts : {...plan!.speculation.counts, draft: draftModel};
     return {...(prediction == null ? {} : {prediction}), ...(drafts == null || Object.keys(drafts).length === 0 ? {} : {drafts})};
+}
+
+/**
+ * The next step's draft: the request's own sources first (a prediction, lookup: their guesses cost
+ * nothing), the draft model only where they have none worth sending. Synchronous unless the draft
+ * model runs, so a step without it never waits for a turn of the event loop.
+ */
+export function nextDraft(plan: SpeculationPlan, room: number): Token[] | Promise<Token[]> {
+    const draft = plan.speculation.draft(room);
+    return draft.length > 0 || plan.draftModel == null ? draft : plan.draftModel.draft(room);
+}
+
+/** The step's kept tokens, to every source of the plan. */
+export function settleDraft(plan: SpeculationPlan, kept: readonly Token[]): void {
+    plan.speculation.settle(kept);
+    plan.draftModel?.settle(kept);
 }
