@@ -9,6 +9,7 @@ import {IncrementalDetokenizer, type DetokenizeFn} from "./incrementalDetokenize
 import {createReplyShaper} from "./reply/createReplyShaper.js";
 import type {ReplyGrammars} from "./reply/grammars.js";
 import {samplingFor} from "./samplerOptions.js";
+import {dropUnfedTail} from "./speculation/draftRollback.js";
 import {nextDraft, planSpeculation, settleDraft, speculationReport, type SpeculationPlan} from "./speculation/speculationPlan.js";
 import type {PreparedPrompt} from "./preparedPrompt.js";
 import type {GenerationOptions} from "./generationOptions.js";
@@ -109,8 +110,14 @@ export async function* generateOnSequence(
             unevaluated = kept.at(-1);
             if (signal.aborted)
                 return result("abort", generated.length);
-            for (const token of kept) {
+            // Ending at a drafted run's token: what the run fed after it leaves the cache, as if never fed; it is the unevaluated token.
+            const endAt = async (index: number) => {
+                unevaluated = kept[index];
+                await dropUnfedTail(sequence, kept.length - 1 - index);
+            };
+            for (const [index, token] of kept.entries()) {
                 if (sequence.model.isEogToken(token) || stopTokens.has(token)) {
+                    await endAt(index);
                     const {events, finish} = shaper.end(detokenizer.flush());
                     yield* events;
                     return result(finish!, generated.length);
@@ -121,9 +128,12 @@ export async function* generateOnSequence(
                     yield {type: "logprobs", token: sampler.logprob};
                 const {events, forced = [], finish} = shaper.push(detokenizer.push(token), options.maxTokens - generated.length);
                 yield* events;
-                if (finish != null)
+                if (finish != null) {
+                    await endAt(index);
                     return result(finish, generated.length);
+                }
                 if (generated.length + forced.length >= options.maxTokens) {
+                    await endAt(index);
                     // Forced markup counts as the reply's, as everywhere: cut at max_tokens, the reply spent it all.
                     yield* shaper.cut(detokenizer.flush());
                     return result("length", options.maxTokens);

@@ -1,3 +1,4 @@
+import type {LlamaContextSequence} from "node-llama-cpp";
 import type {NativeContext, SequenceState} from "../llamaInternals.js";
 
 /**
@@ -15,4 +16,15 @@ export function dropRejectedDraft(native: NativeContext, state: SequenceState, r
         throw new Error("llama.cpp could not drop a rejected draft from the sequence's cache");
     state._nextTokenIndex = start;
     state._contextTokens.length = start;
+}
+
+/**
+ * A reply that ends inside a drafted run (at an end-of-generation token, a stop, its budget) keeps
+ * in the sequence the run's tokens from the one it ended at: plain decoding never fed those (it
+ * stops before feeding the token it ended at). They go, so the cache and the next turn's prefix
+ * matching see exactly what plain decoding would have left.
+ */
+export async function dropUnfedTail(sequence: LlamaContextSequence, count: number): Promise<void> {
+    if (count > 0)
+        await sequence.eraseContextTokenRanges([{start: sequence.nextTokenIndex - count, end: sequence.nextTokenIndex}]);
 }
