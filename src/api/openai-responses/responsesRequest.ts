@@ -1,5 +1,6 @@
 import {z} from "zod";
 import {keepAliveField} from "../keepAlive.js";
+import {constraintFields} from "../openai-shared/constraintFields.js";
 import {otherKind} from "../otherKind.js";
 
 /**
@@ -125,7 +126,10 @@ export const responsesRequestSchema = z.object({
     stream_options: z.unknown().optional(),
     // --- chatserve extensions ---
     // Ollama's: how long the model stays loaded once idle after this request (api/keepAlive.ts).
-    keep_alive: keepAliveField
+    keep_alive: keepAliveField,
+    // llama-server's `grammar` and vLLM's `structured_outputs` / `guided_*`, as on chat completions
+    // (openai-shared/constraintFields.ts): llama-server's /v1/responses passes every chat field through.
+    ...constraintFields
 });
 
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;

@@ -1,5 +1,6 @@
 import {BadRequestError} from "../../errors.js";
-import type {Conversation, ImagePart, Message, TextPart} from "../../conversation/conversation.js";
+import type {Conversation, ImagePart, Message, OutputFormat, TextPart} from "../../conversation/conversation.js";
+import {toConstraintOutput} from "../openai-shared/constraintFields.js";
 import type {ContentPart, InputItem, ResponsesRequest} from "./responsesRequest.js";
 import {ResponseTools} from "./responseTools.js";
 
@@ -25,7 +26,6 @@ export function toConversation(request: ResponsesRequest, items: readonly Source
     if (messages.list.length === 0)
         throw new BadRequestError("Invalid 'input': there is nothing to answer (no instructions and no input items).", {param: "input", code: "invalid_value"});
 
-    const format = request.text?.format;
     const effort = request.reasoning?.effort;
     const toolChoice = tools.toolChoice(request.tool_choice);
     return {
@@ -36,9 +36,7 @@ export function toConversation(request: ResponsesRequest, items: readonly Source
             tools: tools.offered,
             ...(toolChoice != null ? {toolChoice} : {}),
             ...(request.parallel_tool_calls != null ? {parallelToolCalls: request.parallel_tool_calls} : {}),
-            output: format?.type === "json_schema"
-                ? {type: "json", schema: format.schema ?? null, strict: format.strict === true, path: "text.format", schemaPath: "text.format.schema"}
-                : format?.type === "json_object" ? {type: "json", schema: null, strict: false, path: "text.format", schemaPath: "text.format"} : {type: "text"},
+            output: outputFormat(request, tools.offered.length > 0),
             sampling: {
                 ...(request.temperature != null ? {temperature: request.temperature} : {}),
                 ...(request.top_p != null ? {topP: request.top_p} : {}),
@@ -54,6 +52,20 @@ export function toConversation(request: ResponsesRequest, items: readonly Source
         },
         tools
     };
+}
+
+/**
+ * The reply's format: a raw constraint (llama-server's `grammar`, vLLM's `structured_outputs`, which
+ * llama-server's /v1/responses passes through as on chat), else `text.format`.
+ */
+function outputFormat(request: ResponsesRequest, hasTools: boolean): OutputFormat {
+    const format = request.text?.format;
+    const constraint = toConstraintOutput(request, {responseFormat: format != null && format.type !== "text", hasTools, formatField: "text.format"});
+    if (constraint != null)
+        return constraint;
+    if (format?.type === "json_schema")
+        return {type: "json", schema: format.schema ?? null, strict: format.strict === true, path: "text.format", schemaPath: "text.format.schema"};
+    return format?.type === "json_object" ? {type: "json", schema: null, strict: false, path: "text.format", schemaPath: "text.format"} : {type: "text"};
 }
 
 /** Input items → messages, keeping an assistant's thought, text and calls in one message as templates render them. */

@@ -4,8 +4,9 @@ import {BadRequestError} from "../../errors.js";
 
 /**
  * The raw constraints clients of the OpenAI-shaped servers send, under their own names, on chat and
- * legacy completions: llama-server's `grammar` (GBNF), vLLM's `structured_outputs` and the older
- * `guided_*` fields it replaced. chatserve extensions to OpenAI's bodies: OpenAI itself has none.
+ * legacy completions (and on the Responses API, whose body llama-server passes through to chat's):
+ * llama-server's `grammar` (GBNF), vLLM's `structured_outputs` and the older `guided_*` fields it
+ * replaced. chatserve extensions to OpenAI's bodies: OpenAI itself has none.
  */
 const jsonSchema = z.union([z.record(z.string(), z.unknown()), z.string()]);
 const choices = z.array(z.string()).min(1, "a choice needs at least one text").max(10_000, "at most 10,000 choices");
@@ -36,7 +37,11 @@ type ConstraintFields = {[K in keyof typeof constraintFields]?: z.infer<(typeof 
  * is not the client's to guess. A JSON schema (`structured_outputs.json`, `guided_json`) is read
  * strictly, as `strict: true` reads OpenAI's: vLLM refuses what it cannot enforce, too.
  */
-export function toConstraintOutput(request: ConstraintFields, {responseFormat, hasTools}: {responseFormat: boolean, hasTools: boolean}): OutputFormat | null {
+export function toConstraintOutput(request: ConstraintFields, {responseFormat, hasTools, formatField = "response_format"}: {
+    responseFormat: boolean, hasTools: boolean,
+    /** Where the API takes its own output format (the Responses API's is `text.format`), for the 400. */
+    formatField?: string
+}): OutputFormat | null {
     const structured = request.structured_outputs;
     if (structured?.structural_tag != null)
         throw new BadRequestError("structured_outputs.structural_tag: vLLM's structural tags are not supported by chatserve yet.",
@@ -71,7 +76,7 @@ export function toConstraintOutput(request: ConstraintFields, {responseFormat, h
         throw new BadRequestError(`Invalid '${second.param}': only one constraint may be set, and '${first!.param}' is set too.`,
             {param: second.param, code: "invalid_value"});
     if (responseFormat)
-        throw new BadRequestError(`Invalid '${first!.param}': it cannot be combined with 'response_format'; send one of them.`,
+        throw new BadRequestError(`Invalid '${first!.param}': it cannot be combined with '${formatField}'; send one of them.`,
             {param: first!.param, code: "invalid_value"});
     if (hasTools)
         throw new BadRequestError(`Invalid '${first!.param}': a constraint of the client's own cannot be combined with tools.`,

@@ -70,6 +70,24 @@ function textConstraints(label: string, modelFile: () => Promise<string>): void 
             }
         });
 
+        it("on the Responses API too (llama-server's /v1/responses passes grammar through): a grammar and a choice, streamed and not", async () => {
+            const grammar = "root ::= answer \" \" word\nanswer ::= \"yes\" | \"no\"\nword ::= [a-z]{1,6}\n";
+            for (const seed of seeds) {
+                const reply = await client.responses.create({model: "m", input: "Answer.", temperature: 1, seed, max_output_tokens: maxTokens, grammar} as never) as OpenAI.Responses.Response;
+                expect(reply.output_text).toMatch(/^(yes|no) [a-z]{1,6}$/);
+                let streamed = "";
+                const stream = await client.responses.create({
+                    model: "m", input: "Answer.", temperature: 1, seed, max_output_tokens: maxTokens, stream: true, structured_outputs: {choice: ["red", "green"]}
+                } as never) as unknown as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>;
+                for await (const event of stream)
+                    if (event.type === "response.output_text.delta")
+                        streamed += event.delta;
+                expect(["red", "green"]).toContain(streamed);
+            }
+            const both = client.responses.create({model: "m", input: "Answer.", max_output_tokens: 4, grammar, text: {format: {type: "json_object"}}} as never);
+            await expect(both).rejects.toMatchObject({status: 400, param: "grammar"});
+        });
+
         it("a grammar llama.cpp cannot parse is a 400 naming the line, in llama.cpp's words; the server goes on serving", async () => {
             const bad = chat({grammar: "root ::= answer\nanswer ::= \"yes\" | \"n\\qo\"\n"}, 1);
             await expect(bad).rejects.toBeInstanceOf(OpenAI.BadRequestError);

@@ -172,7 +172,12 @@ describe("OpenAI Responses toConversation: tools, tool_choice and text.format", 
         ["text.format json_schema: its schema's path", {text: {format: {type: "json_schema", name: "answer", schema: {type: "object"}, strict: true}}},
             {output: {type: "json", schema: {type: "object"}, strict: true, path: "text.format", schemaPath: "text.format.schema"}}],
         ["text.format json_schema without strict", {text: {format: {type: "json_schema", name: "answer", schema: {type: "array"}}}},
-            {output: {type: "json", schema: {type: "array"}, strict: false, path: "text.format", schemaPath: "text.format.schema"}}]
+            {output: {type: "json", schema: {type: "array"}, strict: false, path: "text.format", schemaPath: "text.format.schema"}}],
+        ["llama-server's grammar, as its /v1/responses passes it through", {grammar: "root ::= \"a\""},
+            {output: {type: "grammar", constraint: {kind: "gbnf", grammar: "root ::= \"a\""}, path: "grammar"}}],
+        ["vLLM's structured_outputs.choice, beside text.format text", {structured_outputs: {choice: ["yes", "no"]}, text: {format: {type: "text"}}},
+            {output: {type: "grammar", constraint: {kind: "choice", choices: ["yes", "no"]}, path: "structured_outputs.choice"}}],
+        ["vLLM's guided_regex", {guided_regex: "\\d+"}, {output: {type: "grammar", constraint: {kind: "regex", pattern: "\\d+"}, path: "guided_regex"}}]
     ];
 
     it.each(cases)("%s", (_name, fields, expected, skipped) => {
@@ -180,6 +185,13 @@ describe("OpenAI Responses toConversation: tools, tool_choice and text.format", 
         expectFields(conversation, expected);
         if (skipped != null)
             expect(tools.skipped).toEqual(skipped);
+    });
+
+    it("refuses a raw constraint beside text.format's JSON or beside tools, naming the constraint", () => {
+        expect(thrownError(BadRequestError, () => convert({grammar: "root ::= \"a\"", text: {format: {type: "json_object"}}}))).toMatchObject({
+            param: "grammar", message: expect.stringContaining("cannot be combined with 'text.format'")
+        });
+        expect(thrownError(BadRequestError, () => convert({guided_choice: ["a"], tools: [weather]}))).toMatchObject({param: "guided_choice", status: 400});
     });
 
     it("maps a namespace's flat name back to the client's name and namespace", () => {
