@@ -1,5 +1,5 @@
 // Families that write each argument on its own (Qwen3-Coder, Qwen3.5 and Nemotron 3 `<parameter=…>`, GLM `<arg_key>`, Gemma 4 `call:f{…}`,
-// MiniMax-M2's `<invoke>`) end to end through the official client: a tiny random-weight model
+// MiniMax-M2's `<invoke>`; Gemma 4's objects and arrays in its notation too) end to end through the official client: a tiny random-weight model
 // carrying the family's official template (its markers as tokens of its own) is made to call a
 // tool, named and required, streamed and not; the call and its result go back through the template
 // in the next turn, written in the family's own markup. Random weights write gibberish: every valid
@@ -91,5 +91,48 @@ describe.each(families)("$template", ({template}) => {
         const next = await client.chat.completions.create({model: model(), tools, tool_choice: "none", max_tokens: 4, messages});
         expect(next.choices[0]!.message.tool_calls).toBeUndefined();
         expect(next.usage!.prompt_tokens).toBeGreaterThan(first.usage!.prompt_tokens);
+    });
+});
+
+describe("Gemma 4: an object and an array argument, written in Gemma's notation at every depth", () => {
+    const nested = {
+        type: "object", properties: {opts: {type: "object", properties: {
+            unit: {type: "string", enum: ["c", "f"]}, days: {type: "array", items: {type: "integer", minimum: 1, maximum: 7}, minItems: 1, maxItems: 3},
+            label: {type: "string", maxLength: 8}
+        }, required: ["unit", "days"], additionalProperties: false}}, required: ["opts"], additionalProperties: false
+    };
+    const configure: ChatCompletionTool[] = [{type: "function", function: {name: "configure", description: "Set the forecast's options", parameters: nested}}];
+    const validNested = new Ajv({strict: false}).compile(nested);
+
+    it.each([
+        ["named", {type: "function" as const, function: {name: "configure"}}],
+        ["required", "required" as const]
+    ])("a %s call's nested arguments match the schema, streamed and not, and go back through the template in the next turn", async (_, toolChoice) => {
+        const client = server.client();
+        const request: ChatCompletionCreateParamsNonStreaming = {
+            model: id("google-gemma-4-31B-it"), messages: question, tools: configure, tool_choice: toolChoice, temperature: 0, max_tokens: 200
+        };
+        const reply = await client.chat.completions.create(request);
+        expect(reply.choices[0]!.finish_reason).toBe("tool_calls");
+        // "required" lets the model go on calling (parallel calls): each call is checked.
+        const calls = reply.choices[0]!.message.tool_calls as ChatCompletionMessageFunctionToolCall[];
+        expect(calls.length).toBeGreaterThan(0);
+        for (const call of calls) {
+            expect(call.function.name).toBe("configure");
+            expect(validNested(JSON.parse(call.function.arguments)), call.function.arguments).toBe(true);
+        }
+
+        const streamed: string[] = [];
+        for await (const chunk of await client.chat.completions.create({...request, stream: true})) {
+            for (const fragment of chunk.choices[0]?.delta.tool_calls ?? [])
+                streamed[fragment.index] = (streamed[fragment.index] ?? "") + (fragment.function?.arguments ?? "");
+        }
+        // Greedy decoding: the same arguments, however the stream cut them.
+        expect(streamed.map((text) => JSON.parse(text))).toEqual(calls.map((call) => JSON.parse(call.function.arguments)));
+
+        const messages = [...question, {role: "assistant" as const, content: null, tool_calls: calls},
+            ...calls.map((call) => ({role: "tool" as const, tool_call_id: call.id, content: "done"}))];
+        const next = await client.chat.completions.create({model: request.model, tools: configure, tool_choice: "none", max_tokens: 4, messages});
+        expect(next.usage!.prompt_tokens).toBeGreaterThan(reply.usage!.prompt_tokens);
     });
 });

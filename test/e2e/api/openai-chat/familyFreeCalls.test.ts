@@ -39,7 +39,10 @@ describe.each(Object.keys(families))("%s's own call text, written freely", (mode
     const family = families[model]!;
     // One call: after it chatserve forces the family's closing markup, from which a scripted model
     // (whose next token depends on the last alone) cannot find its way back to its script.
-    const request = {model, messages: [{role: "user" as const, content: "Weather in Paris?"}], tools, parallel_tool_calls: false, max_tokens: 96};
+    const request = {
+        model, messages: [{role: "user" as const, content: "Weather in Paris?"}], parallel_tool_calls: false, max_tokens: 96,
+        tools: family.tools?.map((tool): ChatCompletionTool => ({type: "function", function: tool})) ?? tools
+    };
 
     it("comes back as a tool call", async () => {
         const reply = await server.client().chat.completions.create(request);

@@ -2,6 +2,8 @@ import {describe, expect, it} from "vitest";
 import {readsGemma4ToolResponses, withGemma4ToolResponses} from "../../../../src/engine/template/gemma4ToolResponses.js";
 import {familyTemplate} from "../../../fixtures/templates/familyTemplates.js";
 import type {TemplateMessage} from "../../../../src/engine/template/templateMessage.js";
+import {JinjaChatTemplate} from "../../../../src/engine/template/jinjaChatTemplate.js";
+import {notationOf} from "../../../../src/engine/reply/notationJson.js";
 
 const call = (name: string, id: string) => ({id, type: "function" as const, function: {name, arguments: "{}"}});
 
@@ -28,5 +30,22 @@ describe("Gemma 4's first templates: a call's results inside the assistant's tur
             },
             messages[5]
         ]);
+    });
+});
+
+describe("Gemma 4: an earlier call's nested arguments in the history", () => {
+    const args = {opts: {unit: "c", days: [1, 2], Note: 2.5, deep: {ok: true}}, tags: ["x, y"]};
+
+    it("are rendered by the template in its notation, as the grammar forces a new call's (notationJson.ts writes the same text)", () => {
+        const source = familyTemplate("google-gemma-4-31B-it");
+        const messages: TemplateMessage[] = [
+            {role: "user", content: "Configure it."},
+            {role: "assistant", content: "", tool_calls: [{id: "a", type: "function", function: {name: "configure", arguments: JSON.stringify(args)}}]},
+            {role: "tool", content: "done", tool_call_id: "a"}
+        ];
+        const text = new JinjaChatTemplate(source, {bos: "<bos>", eos: "<turn|>", addBos: true, addEos: false}).render({messages, thinking: false});
+        const written = `call:configure{opts:{days:[1,2],deep:{ok:true},Note:2.5,unit:<|"|>c<|"|>},tags:[<|"|>x, y<|"|>]}`;
+        expect(text).toContain(`<|tool_call>${written}<tool_call|>`);
+        expect(`call:configure${notationOf(args, "<|\"|>")}`).toBe(written);
     });
 });
