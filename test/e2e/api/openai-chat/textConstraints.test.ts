@@ -121,19 +121,21 @@ describe("the documented curl examples", () => {
 
     it("answer 200 with replies that match their constraints (sent as curl sends them, to the tiny model)", async () => {
         const requests = [
-            ...documentedRequests("docs/api/structured-output.md", "## Grammars, regular expressions and choices", 3),
+            ...documentedRequests("docs/api/structured-output.md", "## Grammars, regular expressions and choices", 4),
             ...documentedRequests("README.md", "A reply can also be held to a GBNF grammar", 1)
         ];
-        expect(requests.map(({path}) => path)).toEqual(["/v1/chat/completions", "/v1/chat/completions", "/v1/completions", "/v1/chat/completions"]);
-        const matches = [/^(yes|no) [a-z]{1,12}$/, /^\d{3}-[A-Z]{2}$/, /^ (positive|negative|neutral)$/, /^(yes|no)$/];
+        expect(requests.map(({path}) => path)).toEqual(["/v1/chat/completions", "/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/chat/completions"]);
+        const matches = [/^(yes|no) [a-z]{1,12}$/, /^\d{3}-[A-Z]{2}$/, /^ (positive|negative|neutral)$/, /^(yes|no)$/, /^(yes|no)$/];
         for (const [index, {path, body}] of requests.entries())
             for (const seed of seeds) {
                 const response = await fetch(`${server.url.replace(/\/v1$/, "")}${path}`, {
                     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({max_tokens: maxTokens, ...body, model: "m", seed})
                 });
                 expect(response.status).toBe(200);
-                const json = await response.json() as {choices: Array<{text?: string, message?: {content: string}}>};
-                expect(json.choices[0]!.message?.content ?? json.choices[0]!.text).toMatch(matches[index]!);
+                const json = await response.json() as {choices?: Array<{text?: string, message?: {content: string}}>, output?: Array<{content: Array<{text: string}>}>};
+                // A chat completion's message, a completion's text, or a response's output message.
+                const text = json.choices?.[0]!.message?.content ?? json.choices?.[0]!.text ?? json.output![0]!.content[0]!.text;
+                expect(text).toMatch(matches[index]!);
             }
     });
 });
