@@ -1,6 +1,7 @@
 // Lookup decoding (--lookup-decoding) through real servers: replies at temperature 0 are the same
 // byte for byte with it on and off, streams sharing batches included, and /metrics counts the
-// drafted and accepted tokens by source.
+// drafted and accepted tokens by source. The lookup pool drafts a repeated request from the last
+// one, and never from another API key's.
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildTinyChatModel} from "../../fixtures/gguf/tinyModels.js";
 import {parsePrometheusText} from "../../http/support/prometheusText.js";
@@ -48,5 +49,49 @@ describe("lookup decoding", () => {
         const full = await reply(plain, prompts[0]!);
         const stop = full!.slice(20, 23);
         expect(await reply(lookup, prompts[0]!, [stop])).toBe(await reply(plain, prompts[0]!, [stop]));
+    });
+});
+
+describe("the lookup pool", () => {
+    let server: TestServer;
+    const model = "tiny-chat";
+
+    beforeAll(async () => {
+        // Two API keys: each has a cache partition of its own, and so a pool of its own.
+        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 2, ctxSize: 512, lookupDecoding: true, apiKeys: ["key-a", "key-b"]});
+    });
+    afterAll(async () => {
+        await server?.stop();
+    });
+
+    const poolCounts = async () => {
+        const response = await fetch(`${server.url.replace(/\/v1$/, "")}/metrics`, {headers: {Authorization: "Bearer key-a"}});
+        expect(response.status).toBe(200);
+        const metrics = parsePrometheusText(await response.text());
+        return {
+            drafted: metrics.value("chatserve:spec_decode_num_draft_tokens_total", {model, source: "pool"}) ?? 0,
+            accepted: metrics.value("chatserve:spec_decode_num_accepted_tokens_total", {model, source: "pool"}) ?? 0
+        };
+    };
+    /** One greedy reply, and what the pool drafted and got accepted for it. */
+    const reply = async (key: string) => {
+        const before = await poolCounts();
+        const completion = await server.client(key).chat.completions.create({
+            model, messages: [{role: "user", content: "Tell me a story about a lighthouse."}], max_tokens: 48, temperature: 0
+        });
+        const after = await poolCounts();
+        return {text: completion.choices[0]!.message.content, drafted: after.drafted - before.drafted, accepted: after.accepted - before.accepted};
+    };
+
+    it("drafts a request's reply from an earlier request's, of the same API key only", async () => {
+        const first = await reply("key-a");
+        const again = await reply("key-a");
+        expect(again.text).toBe(first.text);
+        // The earlier reply is in key-a's pool: most of this one is drafted from it, and accepted.
+        expect(again.accepted).toBeGreaterThan(first.accepted);
+        expect(again.accepted).toBeGreaterThanOrEqual(24);
+        // key-b's pool has never seen it: its first request drafts exactly as key-a's first did.
+        const other = await reply("key-b");
+        expect(other).toEqual(first);
     });
 });
