@@ -172,7 +172,7 @@ function templateToolSyntax(
         paramsPrefix: syntax.paramsPrefix, suffix: markup(syntax.suffix), betweenCalls: syntax.betweenCalls == null ? null : markup(syntax.betweenCalls),
         ...(syntax.opensReply === true ? {opensReply: true} : {}),
         // Kimi K2 numbers a reply's calls from 0, or (its later templates) on from the conversation's earlier calls.
-        ...(syntax.callIndex == null ? {} : {callIndex: {at: syntax.callIndex.at, first: firstCallIndex(syntax.callIndex.counts, messages)}})
+        ...(syntax.callIndex == null ? {} : {callIndex: {at: syntax.callIndex.at, first: firstCallIndex(syntax.callIndex.counts, messages), idHead: syntax.callIndex.idHead}})
     };
 }
 

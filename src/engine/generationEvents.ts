@@ -16,8 +16,12 @@ export type GenerationEvent =
     | {type: "reasoning", text: string}
     /** Prompt processing advanced; lets the HTTP layer keep an idle stream alive. */
     | {type: "progress", evaluatedTokens: number, totalTokens: number}
-    /** A tool call begins (its arguments follow as `toolArguments` pieces). */
-    | {type: "toolCall", index: number, name: string}
+    /**
+     * A tool call begins (its arguments follow as `toolArguments` pieces). `id`: the call's own name
+     * where the model's syntax gives it one (Kimi K2's `functions.get_weather:0`), which the APIs
+     * hand out as the call's id, as llama-server does: the template reads it back in the tool's result.
+     */
+    | {type: "toolCall", index: number, name: string, id?: string}
     | {type: "toolArguments", index: number, text: string}
     /** With `logprobs` asked for: a sampled token's, before the events of its text (a stop sequence's tokens have them too). */
     | {type: "logprobs", token: TokenLogprob}

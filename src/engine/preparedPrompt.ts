@@ -82,8 +82,11 @@ export type ToolCallSyntax = {
      * with its recipient, a tool's name or `all` for text.
      */
     opensReply?: boolean,
-    /** The params prefix numbers the call (Kimi K2's `:0`): the digit at `at` is the reply's call `first`, and counts up per call. */
-    callIndex?: {at: number, first: number}
+    /**
+     * The params prefix numbers the call (Kimi K2's `:0`): the digit at `at` is the reply's call
+     * `first`, and counts up per call; `idHead`, the name and the number are the call's id (`functions.get_weather:0`).
+     */
+    callIndex?: {at: number, first: number, idHead: string}
 };
 
 /**

@@ -5,7 +5,7 @@ export type GenerationHandlers = {
     text(text: string): void,
     /** A reasoning model's thought (only chat prompts have one). */
     reasoning?(text: string): void,
-    toolCall?(index: number, name: string): void,
+    toolCall?(index: number, name: string, id?: string): void,
     toolArguments?(index: number, text: string): void,
     /** Prompt processing advanced: a comment keeps idle connections and proxies open. */
     keepAlive?(comment: string): void,
@@ -52,7 +52,7 @@ function handle(event: GenerationEvent, handlers: GenerationHandlers): void {
             handlers.reasoning?.(event.text);
             break;
         case "toolCall":
-            handlers.toolCall?.(event.index, event.name);
+            handlers.toolCall?.(event.index, event.name, event.id);
             break;
         case "toolArguments":
             handlers.toolArguments?.(event.index, event.text);

@@ -54,8 +54,9 @@ export class AnthropicMessageBuilder {
         this.emit("content_block_delta", {index, delta: {type: "thinking_delta", thinking: delta}});
     }
 
-    public toolUse(name: string): void {
-        this.begin({type: "tool_use", id: `toolu_${randomBytes(12).toString("hex")}`, name, input: {}});
+    /** `id`: the model's own name for the call, where its syntax gives one (Kimi K2's). */
+    public toolUse(name: string, id?: string): void {
+        this.begin({type: "tool_use", id: id ?? `toolu_${randomBytes(12).toString("hex")}`, name, input: {}});
     }
 
     public toolInput(delta: string): void {

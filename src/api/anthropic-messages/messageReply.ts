@@ -42,7 +42,7 @@ function handlersOf(builder: AnthropicMessageBuilder): GenerationHandlers {
     return {
         text: (text) => builder.text(text),
         reasoning: (text) => builder.thinking(text),
-        toolCall: (_index, name) => builder.toolUse(name),
+        toolCall: (_index, name, id) => builder.toolUse(name, id),
         toolArguments: (_index, text) => builder.toolInput(text)
     };
 }

@@ -29,12 +29,12 @@ export function ollamaStream(ndjson: NdjsonWriter, generation: OllamaGeneration)
             handlers: {
                 text: (text) => piece({content: text}),
                 reasoning: (text) => piece({thinking: text}),
-                toolCall: (index, name) => {
+                toolCall: (index, name, id) => {
                     // A call's arguments are complete once the next call begins.
                     const done = calls.finished();
                     if (done.length > 0)
                         piece({tool_calls: done});
-                    calls.begin(index, name);
+                    calls.begin(index, name, id);
                 },
                 toolArguments: (index, text) => calls.append(index, text)
             }
@@ -60,7 +60,7 @@ export function ollamaBody(generation: OllamaGeneration): JsonReplyFormat {
         reasoning: (text) => {
             thinking += text;
         },
-        toolCall: (index, name) => calls.begin(index, name),
+        toolCall: (index, name, id) => calls.begin(index, name, id),
         toolArguments: (index, text) => calls.append(index, text)
     };
     return {
@@ -95,11 +95,11 @@ function last(generation: OllamaGeneration, result: GenerationResult, fields: {c
 
 /** The reply's tool calls as their pieces come. */
 class ToolCalls {
-    private readonly pending: Array<{index: number, name: string, text: string}> = [];
+    private readonly pending: Array<{index: number, name: string, text: string, id?: string}> = [];
     private sent = 0;
 
-    public begin(index: number, name: string): void {
-        this.pending.push({index, name, text: ""});
+    public begin(index: number, name: string, id?: string): void {
+        this.pending.push({index, name, text: "", ...(id == null ? {} : {id})});
     }
 
     public append(index: number, text: string): void {
@@ -113,7 +113,7 @@ class ToolCalls {
         const done = this.pending.slice(this.sent);
         this.sent = this.pending.length;
         return done.map((call) => ({
-            id: `call_${randomBytes(6).toString("hex")}`,
+            id: call.id ?? `call_${randomBytes(6).toString("hex")}`,
             function: {index: call.index, name: call.name, arguments: parseArguments(call.text)}
         }));
     }

@@ -3,9 +3,9 @@ import type {GenerationResult} from "../../engine/generationEvents.js";
 import type {ChatCompletion, ChatCompletionChunk, ChoiceLogprobs, FinishReason, ToolCall} from "./chatCompletionResponse.js";
 import {systemFingerprint, toFinishReason, toUsage, type ReplyIdentity} from "../openai-shared/replyFields.js";
 
-/** A call as it starts: its own id, its name, no arguments yet (they follow as text). */
-export function newToolCall(name: string): ToolCall {
-    return {id: `call_${randomBytes(12).toString("hex")}`, type: "function", function: {name, arguments: ""}};
+/** A call as it starts: its own id (the model's, where its syntax names calls), its name, no arguments yet (they follow as text). */
+export function newToolCall(name: string, id?: string): ToolCall {
+    return {id: id ?? `call_${randomBytes(12).toString("hex")}`, type: "function", function: {name, arguments: ""}};
 }
 
 /**

@@ -41,8 +41,8 @@ export function chatCompletionBody(source: ChatReplySource): JsonReplyFormat {
                         reasoning += text;
                         logprobs.discard();
                     },
-                    toolCall: (callIndex, name) => {
-                        toolCalls[callIndex] = newToolCall(name);
+                    toolCall: (callIndex, name, id) => {
+                        toolCalls[callIndex] = newToolCall(name, id);
                         logprobs.discard();
                     },
                     toolArguments: (callIndex, text) => {
@@ -92,9 +92,9 @@ export function chatCompletionStream(sse: SseWriter, source: ChatReplySource, in
                         logprobs.discard();
                         send({reasoning_content: text});
                     },
-                    toolCall: (callIndex, name) => {
+                    toolCall: (callIndex, name, id) => {
                         logprobs.discard();
-                        send({tool_calls: [{index: callIndex, ...newToolCall(name)}]});
+                        send({tool_calls: [{index: callIndex, ...newToolCall(name, id)}]});
                     },
                     toolArguments: (callIndex, text) => {
                         logprobs.discard();

@@ -44,11 +44,12 @@ export class ResponseBuilder {
         this.emit("response.reasoning_summary_text.delta", {item_id: item.id, output_index: this.indexOf(item), summary_index: 0, delta});
     }
 
-    public toolCall(index: number, flatName: string): void {
+    /** `callId`: the model's own name for the call, where its syntax gives one (Kimi K2's). */
+    public toolCall(index: number, flatName: string, callId?: string): void {
         this.closeOpen("completed");
         const {name, namespace} = this.tools.clientName(flatName);
         const item: FunctionCallItem = {
-            id: newId("fc"), type: "function_call", status: "in_progress", call_id: newId("call"), name, ...(namespace != null ? {namespace} : {}), arguments: ""
+            id: newId("fc"), type: "function_call", status: "in_progress", call_id: callId ?? newId("call"), name, ...(namespace != null ? {namespace} : {}), arguments: ""
         };
         this.calls.set(index, item);
         this.begin(item);

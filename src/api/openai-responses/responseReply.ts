@@ -53,7 +53,7 @@ function handlersOf(builder: ResponseBuilder): GenerationHandlers {
     return {
         text: (text) => builder.text(text),
         reasoning: (text) => builder.reasoning(text),
-        toolCall: (index, name) => builder.toolCall(index, name),
+        toolCall: (index, name, id) => builder.toolCall(index, name, id),
         toolArguments: (index, text) => builder.toolArguments(index, text)
     };
 }

@@ -69,7 +69,10 @@ export class ToolCallSequence {
         this.phase = "arguments";
         this.current = new ConstrainedJson(this.grammars, tool.parameters);
         this.state = this.current.grammar;
-        return {type: "toolCall", index: this.calls, name: tool.name};
+        // A numbered call's id is its own name for itself (`functions.get_weather:0`), which its template reads back in the tool's result.
+        const {callIndex} = this.syntax;
+        const id = callIndex == null ? {} : {id: callIndex.idHead + tool.name + this.paramsPrefix.slice(0, callIndex.at) + String(callIndex.first + this.calls)};
+        return {type: "toolCall", index: this.calls, name: tool.name, ...id};
     }
 
     /**

@@ -12,7 +12,12 @@
 export type CallIndexText = {
     /** Where the index's digit stands in the params prefix (the first call's, which has 0 there). */
     at: number,
-    counts: "reply" | "conversation"
+    counts: "reply" | "conversation",
+    /**
+     * The text of the call's prefix after its last marker (Kimi's `functions.`): with the name and
+     * the index it makes the call's id, `functions.get_weather:0`, as llama.cpp's parser takes it.
+     */
+    idHead: string
 };
 
 /** Where `first` (the first call's params prefix) and `second` (the second's) differ by 0 → 1 alone; null when they are equal or differ otherwise. */

@@ -49,6 +49,8 @@ describe.each(Object.keys(families))("%s's own call text, written freely", (mode
         const choice = reply.choices[0]!;
         const message = choice.message as typeof choice.message & {reasoning_content?: string};
         const calls = (message.tool_calls ?? []) as ChatCompletionMessageFunctionToolCall[];
+        if (family.callId != null)
+            expect(calls.map((call) => call.id)).toEqual([family.callId]);
         expect({
             finish: choice.finish_reason, content: message.content?.trim() || null, reasoning: message.reasoning_content?.trim() || null,
             calls: calls.map((one) => ({name: one.function.name, arguments: JSON.parse(one.function.arguments)}))

@@ -5,6 +5,9 @@ import {ToolCallReply} from "../../../../src/engine/reply/toolCallReply.js";
 import type {ToolCallSyntax} from "../../../../src/engine/preparedPrompt.js";
 import type {GenerationEvent} from "../../../../src/engine/generationEvents.js";
 import type {ReplyFormat} from "../../../../src/engine/generationOptions.js";
+import {JinjaChatTemplate} from "../../../../src/engine/template/jinjaChatTemplate.js";
+import {deriveCallSyntax} from "../../../../src/engine/template/templateCallSyntax.js";
+import {familyTemplate, markerTokenizer, templateMarkers} from "../../../fixtures/templates/familyTemplates.js";
 
 /** Kimi K2's markers are control tokens of its vocabulary; other text is one token a character. */
 const tags = ["<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"];
@@ -21,11 +24,13 @@ const grammars = {
     banning: (text: string) => ({bias: "ban", text})
 } as unknown as ReplyGrammars;
 
-/** Kimi K2's syntax as template/templateCallSyntax.ts reads its template: the call's number stands at offset 1 of the params prefix. */
+/** Kimi K2's syntax as template/templateCallSyntax.ts reads its official template, made markup as engine/chatPrompt.ts makes it. */
+const source = familyTemplate("moonshotai-Kimi-K2");
+const derived = deriveCallSyntax(new JinjaChatTemplate(source, {bos: "", eos: "<|im_end|>", addBos: false, addEos: false}), markerTokenizer(templateMarkers(source)))!;
+const markup = (text: string) => LlamaText(new SpecialTokensText(text));
 const kimi = (first: number): ToolCallSyntax => ({
-    sectionPrefix: LlamaText(new SpecialTokensText("<|tool_calls_section_begin|>")), sectionSuffix: LlamaText(new SpecialTokensText("<|tool_calls_section_end|>")),
-    prefix: LlamaText(new SpecialTokensText("<|tool_call_begin|>functions.")), paramsPrefix: ":0<|tool_call_argument_begin|>",
-    suffix: LlamaText(new SpecialTokensText("<|tool_call_end|>")), betweenCalls: LlamaText(""), callIndex: {at: 1, first}
+    sectionPrefix: markup(derived.sectionPrefix), sectionSuffix: markup(derived.sectionSuffix), prefix: markup(derived.prefix), paramsPrefix: derived.paramsPrefix,
+    suffix: markup(derived.suffix), betweenCalls: markup(derived.betweenCalls!), callIndex: {at: derived.callIndex!.at, first, idHead: derived.callIndex!.idHead}
 });
 
 const weather = {name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}} as const;
@@ -64,14 +69,16 @@ const call = (name: string, index: number, args: string) => `<|tool_call_begin|>
 describe("numbered calls (Kimi K2's functions.NAME:0, :1, …)", () => {
     const two = (first: number) => `<|tool_calls_section_begin|>${call("get_weather", first, "{\"city\": \"Paris\"}")}${call("get_time", first + 1, "{}")}<|tool_calls_section_end|>`;
 
-    it("free: a second call in one reply gets the next number, not the first's", () => {
-        expect(play("auto", 0, two(0))).toEqual([{type: "toolCall", index: 0, name: "get_weather"}, {type: "toolCall", index: 1, name: "get_time"}]);
+    it("free: a second call in one reply gets the next number, not the first's; each call's id is its name for itself, as llama-server's", () => {
+        expect(play("auto", 0, two(0))).toEqual([
+            {type: "toolCall", index: 0, name: "get_weather", id: "functions.get_weather:0"}, {type: "toolCall", index: 1, name: "get_time", id: "functions.get_time:1"}
+        ]);
     });
 
     it("forced (required): the numbers count up from the first the template gives the reply, each forced with its name", () => {
         expect(play("required", 0, two(0))).toHaveLength(2);
         // A template counting through the conversation (Kimi K2 Instruct's) after three earlier calls.
-        expect(play("required", 3, two(3))).toEqual([{type: "toolCall", index: 0, name: "get_weather"}, {type: "toolCall", index: 1, name: "get_time"}]);
+        expect(play("required", 3, two(3)).map((event) => event.type === "toolCall" && event.id)).toEqual(["functions.get_weather:3", "functions.get_time:4"]);
     });
 
     it("the name's grammar ends with the call's own number; a named call's forced opening carries the first", () => {

@@ -60,7 +60,7 @@ describe("a call's index, where the template numbers its calls (Kimi K2's functi
     it("Kimi K2: from 0 in every reply (loop.index0); the digit's place in the params prefix", () => {
         expect(kimi("moonshotai-Kimi-K2")).toEqual({
             sectionPrefix: "<|tool_calls_section_begin|>", prefix: "<|tool_call_begin|>functions.", paramsPrefix: ":0<|tool_call_argument_begin|>",
-            suffix: "<|tool_call_end|>", sectionSuffix: "<|tool_calls_section_end|>", betweenCalls: "", callIndex: {at: 1, counts: "reply"}
+            suffix: "<|tool_call_end|>", sectionSuffix: "<|tool_calls_section_end|>", betweenCalls: "", callIndex: {at: 1, counts: "reply", idHead: "functions."}
         });
     });
 
