@@ -2,7 +2,8 @@
 // file, as "base" and as "tuned" with the tiny adapter the fixtures build. The adapter is applied
 // (tuned's greedy reply differs from base's; at scale 0 it is base's), listed in /v1/models,
 // counted in the memory estimate; one made for another architecture makes its model unavailable
-// at load, saying why; a request's own `lora` scales are a 400.
+// at load, saying why; a request's `lora` naming an adapter the model lacks is a 400 (a request's
+// own scales: loraScales.test.ts).
 import OpenAI from "openai";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildLoraAdapter} from "../../fixtures/gguf/loraAdapter.js";
@@ -54,10 +55,10 @@ describe("LoRA adapters in chatserve.json", () => {
         expect((await ask("base")).choices).toHaveLength(1);
     });
 
-    it("refuse a request's own scales (llama-server's lora field) with a 400, on chat and completions", async () => {
-        await expect(ask("tuned", {lora: [{id: 0, scale: 0.5}]})).rejects.toMatchObject({status: 400, param: "lora", code: "unsupported_parameter"});
-        const completion = server.client().completions.create({model: "tuned", prompt: "Hi", max_tokens: 2, lora: [{id: 0, scale: 1}]} as never);
-        await expect(completion).rejects.toMatchObject({status: 400, param: "lora"});
+    it("refuse a request's scales for an adapter the model does not have with a 400, on chat and completions", async () => {
+        await expect(ask("tuned", {lora: [{id: 1, scale: 0.5}]})).rejects.toMatchObject({status: 400, param: "lora[0].id", code: "invalid_value"});
+        const completion = server.client().completions.create({model: "base", prompt: "Hi", max_tokens: 2, lora: [{id: 0, scale: 1}]} as never);
+        await expect(completion).rejects.toMatchObject({status: 400, param: "lora[0].id"});
         expect((await ask("tuned", {lora: []})).choices).toHaveLength(1);
     });
 });
