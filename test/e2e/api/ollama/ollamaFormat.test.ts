@@ -32,11 +32,11 @@ describe("Ollama's format through the ollama client", () => {
         const options = {temperature: 1, num_predict: bounded};
         for (const seed of seeds) {
             const generated = await ollama.generate({model: "tiny-chat", prompt: "Is it?", format: schema, stream: false, options: {...options, seed}});
-            expectMatches(generated.response);
+            expectMatches(generated.response ?? "");
             expect(generated.done_reason).toBe("stop");
             let streamed = "";
             for await (const part of await ollama.generate({model: "tiny-chat", prompt: "Is it?", format: schema, stream: true, options: {...options, seed}}))
-                streamed += part.response;
+                streamed += part.response ?? "";
             expectMatches(streamed);
             let chatted = "";
             for await (const part of await ollama.chat({model: "tiny-chat", messages: [{role: "user", content: "Is it?"}], format: schema, stream: true, options: {...options, seed}}))
@@ -50,9 +50,9 @@ describe("Ollama's format through the ollama client", () => {
             const reply = await ollama.generate({model: "tiny-chat", prompt: "Is it?", format: "json", stream: false, options: {temperature: 1, seed, num_predict: 200}});
             // "json" bounds nothing: a random model may still be writing a key when its tokens run out.
             if (reply.done_reason === "stop")
-                expect(JSON.parse(reply.response)).toEqual(expect.any(Object));
+                expect(JSON.parse(reply.response ?? "")).toEqual(expect.any(Object));
             else
-                expect(reply.response.trimStart().startsWith("{")).toBe(true);
+                expect((reply.response ?? "").trimStart().startsWith("{")).toBe(true);
         }
     });
 
