@@ -22,6 +22,7 @@ import type {Drain} from "./http/drain.js";
 import {webPageRoute} from "./api/web-page/webPageRoute.js";
 import {metricsRoute} from "./api/metrics/metricsRoute.js";
 import {modelsRoute} from "./api/models/modelsRoute.js";
+import {loraAdaptersRoute} from "./api/models/loraAdaptersRoute.js";
 import {chatCompletionsRoute} from "./api/openai-chat/chatCompletionsRoute.js";
 import {responsesRoute} from "./api/openai-responses/responsesRoute.js";
 import type {ResponsesService} from "./api/openai-responses/responsesService.js";
@@ -95,6 +96,7 @@ export function createApp({config, logger, registry, conversations, responses, m
         {routes: rerankRoute(new RerankService(registry), replies)},
         {routes: tokensRoute(new TokenService(registry), replies)},
         {routes: chatPromptRoute(conversations)},
+        {routes: loraAdaptersRoute(registry)},
         {routes: ollamaRoute({registry, conversations, completions, embeddings, modelsDir: config.modelsDir}, replies), errors: {path: "/api", mark: useOllamaErrors}}
     ];
 
