@@ -1,4 +1,4 @@
-// npm run bench:speculative -- [--llama-server PATH] [--runs N] [--max-tokens N]
+// npm run bench:speculative -- [--llama-server PATH] [--runs N] [--max-tokens N] [--draft]
 //
 // Speculative decoding and Predicted Outputs on the bench model, against plain decoding and
 // llama-server (same llama.cpp source, same file). Random weights do not copy their prompt, so the
@@ -11,6 +11,11 @@
 // chatserve runs in this process (no build needed; the npm script sets UV_THREADPOOL_SIZE=1 as
 // bin/chatserve.cjs does, which decides its decode threads), once with lookup decoding off and once on;
 // llama-server as a child process, at its defaults and with --spec-type ngram-mod.
+// --draft measures draft models instead (chatserve.json's `draft`, llama-server's -md), each server
+// plain and with two drafts of the bench model's tokenizer: the bench model itself (every drafted
+// token right: what drafting gains at best, and costs) and a tiny random model (bench/draftModels.ts:
+// nearly every drafted token wrong), at 3 tokens a draft (llama-server's default) and, for
+// chatserve, also at the length its acceptance decides.
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +23,7 @@ import {resolveConfig} from "../src/config.js";
 import {createLogger} from "../src/logger.js";
 import {startServer} from "../src/server.js";
 import {projectRoot} from "./args.js";
+import {writeSmallDraftModel} from "./draftModels.js";
 import {startLlamaServer, takeLlamaServerFlag} from "./llamaServerProcess.js";
 import {decodeTokPerS, streamChat, type ChatMessage, type StreamResult} from "./sse.js";
 import {median} from "./stats.js";
@@ -29,6 +35,7 @@ const flag = (name: string, fallback: number) => {
 };
 const runs = flag("--runs", 3);
 const maxTokens = flag("--max-tokens", 256);
+const drafting = rest.includes("--draft");
 const modelPath = path.resolve(projectRoot, "../shared/models/bench-random-smollm2-135m-shape-q8_0.gguf");
 const contextSize = 8192;
 
@@ -65,13 +72,24 @@ function edited(text: string): string {
 
 type Target = {name: string, url: string, model: string, prediction: boolean, stop(): Promise<void>};
 
-async function chatserve(lookup: boolean): Promise<Target> {
+/** `draft`: a draft model's file and its fixed draft length (none: adapted), with the name the table gives it. */
+type DraftChoice = {file: string, tokens?: number, label: string};
+
+async function chatserve(lookup: boolean, draft?: DraftChoice): Promise<Target> {
     const modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), "chatserve-bench-spec-"));
     await fs.symlink(modelPath, path.join(modelsDir, "bench.gguf"));
+    if (draft != null) {
+        await fs.symlink(draft.file, path.join(modelsDir, "draft.gguf"));
+        const settings = {models: {bench: {draft: "draft.gguf", ...(draft.tokens == null ? {} : {draft_tokens: draft.tokens})}}};
+        await fs.writeFile(path.join(modelsDir, "chatserve.json"), JSON.stringify(settings));
+    }
     const server = await startServer(resolveConfig({
-        modelsDir, port: 0, ctxSize: contextSize, parallel: 4, logLevel: "warn", lookupDecoding: lookup, promptCache: false
+        modelsDir, port: 0, ctxSize: contextSize, parallel: 4, logLevel: "warn", lookupDecoding: lookup, promptCache: false,
+        // The draft's link leads out of the folder, to the shared file.
+        allowPathsOutsideModels: true
     }), createLogger("warn"));
-    return {name: `chatserve${lookup ? " --lookup-decoding" : ""}`, url: server.url, model: "bench", prediction: true, stop: async () => {
+    const name = `chatserve${lookup ? " --lookup-decoding" : ""}${draft == null ? "" : ` draft ${draft.label}`}`;
+    return {name, url: server.url, model: "bench", prediction: true, stop: async () => {
         await server.close(1000);
         await fs.rm(modelsDir, {recursive: true, force: true});
     }};
@@ -115,9 +133,19 @@ async function measure(target: Target): Promise<Row[]> {
     return rows;
 }
 
-const targets: Array<() => Promise<Target>> = [() => chatserve(false), () => chatserve(true)];
-if (binary != null)
-    targets.push(() => llamaServer([], "llama-server"), () => llamaServer(["--spec-type", "ngram-mod"], "llama-server --spec-type ngram-mod"));
+const targets: Array<() => Promise<Target>> = [() => chatserve(false)];
+if (drafting) {
+    const small = await writeSmallDraftModel(modelPath);
+    const drafts: DraftChoice[] = [{file: modelPath, tokens: 3, label: "itself (3)"}, {file: small, tokens: 3, label: "small (3)"}];
+    targets.push(...drafts.map((draft) => () => chatserve(false, draft)), () => chatserve(false, {file: small, label: "small (adapted)"}));
+    if (binary != null)
+        targets.push(() => llamaServer([], "llama-server"), ...drafts.map((draft) => () =>
+            llamaServer(["-md", draft.file, "--spec-type", "draft-simple", "--spec-draft-n-max", String(draft.tokens)], `llama-server -md ${draft.label}`)));
+} else {
+    targets.push(() => chatserve(true));
+    if (binary != null)
+        targets.push(() => llamaServer([], "llama-server"), () => llamaServer(["--spec-type", "ngram-mod"], "llama-server --spec-type ngram-mod"));
+}
 const rows: Row[] = [];
 for (const start of targets) {
     const target = await start();
@@ -141,5 +169,5 @@ const predicted = rows.filter((row) => row.accepted != null);
 if (predicted.length > 0)
     console.log(`\nprediction: ${predicted[0]!.accepted} tokens accepted, ${predicted[0]!.rejected} rejected, reply ${predicted[0]!.tokens} tokens`);
 await fs.mkdir(path.join(projectRoot, "bench/results"), {recursive: true});
-await fs.writeFile(path.join(projectRoot, "bench/results/speculative.json"), JSON.stringify(rows, null, 2));
+await fs.writeFile(path.join(projectRoot, `bench/results/speculative${drafting ? "-draft" : ""}.json`), JSON.stringify(rows, null, 2));
 process.exit(0);

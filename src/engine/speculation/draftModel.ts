@@ -90,27 +90,51 @@ export class DraftModel implements DraftModelLink {
  * sequence does, so a follow-up turn's prompt is mostly there already.
  */
 class DraftSequence implements DraftContinuation {
+    /** The work under way on this sequence: one reply's warming and drafting, then the next reply's, never two at once. */
+    private busy: Promise<unknown> = Promise.resolve();
+
     public constructor(private readonly sequence: LlamaContextSequence, private readonly steps: DecodeSteps, private readonly sampler: StepSampler) {}
 
-    public async continue(history: readonly Token[], count: number): Promise<Token[]> {
-        if (history.length === 0 || count <= 0)
-            return [];
+    public warm(history: readonly Token[]): Promise<void> {
+        return this.inTurn(async () => {
+            const feed = await this.alignWith(history);
+            // The last token is left for the first draft, which samples from its output.
+            if (feed.length > 1)
+                await this.steps.step(this.sequence, feed.slice(0, -1), this.sampler);
+        });
+    }
+
+    public continue(history: readonly Token[], count: number): Promise<Token[]> {
+        return this.inTurn(async () => {
+            if (history.length === 0 || count <= 0)
+                return [];
+            const drafted: Token[] = [];
+            let feed = await this.alignWith(history);
+            while (drafted.length < count) {
+                const token = await this.steps.step(this.sequence, feed, this.sampler);
+                drafted.push(token);
+                feed = [token];
+            }
+            return drafted;
+        });
+    }
+
+    /** Erases what the sequence holds beyond the part it shares with `history`; returns the rest of `history` (at least its last token). */
+    private async alignWith(history: readonly Token[]): Promise<readonly Token[]> {
         const held = sequenceState(this.sequence)._contextTokens;
-        // At least the history's last token is fed: the first draft token is sampled from its output.
         const limit = Math.min(held.length, history.length - 1);
         let shared = 0;
         while (shared < limit && held[shared] === history[shared])
             shared++;
         if (held.length > shared)
             await this.sequence.eraseContextTokenRanges([{start: shared, end: this.sequence.nextTokenIndex}]);
-        const drafted: Token[] = [];
-        let feed: readonly Token[] = history.slice(shared);
-        while (drafted.length < count) {
-            const token = await this.steps.step(this.sequence, feed, this.sampler);
-            drafted.push(token);
-            feed = [token];
-        }
-        return drafted;
+        return history.slice(shared);
+    }
+
+    private inTurn<T>(work: () => Promise<T>): Promise<T> {
+        const result = this.busy.then(work);
+        this.busy = result.catch(() => undefined);
+        return result;
     }
 
     public dispose(): void {

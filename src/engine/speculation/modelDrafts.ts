@@ -2,6 +2,8 @@ import type {LlamaContextSequence, Token} from "node-llama-cpp";
 
 /** A draft model's sequence beside one of its target's: it continues a token history greedily. */
 export interface DraftContinuation {
+    /** Brings the draft's sequence to `history` but its last token (keeping what it already holds of it), without drafting. */
+    warm(history: readonly Token[]): Promise<void>,
     /** Brings the draft's sequence to `history` (keeping what it already holds of it) and returns the `count` greedy tokens after it. */
     continue(history: readonly Token[], count: number): Promise<Token[]>
 }
@@ -27,12 +29,22 @@ export type DraftModelLink = {
 export class ModelDrafts {
     private readonly history: Token[];
     private failed = false;
+    private readonly warmed: Promise<void>;
 
+    /**
+     * The draft model reads the prompt at once, beside the target's first steps: a draft model first
+     * needed mid-reply (when a prediction loses its place) would otherwise stall the reply while it
+     * reads a long prompt.
+     */
     public constructor(private readonly sequence: DraftContinuation, prompt: readonly Token[]) {
         this.history = [...prompt];
+        this.warmed = sequence.warm(this.history).catch(() => {
+            this.failed = true;
+        });
     }
 
     public async propose(count: number): Promise<Token[]> {
+        await this.warmed;
         if (this.failed || count <= 0)
             return [];
         try {

@@ -3,11 +3,16 @@ import {describe, expect, it} from "vitest";
 import {DraftModelSpeculation} from "../../../../src/engine/speculation/draftModelSpeculation.js";
 import {ModelDrafts, type DraftContinuation, type DraftModelLink} from "../../../../src/engine/speculation/modelDrafts.js";
 
-/** A draft model double: it continues any history with `next(last)` repeatedly, and records each history it was asked to continue. */
-function draftModel(next: (last: number) => number): DraftContinuation & {asked: Array<{history: number[], count: number}>} {
+/** A draft model double: it continues any history with `next(last)` repeatedly, and records each history it was asked to warm with and to continue. */
+function draftModel(next: (last: number) => number): DraftContinuation & {asked: Array<{history: number[], count: number}>, warmed: number[][]} {
     const asked: Array<{history: number[], count: number}> = [];
+    const warmed: number[][] = [];
     return {
         asked,
+        warmed,
+        warm: async (history) => {
+            warmed.push([...history]);
+        },
         continue: async (history, count) => {
             asked.push({history: [...history], count});
             const drafted: Token[] = [];
@@ -32,6 +37,8 @@ describe("DraftModelSpeculation", () => {
         expect(speculation.counts).toEqual({drafted: 3, accepted: 1});
         expect(await speculation.draft(16)).toEqual([21, 22, 23]);
         expect(model.asked.map(({history}) => history)).toEqual([[10, 11], [10, 11, 12, 20]]);
+        // It read the prompt as the reply began, before it was first asked for a draft.
+        expect(model.warmed).toEqual([[10, 11]]);
     });
 
     it("never drafts past the reply's budget", async () => {
@@ -81,11 +88,15 @@ describe("DraftModelSpeculation", () => {
     });
 
     it("stops drafting for the reply when the draft model fails, and the reply goes on", async () => {
-        const failing: DraftContinuation = {continue: () => Promise.reject(new Error("the draft's context is full"))};
+        const failing: DraftContinuation = {warm: async () => {}, continue: () => Promise.reject(new Error("the draft's context is full"))};
         const speculation = new DraftModelSpeculation(new ModelDrafts(failing, tokens(1)), link(0.05, 4), 0.15);
         expect(await speculation.draft(16)).toEqual([]);
         speculation.settle(tokens(2));
         expect(await speculation.draft(16)).toEqual([]);
         expect(speculation.counts).toEqual({drafted: 0, accepted: 0});
+        const coldModel = draftModel((last) => last + 1);
+        const cold = new DraftModelSpeculation(new ModelDrafts({...coldModel, warm: () => Promise.reject(new Error("no memory"))}, tokens(1)), link(0.05, 4), 0.15);
+        expect(await cold.draft(16)).toEqual([]);
+        expect(coldModel.asked).toEqual([]);
     });
 });
