@@ -73,8 +73,9 @@ export class DraftModel implements DraftModelLink {
         return parts.reduce((sum, part) => ({ram: sum.ram + part.ram, vram: sum.vram + part.vram}), {ram: 0, vram: 0});
     }
 
-    /** After the target's generations have ended (they hold its sequences). */
+    /** After the target's generations have ended (they hold its sequences), and then the drafts' work they left running (a prompt being read). */
     public async dispose(): Promise<void> {
+        await Promise.all([...this.pairs.values()].map((pair) => pair.idle()));
         for (const pair of this.pairs.values())
             pair.dispose();
         await this.context.dispose();
@@ -129,6 +130,11 @@ class DraftSequence implements DraftContinuation {
         if (held.length > shared)
             await this.sequence.eraseContextTokenRanges([{start: shared, end: this.sequence.nextTokenIndex}]);
         return history.slice(shared);
+    }
+
+    /** Once the work under way has ended. */
+    public idle(): Promise<unknown> {
+        return this.busy;
     }
 
     private inTurn<T>(work: () => Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
 import type {LlamaContextSequence, Token} from "node-llama-cpp";
+import {isImagePlaceholder} from "../vision/imagePrompt.js";
 
 /** A draft model's sequence beside one of its target's: it continues a token history greedily. */
 export interface DraftContinuation {
@@ -38,7 +39,9 @@ export class ModelDrafts {
      */
     public constructor(private readonly sequence: DraftContinuation, prompt: readonly Token[]) {
         this.history = [...prompt];
-        this.warmed = sequence.warm(this.history).catch(() => {
+        // An image's placeholders are no vocabulary's tokens, and the draft never saw the image: it sits such a reply out.
+        this.failed = prompt.some(isImagePlaceholder);
+        this.warmed = this.failed ? Promise.resolve() : sequence.warm(this.history).catch(() => {
             this.failed = true;
         });
     }

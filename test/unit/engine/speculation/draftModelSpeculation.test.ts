@@ -99,4 +99,12 @@ describe("DraftModelSpeculation", () => {
         expect(await cold.draft(16)).toEqual([]);
         expect(coldModel.asked).toEqual([]);
     });
+
+    it("sits out a reply whose prompt holds an image (its placeholders are no vocabulary's tokens)", async () => {
+        const model = draftModel((last) => last + 1);
+        const speculation = new DraftModelSpeculation(new ModelDrafts(model, tokens(1, -1, -2, 5)), link(0.05, 4), 0.15);
+        expect(await speculation.draft(16)).toEqual([]);
+        expect(model.warmed).toEqual([]);
+        expect(model.asked).toEqual([]);
+    });
 });
