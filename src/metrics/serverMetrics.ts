@@ -59,7 +59,7 @@ export class ServerMetrics {
     private readonly cacheHits = this.counter("prefix_cache_hits_total", "Prefix cache hits, in prompt tokens found cached.", ["model"]);
     private readonly successes = this.counter("request_success_total", "Generating requests that ended, by why their reply ended.", ["model", "finished_reason"]);
     // vLLM's speculative decoding counters, by where the drafts came from (engine/speculation/): a prediction, lookup, or the lookup pool.
-    private readonly draftTokens = this.counter("spec_decode_num_draft_tokens_total", "Drafted tokens sent for verification, by source (prediction: the request's Predicted Output; lookup: the prompt and the reply so far; pool: what the model read and wrote for earlier requests).", ["model", "source"]);
+    private readonly draftTokens = this.counter("spec_decode_num_draft_tokens_total", "Drafted tokens sent for verification, by source (prediction: the request's Predicted Output; lookup: the prompt and the reply so far; pool: what the model read and wrote for earlier requests; draft: the model's draft model).", ["model", "source"]);
     private readonly acceptedDraftTokens = this.counter("spec_decode_num_accepted_tokens_total", "Drafted tokens the model's own sampling accepted, by source.", ["model", "source"]);
     private readonly rejections = this.counter("queue_rejections_total", "Requests refused because the queue for a sequence (or for the model's load) was full: 503 server_busy (529 on /v1/messages).", ["model"]);
     private readonly loads = this.histogram("model_load_duration_seconds", "Model loads that succeeded, and how long each took.", loadBuckets);
