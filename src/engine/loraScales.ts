@@ -48,5 +48,5 @@ export function adapterSetKey(scales: LoraScales, loadedWith: LoraScales): strin
  * The default set keeps the partition as it is (and the caches saved before per-request scales).
  */
 export function partitionUnderAdapters(partition: string | undefined, adapterSet: string): string | undefined {
-    return adapterSet === "" ? partition : `${partition ?? ""}\u0000${adapterSet}`;
+    return adapterSet === "" ? partition : JSON.stringify({partition: partition ?? null, lora: adapterSet});
 }

@@ -50,6 +50,6 @@ describe("adapterSetKey and partitionUnderAdapters", () => {
         expect(tuned).not.toBe("key-a");
         expect(tuned).not.toBe(partitionUnderAdapters("key-b", "lora:[0]"));
         expect(tuned).not.toBe(partitionUnderAdapters("key-a", "lora:[0.5]"));
-        expect(partitionUnderAdapters(undefined, "lora:[0]")).not.toBe(partitionUnderAdapters("", ""));
+        expect(partitionUnderAdapters(undefined, "lora:[0]")).not.toBe(partitionUnderAdapters("", "lora:[0]"));
     });
 });
