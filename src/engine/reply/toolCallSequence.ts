@@ -7,7 +7,7 @@ import {numberedParamsPrefix, type CallOpening} from "./callOpening.js";
 import {ConstrainedJson} from "./constrainedJson.js";
 import type {ShaperStep} from "./replyShaper.js";
 
-export type CallPhase = "name" | "arguments" | "next";
+type CallPhase = "name" | "arguments" | "next";
 
 /**
  * A reply's tool calls once the first is open, in the template's own syntax (reply/toolCallReply.ts
@@ -17,7 +17,7 @@ export type CallPhase = "name" | "arguments" | "next";
  * its own number, counted up from the reply's first.
  */
 export class ToolCallSequence {
-    public phase: CallPhase = "name";
+    private phase: CallPhase = "name";
     public state: LlamaGrammarEvaluationState | undefined;
     private written = "";
     private calls = 0;
