@@ -21,6 +21,8 @@ export class ArgumentValue {
     private emitted = 0;
     /** Characters of JSON handed on for a value in the syntax's notation. */
     private handed = 0;
+    /** How far the search for an open value's end has looked. */
+    private checked = 0;
     private done = false;
     private quoted = false;
 
@@ -68,12 +70,14 @@ export class ArgumentValue {
         }
         if (this.open) {
             // The first place where the text so far is JSON and what follows begins the call's next markup.
-            for (let at = 1; at < this.written.length; at++) {
+            // Places checked by an earlier push stay as they were: a prefix's being whole does not change as the text grows.
+            for (let at = Math.max(1, this.checked); at < this.written.length; at++) {
                 if (this.follows.some((follow) => follow.startsWith(this.written.slice(at, at + 1))) && this.isWhole(this.written.slice(0, at))) {
                     this.done = true;
                     return {json: this.hand(at), rest: this.written.slice(at)};
                 }
             }
+            this.checked = this.written.length;
             return {json: this.hand(this.written.length), rest: ""};
         }
         const at = this.valueEnd();
