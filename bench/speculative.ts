@@ -118,7 +118,9 @@ async function measure(target: Target): Promise<Row[]> {
     // The greedy reply to the rewrite prompt (its prompt is cached from here on, for every phase alike).
     const first = await once(rewritePrompt);
     const prediction = edited(first.content);
-    await once(prosePrompt);
+    const prose = await once(prosePrompt);
+    // Each server's greedy replies, compared across its settings at the end: drafts must not change them.
+    greedyReplies.set(target.name, `${first.content}\u0000${prose.content}`);
     for (let run = 0; run < runs; run++) {
         if (target.prediction) {
             const predicted = await once(rewritePrompt, {prediction: {type: "content", content: prediction}});
@@ -147,6 +149,7 @@ if (drafting) {
         targets.push(() => llamaServer([], "llama-server"), () => llamaServer(["--spec-type", "ngram-mod"], "llama-server --spec-type ngram-mod"));
 }
 const rows: Row[] = [];
+const greedyReplies = new Map<string, string>();
 for (const start of targets) {
     const target = await start();
     try {
@@ -165,6 +168,12 @@ for (const phase of phases)
         const matching = rows.filter((row) => row.phase === phase && row.target === name);
         return matching.length === 0 ? "–" : median(matching.map((row) => row.tokPerS)).toFixed(1);
     }).join(" | ")} |`);
+// The rewrite turn's and the prose's greedy replies, byte for byte, against the same server without drafts.
+for (const [name, replies] of greedyReplies) {
+    const plain = greedyReplies.get(name.startsWith("chatserve") ? "chatserve" : "llama-server");
+    if (plain != null && name !== "chatserve" && name !== "llama-server")
+        console.log(`${name}: greedy replies ${replies === plain ? "identical to" : "DIFFER from"} the same server's without drafts`);
+}
 const predicted = rows.filter((row) => row.accepted != null);
 if (predicted.length > 0)
     console.log(`\nprediction: ${predicted[0]!.accepted} tokens accepted, ${predicted[0]!.rejected} rejected, reply ${predicted[0]!.tokens} tokens`);

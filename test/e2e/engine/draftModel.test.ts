@@ -102,3 +102,33 @@ describe("a draft model", () => {
         expect(await metric("spec_decode_num_draft_tokens_total", "mismatched")).toBeUndefined();
     });
 });
+
+describe("--draft-model", () => {
+    let server: TestServer;
+    let plain: TestServer;
+
+    beforeAll(async () => {
+        const file = await buildTinyChatModel();
+        const draft = await buildTinyChatModel(undefined, {seed: 2});
+        // The draft's own file is in the folder too: it is served without a draft of itself.
+        server = await startTestServer({target: file, draft}, {parallel: 1, ctxSize: 512, draftModel: draft});
+        plain = await startTestServer({target: file}, {parallel: 1, ctxSize: 512});
+    });
+    afterAll(async () => {
+        await server?.stop();
+        await plain?.stop();
+    });
+
+    it("pairs every chat model but the draft's own file with it, and the replies stay the model's", async () => {
+        const {data} = await (await fetch(`${server.url}/models`)).json() as {data: Listed[]};
+        const target = data.find((model) => model.id === "target")!;
+        expect(target.draft!.path).toMatch(/tiny-chat.*\.gguf$/);
+        expect(target.draft!.draft_tokens).toBeUndefined();
+        expect(data.find((model) => model.id === "draft")!.draft).toBeUndefined();
+        const ask = async (on: TestServer) => (await on.client().chat.completions.create({
+            model: "target", messages: [{role: "user", content: "Hello"}], max_tokens: 24, temperature: 0
+        })).choices[0]!.message.content;
+        expect(await ask(server)).toBe(await ask(plain));
+    });
+});
+
