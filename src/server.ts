@@ -90,7 +90,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         ...(plan.loraAdapters == null ? {} : {loraAdapters: plan.loraAdapters}),
         ...(plan.projector == null ? {} : {projector: {path: plan.projector, threads: runtime.threads}}),
         ...(plan.projectorRefusal == null ? {} : {projectorRefusal: plan.projectorRefusal}),
-        ...(plan.draft == null ? {} : {draft: plan.draft})
+        ...(plan.draft == null ? {} : {draft: plan.draft}),
+        ...(plan.lookupDecoding == null ? {} : {lookupDecoding: plan.lookupDecoding})
     }, promptCache), {
         // Each model's default context is sized to the budget, not only to what is free: one model alone always fits it.
         context: {

@@ -38,7 +38,9 @@ export type ModelLoadOptions = {
     /** Why a paired projector is not loaded (its file failed the checks before llama.cpp sees it): image requests hear it. */
     projectorRefusal?: string,
     /** A draft model for speculative decoding (chatserve.json's `draft`, --draft-model), loaded beside the generation context. */
-    draft?: DraftModelOptions
+    draft?: DraftModelOptions,
+    /** Lookup decoding for this model (chatserve.json's `lookup_decoding`); absent: the runtime's (--lookup-decoding). */
+    lookupDecoding?: boolean
 };
 
 /**
@@ -101,7 +103,9 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
             const loadedDraft = options.draft == null ? null : await DraftModel.load(runtime, model, context, sequences, options.draft)
                 .catch((error: unknown) => ({refusal: `llama.cpp could not load it (${(error as Error).message})`}));
             const draft = loadedDraft != null && "draft" in loadedDraft ? loadedDraft.draft : null;
-            const speculation = draft == null ? runtime.speculation : {lookup: false, draftTokenCost: defaultDraftTokenCost, ...runtime.speculation, draft};
+            const ownSpeculation = options.lookupDecoding == null ? runtime.speculation
+                : {draftTokenCost: defaultDraftTokenCost, ...runtime.speculation, lookup: options.lookupDecoding};
+            const speculation = draft == null ? ownSpeculation : {lookup: false, draftTokenCost: defaultDraftTokenCost, ...ownSpeculation, draft};
             generation = {
                 context,
                 draft,

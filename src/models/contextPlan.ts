@@ -52,7 +52,9 @@ export type ContextPlan = {
     /** The draft model loaded with it (chatserve.json's `draft`, else --draft-model) and its fixed draft length. Load-time too. */
     draft?: {path: string, tokens?: number},
     /** What the draft takes in memory: its weights and its context, estimated from its header (else its file's size). */
-    draftBytes?: number
+    draftBytes?: number,
+    /** chatserve.json's lookup_decoding for the model; absent: the server's flag. Load-time too (its decode loop is made with it). */
+    lookupDecoding?: boolean
 };
 
 /** Whether a loaded model serves `next` as it is: nothing a load decides (context, sequences, template, projector) differs. */
@@ -61,7 +63,7 @@ export function sameLoadSettings(plan: ContextPlan, next: ContextPlan): boolean 
         plan.chatTemplate === next.chatTemplate && plan.projector === next.projector &&
         describeKvCacheTypes(plan.kvCacheTypes ?? {k: "f16", v: "f16"}) === describeKvCacheTypes(next.kvCacheTypes ?? {k: "f16", v: "f16"}) &&
         JSON.stringify(plan.loraAdapters ?? []) === JSON.stringify(next.loraAdapters ?? []) &&
-        JSON.stringify(plan.draft ?? null) === JSON.stringify(next.draft ?? null);
+        JSON.stringify(plan.draft ?? null) === JSON.stringify(next.draft ?? null) && plan.lookupDecoding === next.lookupDecoding;
 }
 
 /** A 20k-token agent prompt and its reply fit; beyond this, a context's KV cache is rarely worth its memory by default. */

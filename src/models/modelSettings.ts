@@ -52,7 +52,9 @@ export const modelEntrySchema = z.strictObject({
      */
     draft: z.string().min(1).optional(),
     /** Tokens the draft model drafts each step (llama-server's --spec-draft-n-max); absent: adapted to how many it gets accepted. */
-    draft_tokens: z.number().int().min(1).max(16).optional()
+    draft_tokens: z.number().int().min(1).max(16).optional(),
+    /** Draftless lookup decoding and its pool for this model's requests; over --lookup-decoding / --no-lookup-decoding. */
+    lookup_decoding: z.boolean().optional()
 });
 
 export const settingsFileSchema = z.strictObject({
@@ -83,7 +85,9 @@ export type ModelSettings = {
     lora?: Array<{path: string, scale?: number}>,
     /** The draft model's resolved path (settingsFile.ts), and its fixed draft length. */
     draft?: string,
-    draftTokens?: number
+    draftTokens?: number,
+    /** Lookup decoding for this model; absent: the flag's. */
+    lookupDecoding?: boolean
 };
 
 type Rule = {key: string, entry: ModelEntry, regex: RegExp | null, specificity: number, order: number};
@@ -114,7 +118,7 @@ export class SettingsTable {
             ctxSize: first("ctx_size"), parallel: first("parallel"), sampling: withoutUndefined(sampling),
             chatTemplate: first("chat_template"), keepAlive: first("keep_alive") ?? undefined, mmproj: first("mmproj"),
             cacheTypeK: first("cache_type_k"), cacheTypeV: first("cache_type_v"), lora: first("lora"),
-            draft: first("draft"), draftTokens: first("draft_tokens")
+            draft: first("draft"), draftTokens: first("draft_tokens"), lookupDecoding: first("lookup_decoding")
         };
     }
 

@@ -61,6 +61,8 @@ export class ModelSizing {
             const draft = own.draft ?? (this.flags.draftModel != null && realPath(this.flags.draftModel) !== realPath(descriptor.path) ? this.flags.draftModel : undefined);
             if (draft != null && descriptor.capabilities.includes("chat"))
                 plan = {...plan, draft: {path: draft, ...(own.draftTokens == null ? {} : {tokens: own.draftTokens})}, draftBytes: this.draftBytes(draft, plan)};
+            if (own.lookupDecoding != null && descriptor.capabilities.includes("chat"))
+                plan = {...plan, lookupDecoding: own.lookupDecoding};
             const projector = own.mmproj ?? descriptor.projector;
             // The paired projector was checked at the scan; chatserve.json's is checked as it loads (projectorCheck.ts).
             if (this.flags.vision === true && projector != null && own.mmproj == null && descriptor.projectorError != null)

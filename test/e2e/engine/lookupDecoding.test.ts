@@ -17,7 +17,9 @@ describe("lookup decoding", () => {
     beforeAll(async () => {
         const file = await buildTinyChatModel();
         plain = await startTestServer({[model]: file}, {parallel: 2, ctxSize: 512});
-        lookup = await startTestServer({[model]: file}, {parallel: 2, ctxSize: 512, lookupDecoding: true});
+        // The same file under a second id that chatserve.json takes lookup decoding away from.
+        lookup = await startTestServer({[model]: file, "no-lookup": file}, {parallel: 2, ctxSize: 512, lookupDecoding: true},
+            {"chatserve.json": JSON.stringify({models: {"no-lookup": {lookup_decoding: false}}})});
     });
     afterAll(async () => {
         await plain?.stop();
@@ -43,6 +45,17 @@ describe("lookup decoding", () => {
         expect(accepted).toBeLessThanOrEqual(drafted!);
         const none = parsePrometheusText(await (await fetch(`${plain.url.replace(/\/v1$/, "")}/metrics`)).text());
         expect(none.value("chatserve:spec_decode_num_draft_tokens_total", {model, source: "lookup"})).toBeUndefined();
+    });
+
+    it("is off for a model whose chatserve.json entry says lookup_decoding: false", async () => {
+        const completion = await lookup.client().chat.completions.create({model: "no-lookup", messages: [{role: "user", content: prompts[0]!}], max_tokens: 64, temperature: 0});
+        expect(completion.choices[0]!.message.content).toBe(await reply(plain, prompts[0]!));
+        const metrics = parsePrometheusText(await (await fetch(`${lookup.url.replace(/\/v1$/, "")}/metrics`)).text());
+        expect(metrics.value("chatserve:generation_tokens_total", {model: "no-lookup"})).toBe(completion.usage!.completion_tokens);
+        for (const source of ["lookup", "pool"])
+            expect(metrics.value("chatserve:spec_decode_num_draft_tokens_total", {model: "no-lookup", source})).toBeUndefined();
+        // The same prompt drafts on the model without an entry (the first test sent it there).
+        expect(metrics.value("chatserve:spec_decode_num_draft_tokens_total", {model, source: "lookup"})).toBeGreaterThan(0);
     });
 
     it("ends at a stop sequence where plain decoding does", async () => {
