@@ -51,6 +51,8 @@ export class DecodeSteps {
     private readonly awaited = new Set<LlamaContextSequence>();
     private batchesDecoded = 0;
     private needsCheckpoints: boolean | undefined;
+    /** Streams that sampled a token in the last batch: what a drafted row's cost is shared by (speculation/speculation.ts). */
+    private lastStreams = 1;
 
     /**
      * `plainAttentionForShortRuns`: see native/decodeBatch.cpp (chatserve's `--flash-attention auto`).
@@ -73,6 +75,11 @@ export class DecodeSteps {
         const state = sequenceState(sequence);
         const reader = logprobTop == null ? undefined : createLogprobReader(sequence.model, (config) => state._resolveSamplerConfig(config), logprobTop);
         return new StepSampler(createNativeSampler(sequence.model), () => state._resolveSamplerConfig(options), changesPerToken, reader);
+    }
+
+    /** How many streams the last batch stepped (at least 1): a draft's rows slow each of them. */
+    public get streams(): number {
+        return this.lastStreams;
     }
 
     /**
@@ -186,6 +193,7 @@ export class DecodeSteps {
             return;
         }
         this.batchesDecoded++;
+        this.lastStreams = Math.max(1, batch.filter(({last}) => last).length);
         batch.forEach(({step, last}, index) => {
             const result = sampled[index]!;
             if (!last)

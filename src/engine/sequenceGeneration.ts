@@ -101,7 +101,7 @@ export async function* generateOnSequence(
     try {
         for (;;) {
             // A drafted step keeps what plain steps would have sampled, one token or several: each goes through the loop below.
-            const planned = plan == null ? [] : nextDraft(plan, options.maxTokens - generated.length - 1);
+            const planned = plan == null ? [] : nextDraft(plan, options.maxTokens - generated.length - 1, steps.streams);
             const draft = Array.isArray(planned) ? planned : await planned;
             const kept = draft.length === 0 ? [await steps.step(sequence, feed, sampler)] : await steps.speculate(sequence, feed, draft, sampler);
             if (plan != null)

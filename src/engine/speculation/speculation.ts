@@ -5,6 +5,18 @@ import type {DraftSource, DraftSourceName} from "./draftSources.js";
 /** What a generation drafted and what of it was accepted, by source (/metrics). */
 export type DraftCounts = Partial<Record<DraftSourceName, {drafted: number, accepted: number}>>;
 
+/**
+ * What a drafted row costs where `streams` streams share the batch, in tokens of their output: a
+ * pass of n rows takes 1 + cost·(n − 1) one-row steps (docs/speculative-decoding.md), so s streams
+ * make s tokens in 1 + cost·(s − 1), and one more row delays all of them by `cost`: s·cost/(1 +
+ * cost·(s − 1)) of their tokens. One stream: `cost` itself; four at 0.15: 0.41. A draft that pays
+ * for its own stream can slow the batch it rides in by more than it gains.
+ */
+export function sharedRowCost(cost: number, streams: number): number {
+    const shared = Math.max(1, streams);
+    return shared * cost / (1 + cost * (shared - 1));
+}
+
 /** A source with what it is believed to be worth: its prior acceptance rate (worth 2 observed tokens). */
 export type RatedSource = {source: DraftSource, prior: number};
 
@@ -29,10 +41,14 @@ export class Speculation {
         this.sources = sources.map(({source, prior}) => ({source, rate: new AcceptanceRate(prior, 2)}));
     }
 
-    /** The draft for the next step, at most `room` tokens (what is left of the reply's budget); empty: a plain step. */
-    public draft(room: number): Token[] {
+    /**
+     * The draft for the next step, at most `room` tokens (what is left of the reply's budget); empty: a
+     * plain step. `streams`: how many streams share the batch (DecodeSteps.streams).
+     */
+    public draft(room: number, streams = 1): Token[] {
+        const cost = sharedRowCost(this.cost, streams);
         const guesses = this.sources.map((entry) => {
-            const worth = Math.min(room, draftLength(entry.rate.rate, this.cost, longestDraft));
+            const worth = Math.min(room, draftLength(entry.rate.rate, cost, longestDraft));
             return {entry, worth, guess: entry.source.propose(Math.max(worth, 1))};
         }).filter(({guess}) => guess.length > 0);
         // The source believed most drafts (the first of equals): lookup in the request's own text and

@@ -86,8 +86,8 @@ export function speculationReport(plan: SpeculationPlan | undefined, sequence: L
  * nothing), the draft model only where they have none worth sending. Synchronous unless the draft
  * model runs, so a step without it never waits for a turn of the event loop.
  */
-export function nextDraft(plan: SpeculationPlan, room: number): Token[] | Promise<Token[]> {
-    const draft = plan.speculation.draft(room);
+export function nextDraft(plan: SpeculationPlan, room: number, streams = 1): Token[] | Promise<Token[]> {
+    const draft = plan.speculation.draft(room, streams);
     return draft.length > 0 || plan.draftModel == null ? draft : plan.draftModel.draft(room);
 }
 

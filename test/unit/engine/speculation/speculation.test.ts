@@ -1,7 +1,7 @@
 import type {Token} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
 import type {DraftSource} from "../../../../src/engine/speculation/draftSources.js";
-import {Speculation} from "../../../../src/engine/speculation/speculation.js";
+import {sharedRowCost, Speculation} from "../../../../src/engine/speculation/speculation.js";
 
 /** A source that always guesses the same run, and records what the reply became. */
 function fixedSource(name: DraftSource["name"], guess: number[]): DraftSource & {seen: Token[]} {
@@ -31,6 +31,17 @@ describe("Speculation", () => {
         speculation.settle([1] as Token[]);
         expect(speculation.draft(16)[0]).toBe(1);
         expect(speculation.counts).toEqual({lookup: {drafted: 2, accepted: 0}});
+    });
+
+    it("drafts less where other streams share the batch: a drafted row slows them all", () => {
+        expect(sharedRowCost(0.15, 1)).toBe(0.15);
+        expect(sharedRowCost(0.15, 4)).toBeCloseTo(0.6 / 1.45, 10);
+        expect(sharedRowCost(0.15, 0)).toBe(0.15);
+        // At a 0.5 acceptance: 2 tokens alone (0.5^2 > 0.15), 1 beside three other streams (0.5^2 < 0.41).
+        const alone = new Speculation([{source: fixedSource("lookup", [1, 2, 3, 4, 5]), prior: 0.5}], 0.15);
+        expect(alone.draft(16, 1)).toHaveLength(2);
+        const shared = new Speculation([{source: fixedSource("lookup", [1, 2, 3, 4, 5]), prior: 0.5}], 0.15);
+        expect(shared.draft(16, 4)).toHaveLength(1);
     });
 
     it("never drafts past the reply's budget", () => {
