@@ -84,7 +84,7 @@ export function deriveCallSyntax(template: JinjaChatTemplate, tokenizer: Templat
     return {
         sectionPrefix: parts.before.slice(0, parts.before.length - prefix.length), prefix, paramsPrefix: parts.paramsPrefix,
         suffix, sectionSuffix: parts.after.slice(suffix.length), betweenCalls: between.slice(suffix.length, between.length - prefix.length),
-        ...(at == null || counts == null ? {} : {callIndex: {at, counts, idHead: prefix.slice(prefix.lastIndexOf(">") + 1)}})
+        ...(at == null || counts == null ? {} : {callIndex: {at, counts, idHead: prefix.slice(prefix.lastIndexOf(">") + 1).trimStart()}})
     };
 }
 
