@@ -51,8 +51,10 @@ export const configSchema = z.object({
     flashAttention: z.enum(flashAttentionChoices).default("auto"),
     /**
      * Draftless lookup decoding (engine/speculation/): drafts from the prompt and the reply so far,
-     * verified in the decode loop. Off by default: on 2 CPU cores it did not pay on prose
-     * (docs/speculative-decoding.md). A request's own prediction drafts either way.
+     * and from the model's pool of earlier requests' text, verified in the decode loop. Off by
+     * default: its cost where it does not pay (indexing every prompt) could not be shown to be none
+     * on 2 shared CPU cores (docs/speculative-decoding.md). chatserve.json's lookup_decoding wins per
+     * model. A request's own prediction drafts either way.
      */
     lookupDecoding: z.boolean().default(false),
     /**
