@@ -1,6 +1,7 @@
 import type {Token} from "node-llama-cpp";
 import {AcceptanceRate, draftLength} from "./draftLength.js";
 import type {DraftModelLink, ModelDrafts} from "./modelDrafts.js";
+import {sharedRowCost} from "./speculation.js";
 
 /** A draft model starts half believed: a real pairing (a 0.5B draft for a 7B coder) has most of its tokens accepted; 3 tokens at first, as llama-server drafts. */
 const draftModelPrior = 0.6;
@@ -27,12 +28,16 @@ export class DraftModelSpeculation {
     /** `cost`: a drafted token's share of a target step (its row in the batch), as for the other sources. */
     public constructor(private readonly source: ModelDrafts, private readonly link: DraftModelLink, private readonly cost: number) {}
 
-    /** The draft model's draft for the next step, at most `room` tokens; empty: a plain step. */
-    public async draft(room: number): Promise<Token[]> {
+    /**
+     * The draft model's draft for the next step, at most `room` tokens; empty: a plain step. `streams`:
+     * how many streams share the batch, whom its rows slow too (speculation.ts's sharedRowCost).
+     */
+    public async draft(room: number, streams = 1): Promise<Token[]> {
         this.pending = undefined;
         if (room <= 0)
             return [];
-        const worth = Math.min(room, this.link.tokens ?? draftLength(this.rate.rate, this.cost + this.link.stepCost, longestDraft));
+        const cost = sharedRowCost(this.cost, streams) + this.link.stepCost;
+        const worth = Math.min(room, this.link.tokens ?? draftLength(this.rate.rate, cost, longestDraft));
         if (worth > 0) {
             const tokens = await this.source.propose(worth);
             this.pending = {tokens, drafted: true};

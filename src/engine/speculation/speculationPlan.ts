@@ -88,7 +88,7 @@ export function speculationReport(plan: SpeculationPlan | undefined, sequence: L
  */
 export function nextDraft(plan: SpeculationPlan, room: number, streams = 1): Token[] | Promise<Token[]> {
     const draft = plan.speculation.draft(room, streams);
-    return draft.length > 0 || plan.draftModel == null ? draft : plan.draftModel.draft(room);
+    return draft.length > 0 || plan.draftModel == null ? draft : plan.draftModel.draft(room, streams);
 }
 
 /** The step's kept tokens, to every source of the plan. */

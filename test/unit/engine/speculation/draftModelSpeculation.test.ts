@@ -107,4 +107,13 @@ describe("DraftModelSpeculation", () => {
         expect(model.warmed).toEqual([]);
         expect(model.asked).toEqual([]);
     });
+
+    it("drafts less where other streams share the batch (its rows slow them too)", async () => {
+        const alone = new DraftModelSpeculation(new ModelDrafts(draftModel((last) => last + 1), tokens(1)), link(0.05), 0.15);
+        const beside = new DraftModelSpeculation(new ModelDrafts(draftModel((last) => last + 1), tokens(1)), link(0.05), 0.15);
+        expect(await alone.draft(16, 1)).toHaveLength(3);
+        // At 0.15 a row beside three other streams costs 0.41 of their tokens, plus the draft step: 0.6^1 > 0.46 > 0.6^2.
+        expect(await beside.draft(16, 4)).toHaveLength(1);
+    });
 });
+
