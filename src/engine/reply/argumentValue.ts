@@ -4,6 +4,7 @@ import type {ReplyGrammars} from "./grammars.js";
 import {gbnfString} from "./gbnfText.js";
 import {notationGrammar} from "./notationGrammar.js";
 import {notationToJson} from "./notationJson.js";
+import {isJson, partialSuffixLength} from "./partialText.js";
 
 /**
  * One argument's value in a per-argument call syntax (reply/argumentCallReply.ts): a string
@@ -66,7 +67,7 @@ export class ArgumentValue {
         const value = this.written.trimEnd();
         if (!this.raw && value.length < this.written.length && this.isWhole(value)) {
             this.done = true;
-            return {json: this.hand(value.length), rest: "", forced: this.end.slice(heldBack(this.written, this.end))};
+            return {json: this.hand(value.length), rest: "", forced: this.end.slice(partialSuffixLength(this.written, this.end))};
         }
         if (this.open) {
             // The first place where the text so far is JSON and what follows begins the call's next markup.
@@ -86,7 +87,7 @@ export class ArgumentValue {
             const rest = this.written.slice(at + this.end.length);
             return {json: this.hand(at) + (this.raw ? "\"" : ""), rest};
         }
-        return {json: this.hand(this.written.length - heldBack(this.written, this.end)), rest: ""};
+        return {json: this.hand(this.written.length - partialSuffixLength(this.written, this.end)), rest: ""};
     }
 
     /** The model stopped inside the value: what it wrote, closed as well as a string can be (a number or object may stay cut). */
@@ -153,22 +154,4 @@ function stringChoices(schema: JsonSchema | undefined): string[] | null {
 function lengthBounds(schema: JsonSchema | undefined): {minLength?: number, maxLength?: number} {
     const {minLength, maxLength} = schema as {minLength?: number, maxLength?: number};
     return {...(typeof minLength === "number" ? {minLength} : {}), ...(typeof maxLength === "number" ? {maxLength} : {})};
-}
-
-function isJson(text: string): boolean {
-    try {
-        JSON.parse(text);
-        return true;
-    } catch {
-        return false;
-    }
-}
-
-/** How many characters at the end of `text` could begin `end`. */
-function heldBack(text: string, end: string): number {
-    for (let length = Math.min(end.length - 1, text.length); length > 0; length--) {
-        if (end.startsWith(text.slice(text.length - length)))
-            return length;
-    }
-    return 0;
 }

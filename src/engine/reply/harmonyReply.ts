@@ -2,7 +2,7 @@ import type {LlamaGrammarEvaluationState, Token, TokenBias} from "node-llama-cpp
 import type {GenerationEvent} from "../generationEvents.js";
 import type {ReplyGrammars} from "./grammars.js";
 import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
-import {partialSuffixLength} from "./thoughtReply.js";
+import {partialSuffixLength} from "./partialText.js";
 import {ToolCallReply} from "./toolCallReply.js";
 
 type Phase = "header" | "analysis" | "answer" | "call";

@@ -5,6 +5,7 @@
  * own. The client gets the arguments as JSON, piece by piece as the model writes them, as llama.cpp's
  * Gemma 4 mapper hands them on (common/chat-peg-parser.cpp, gemma4_to_json).
  */
+import {isJson, partialSuffixLength} from "./partialText.js";
 
 /**
  * The JSON of what `text` (the start of a value in the notation) has written so far: a prefix of
@@ -22,7 +23,7 @@ export function notationToJson(text: string, quote: string): {json: string, comp
         if (inString) {
             const end = text.indexOf(quote, at);
             if (end < 0) {
-                json += escaped(text.slice(at, text.length - heldQuote(text.slice(at), quote)));
+                json += escaped(text.slice(at, text.length - partialSuffixLength(text.slice(at), quote)));
                 return {json, complete: false};
             }
             json += `${escaped(text.slice(at, end))}"`;
@@ -76,22 +77,4 @@ export function notationOf(value: unknown, quote: string): string {
 /** Raw string text as the inside of a JSON string. */
 function escaped(text: string): string {
     return JSON.stringify(text).slice(1, -1);
-}
-
-/** How many characters at the end of `text` could begin the quote. */
-function heldQuote(text: string, quote: string): number {
-    for (let length = Math.min(quote.length - 1, text.length); length > 0; length--) {
-        if (quote.startsWith(text.slice(text.length - length)))
-            return length;
-    }
-    return 0;
-}
-
-function isJson(text: string): boolean {
-    try {
-        JSON.parse(text);
-        return true;
-    } catch {
-        return false;
-    }
 }

@@ -2,6 +2,7 @@ import type {LlamaGrammarEvaluationState, Token, TokenBias} from "node-llama-cpp
 import type {ThoughtMarkers} from "../preparedPrompt.js";
 import type {GenerationEvent} from "../generationEvents.js";
 import type {ReplyShaper, ShaperStep} from "./replyShaper.js";
+import {partialSuffixLength} from "./partialText.js";
 
 type Phase = "start" | "thinking" | "answerStart" | "answer";
 
@@ -169,12 +170,4 @@ export class ThoughtReply implements ReplyShaper {
 
 function reasoning(text: string): GenerationEvent[] {
     return text === "" ? [] : [{type: "reasoning", text}];
-}
-
-/** The length of the longest end of `text` that begins `marker` (a marker split across tokens). */
-export function partialSuffixLength(text: string, marker: string): number {
-    for (let length = Math.min(text.length, marker.length - 1); length > 0; length--)
-        if (marker.startsWith(text.slice(text.length - length)))
-            return length;
-    return 0;
 }
