@@ -51,11 +51,13 @@ export class Speculation {
             const worth = Math.min(room, draftLength(entry.rate.rate, cost, longestDraft));
             return {entry, worth, guess: entry.source.propose(Math.max(worth, 1))};
         }).filter(({guess}) => guess.length > 0);
-        // The source believed most drafts (the first of equals): lookup in the request's own text and
-        // the shared pool can both have a guess, and the one that has been right more often wins.
+        // The guess expected to save the most steps drafts (the first of equals). A prediction, lookup
+        // in the request's own text and the shared pool can all have one; a short guess from a source
+        // a little more often right must not displace a long one (the pool's chain may end after two
+        // tokens where the prediction goes on for sixteen).
         let chosen: typeof guesses[number] | undefined;
         for (const guess of guesses)
-            if (guess.worth > 0 && (chosen == null || guess.entry.rate.rate > chosen.entry.rate.rate))
+            if (guess.worth > 0 && (chosen == null || expectedAccepted(guess) > expectedAccepted(chosen)))
                 chosen = guess;
         this.pending = guesses.map(({entry, worth, guess}) => ({entry, tokens: guess.slice(0, entry === chosen?.entry ? worth : 1), drafted: entry === chosen?.entry}));
         return chosen == null ? [] : chosen.guess.slice(0, chosen.worth);
@@ -78,4 +80,13 @@ export class Speculation {
         for (const {source} of this.sources)
             source.observe(kept);
     }
+}
+
+/** The tokens of a guess expected to be accepted: the i-th is used only if all before it were, p^i. */
+function expectedAccepted({entry, worth, guess}: {entry: {rate: AcceptanceRate}, worth: number, guess: readonly Token[]}): number {
+    const p = entry.rate.rate;
+    let expected = 0;
+    for (let i = 1, used = p; i <= Math.min(worth, guess.length); i++, used *= p)
+        expected += used;
+    return expected;
 }

@@ -33,6 +33,16 @@ describe("Speculation", () => {
         expect(speculation.counts).toEqual({lookup: {drafted: 2, accepted: 0}});
     });
 
+    it("lets a long guess draft over a short one from a source right a little more often", () => {
+        // The pool's chain ends after two tokens; the prediction goes on for twelve.
+        const prediction = fixedSource("prediction", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        const pool = fixedSource("pool", [1, 2]);
+        const speculation = new Speculation([{source: prediction, prior: 0.9}, {source: pool, prior: 0.95}], 0.15);
+        expect(speculation.draft(16)).toHaveLength(12);
+        speculation.settle([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] as Token[]);
+        expect(speculation.counts).toEqual({prediction: {drafted: 12, accepted: 12}});
+    });
+
     it("drafts less where other streams share the batch: a drafted row slows them all", () => {
         expect(sharedRowCost(0.15, 1)).toBe(0.15);
         expect(sharedRowCost(0.15, 4)).toBeCloseTo(0.6 / 1.45, 10);
