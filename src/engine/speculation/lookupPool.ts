@@ -1,4 +1,5 @@
 import type {Token} from "node-llama-cpp";
+import {hashRun} from "./ngramIndex.js";
 
 /** Tokens that must agree before the pool claims to know what comes next: one more than lookup's own 3, since the pool mixes many texts. */
 export const poolRunLength = 4;
@@ -28,7 +29,7 @@ export class LookupPool {
 
     /** Records that `token` followed `run` (its last `poolRunLength` tokens). */
     public add(run: readonly Token[], token: Token): void {
-        const [slot, check] = hashRun(run);
+        const [slot, check] = slotAndCheck(run);
         this.next[slot] = token;
         this.check[slot] = check;
     }
@@ -40,7 +41,7 @@ export class LookupPool {
         const run = context.slice(-poolRunLength);
         const proposed: Token[] = [];
         while (proposed.length < count) {
-            const [slot, check] = hashRun(run);
+            const [slot, check] = slotAndCheck(run);
             const token = this.next[slot]!;
             if (token < 0 || this.check[slot] !== check)
                 break;
@@ -77,14 +78,10 @@ export class PoolWriter {
     }
 }
 
-/** The run's slot (FNV-1a over its token ids) and a second, independent hash that checks it. */
-function hashRun(run: readonly Token[]): [number, number] {
-    let slot = 0x811c9dc5;
+/** The run's slot (its hash in ngramIndex.ts) and a second, independent hash that checks it. */
+function slotAndCheck(run: readonly Token[]): [number, number] {
     let check = 0x9747b28c;
-    for (let index = run.length - poolRunLength; index < run.length; index++) {
-        const token = run[index]!;
-        slot = Math.imul(slot ^ token, 0x01000193);
-        check = Math.imul(check ^ token, 0x5bd1e995) ^ (check >>> 15);
-    }
-    return [(slot >>> 0) & ((1 << slotBits) - 1), check >>> 0];
+    for (let index = run.length - poolRunLength; index < run.length; index++)
+        check = Math.imul(check ^ run[index]!, 0x5bd1e995) ^ (check >>> 15);
+    return [hashRun(run, poolRunLength) & ((1 << slotBits) - 1), check >>> 0];
 }

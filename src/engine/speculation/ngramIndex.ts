@@ -59,8 +59,8 @@ export class NgramIndex {
     }
 }
 
-/** A run's hash (FNV-1a over its token ids). */
-function hashRun(run: readonly Token[], n: number): number {
+/** The hash of a run of tokens, its last `n` (FNV-1a over their ids): lookup's index and the shared pool key runs by it. */
+export function hashRun(run: readonly Token[], n: number): number {
     let hash = 0x811c9dc5;
     for (let index = run.length - n; index < run.length; index++)
         hash = Math.imul(hash ^ run[index]!, 0x01000193);
