@@ -26,6 +26,7 @@ import {projectRoot} from "./args.js";
 import {writeSmallDraftModel} from "./draftModels.js";
 import {startLlamaServer, takeLlamaServerFlag} from "./llamaServerProcess.js";
 import {decodeTokPerS, streamChat, type ChatMessage, type StreamResult} from "./sse.js";
+import {sourceFile} from "./sourceFile.js";
 import {median} from "./stats.js";
 
 const {binary, rest} = takeLlamaServerFlag(process.argv.slice(2));
@@ -38,22 +39,6 @@ const maxTokens = flag("--max-tokens", 256);
 const drafting = rest.includes("--draft");
 const modelPath = path.resolve(projectRoot, "../shared/models/bench-random-smollm2-135m-shape-q8_0.gguf");
 const contextSize = 8192;
-
-/** A ~300-line source file: varied enough that its lines tokenize differently. */
-function sourceFile(): string {
-    const verbs = ["load", "parse", "store", "check", "render", "send", "merge", "split"];
-    const nouns = ["user", "order", "invoice", "session", "token", "report", "image", "queue"];
-    const lines: string[] = [];
-    for (let index = 0; lines.length < 300; index++) {
-        const verb = verbs[index % verbs.length]!;
-        const noun = nouns[(index * 3) % nouns.length]!;
-        lines.push(`export function ${verb}${noun[0]!.toUpperCase()}${noun.slice(1)}${index}(${noun}: ${noun === "image" ? "Buffer" : "Record<string, unknown>"}) {`);
-        lines.push(`    if (${noun} == null) throw new Error("no ${noun} to ${verb} (${index})");`);
-        lines.push(`    return {...${noun}, step: ${index * 7 % 13}, done: ${index % 2 === 0}};`);
-        lines.push("}");
-    }
-    return lines.join("\n");
-}
 
 const rewritePrompt: ChatMessage[] = [
     {role: "system", content: "You are a careful code editor. Reply with the whole file and nothing else."},

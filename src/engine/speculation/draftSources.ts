@@ -31,7 +31,7 @@ export class LookupDrafts implements DraftSource {
     }
 
     public propose(count: number): Token[] {
-        const [latest] = this.index.occurrences(this.index.tokens);
+        const [latest] = this.index.occurrences(this.index.tokens, 1);
         return latest == null ? [] : this.index.from(latest, count);
     }
 

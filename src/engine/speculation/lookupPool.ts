@@ -1,5 +1,5 @@
 import type {Token} from "node-llama-cpp";
-import {hashRun} from "./ngramIndex.js";
+import {hashRunAt} from "./ngramIndex.js";
 
 /** Tokens that must agree before the pool claims to know what comes next: one more than lookup's own 3, since the pool mixes many texts. */
 export const poolRunLength = 4;
@@ -27,10 +27,10 @@ export class LookupPool {
         return this.next.byteLength + this.check.byteLength;
     }
 
-    /** Records that `token` followed `run` (its last `poolRunLength` tokens). */
-    public add(run: readonly Token[], token: Token): void {
-        const [slot, check] = slotAndCheck(run);
-        this.next[slot] = token;
+    /** Records that `tokens[end]` followed the run of `poolRunLength` tokens before it. */
+    public addAt(tokens: readonly Token[], end: number): void {
+        const [slot, check] = slotAndCheck(tokens, end);
+        this.next[slot] = tokens[end]!;
         this.check[slot] = check;
     }
 
@@ -41,7 +41,7 @@ export class LookupPool {
         const run = context.slice(-poolRunLength);
         const proposed: Token[] = [];
         while (proposed.length < count) {
-            const [slot, check] = slotAndCheck(run);
+            const [slot, check] = slotAndCheck(run, poolRunLength);
             const token = this.next[slot]!;
             if (token < 0 || this.check[slot] !== check)
                 break;
@@ -58,7 +58,7 @@ export class LookupPool {
  * its own last tokens, so what other sequences add meanwhile never joins its runs.
  */
 export class PoolWriter {
-    private readonly recent: Token[] = [];
+    private recent: readonly Token[] = [];
 
     public constructor(private readonly pool: LookupPool) {}
 
@@ -67,21 +67,19 @@ export class PoolWriter {
         return this.recent;
     }
 
+    /** Adds the runs the new tokens complete (read in place: a whole prompt is added on every request). */
     public append(tokens: readonly Token[]): void {
-        for (const token of tokens) {
-            if (this.recent.length >= poolRunLength) {
-                this.pool.add(this.recent, token);
-                this.recent.shift();
-            }
-            this.recent.push(token);
-        }
+        const stream = this.recent.length === 0 ? tokens : this.recent.concat(tokens);
+        for (let end = poolRunLength; end < stream.length; end++)
+            this.pool.addAt(stream, end);
+        this.recent = stream.slice(-poolRunLength);
     }
 }
 
-/** The run's slot (its hash in ngramIndex.ts) and a second, independent hash that checks it. */
-function slotAndCheck(run: readonly Token[]): [number, number] {
+/** The slot of the run of `poolRunLength` tokens before `end` (its hash in ngramIndex.ts) and a second, independent hash that checks it. */
+function slotAndCheck(tokens: readonly Token[], end: number): [number, number] {
     let check = 0x9747b28c;
-    for (let index = run.length - poolRunLength; index < run.length; index++)
-        check = Math.imul(check ^ run[index]!, 0x5bd1e995) ^ (check >>> 15);
-    return [hashRun(run, poolRunLength) & ((1 << slotBits) - 1), check >>> 0];
+    for (let index = end - poolRunLength; index < end; index++)
+        check = Math.imul(check ^ tokens[index]!, 0x5bd1e995) ^ (check >>> 15);
+    return [hashRunAt(tokens, end, poolRunLength) & ((1 << slotBits) - 1), check >>> 0];
 }

@@ -12,6 +12,18 @@ describe("NgramIndex", () => {
         expect(index.occurrences(tokens(2, 9))).toEqual([]);
         expect(index.occurrences(tokens(2))).toEqual([]);
         expect(index.from(5, 2)).toEqual([4, 1]);
+        expect(index.occurrences(tokens(9, 1, 2), 1)).toEqual([5]);
+    });
+
+    it("indexes a prompt given at once as it indexes the same tokens appended piece by piece", () => {
+        const ids = Array.from({length: 3_000}, (_, index) => (index * 7919) % 23) as Token[];
+        const whole = new NgramIndex(3, ids);
+        const pieces = new NgramIndex(3, ids.slice(0, 1_000));
+        for (let start = 1_000; start < ids.length; start += 7)
+            pieces.append(ids.slice(start, start + 7));
+        for (const end of [3, 50, 1_001, 2_999, 3_000])
+            expect(pieces.occurrences(ids.slice(0, end))).toEqual(whole.occurrences(ids.slice(0, end)));
+        expect(whole.occurrences(ids).length).toBeGreaterThan(100);
     });
 });
 
