@@ -1,16 +1,11 @@
-import type {ChatHistoryItem, LlamaModel, Token} from "node-llama-cpp";
-import {ServiceShuttingDownError, type ApiError} from "../errors.js";
+import type {ChatHistoryItem, LlamaModel} from "node-llama-cpp";
+import type {ApiError} from "../errors.js";
 import type {ModelVision} from "./vision/modelVision.js";
-import {renderChatPrompt} from "./chatPrompt.js";
 import type {LlamaEmbedder} from "./llamaEmbedder.js";
 import type {LlamaReranker} from "./llamaReranker.js";
-import {tokenizeContent} from "./contentTokens.js";
-import {promptText} from "./promptText.js";
-import {pieceOf, piecesText} from "./tokenPieces.js";
 import {loadModelParts, type GenerationParts, type ModelLoadOptions} from "./llamaModelParts.js";
 import type {LlamaRuntime} from "./llamaRuntime.js";
 import {compileOrDiagnose} from "./grammarDiagnosis.js";
-import {imageCacheId} from "./cachePartitions.js";
 import {promptCacheForModel} from "./promptCache/loadedModelCache.js";
 import type {ModelPromptCache} from "./promptCache/modelPromptCache.js";
 import type {PromptCache} from "./promptCache/promptCache.js";
@@ -18,8 +13,9 @@ import {leaseSequence} from "./sequenceLease.js";
 import {ContextLoras} from "./contextLoras.js";
 import type {LoraAdapter} from "./loraAdapters.js";
 import type {LoraScales} from "./loraScales.js";
-import {refuseHistoryBeyondContext, refuseTextBeyondContext} from "./promptSizeGuard.js";
-import {hasInfillTokens, prepareInfillPrompt, prepareTextPrompt, prepareTokenPrompt, refuseTokensOutsideVocabulary} from "./textPrompt.js";
+import {ModelRetirement} from "./modelRetirement.js";
+import {ModelPrompts} from "./modelPrompts.js";
+import {hasInfillTokens} from "./textPrompt.js";
 import type {EmbeddingResult, LoadedModel, ModelActivity, RerankResult, SequenceLease, TokenizeRequest, TokenPiece} from "./loadedModel.js";
 import type {ChatPromptOptions, PreparedPrompt} from "./preparedPrompt.js";
 import type {CachePartition, JsonSchema} from "./generationOptions.js";
@@ -31,9 +27,10 @@ import type {CachePartition, JsonSchema} from "./generationOptions.js";
  * Owns and disposes all of them (llamaModelParts.ts loads them); this is what the layers above call.
  */
 export class LlamaLoadedModel implements LoadedModel {
-    /** Work on the model outside a leased sequence (rendering and tokenizing prompts, embedding), which dispose waits for. */
-    private readonly outsideSequences = new Set<Promise<unknown>>();
-    private stoppedWith: ApiError | null = null;
+    /** Stops it, refuses work once stopped, and frees its parts once the work under way ends (modelRetirement.ts). */
+    private readonly retirement: ModelRetirement;
+    /** Its prompts and tokens (modelPrompts.ts), made outside any sequence: each runs through `retirement`, which dispose waits for. */
+    private readonly prompts: ModelPrompts;
     /** Its use of the server's prompt cache (promptCache/): prefixes kept past their sequence; null: none. */
     private promptCache: ModelPromptCache | null = null;
     /** The LoRA scales its generation context decodes under (made at the first lease); null without adapters. */
@@ -50,7 +47,10 @@ export class LlamaLoadedModel implements LoadedModel {
         private readonly vision: ModelVision,
         /** chatserve.json's `lora`: the adapters its generation context was created with, at those scales. */
         private readonly adapters: readonly LoraAdapter[]
-    ) {}
+    ) {
+        this.retirement = new ModelRetirement({model, generation, embedder, ranker, vision});
+        this.prompts = new ModelPrompts(model, vision, () => this.generating(), () => this.contextLength);
+    }
 
     public static async load(runtime: LlamaRuntime, options: ModelLoadOptions, promptCache?: PromptCache): Promise<LlamaLoadedModel> {
         const {model, generation, embedder, ranker, vision, contextSize} = await loadModelParts(runtime, options);
@@ -104,81 +104,61 @@ export class LlamaLoadedModel implements LoadedModel {
         return this.vision.refusal;
     }
 
-    public prepareChat(
-        history: ChatHistoryItem[], {images = [], promptName, cachePartition, signal = new AbortController().signal, ...options}: ChatPromptOptions
-    ): Promise<PreparedPrompt> {
-        return this.outsideSequence(async () => {
-            await refuseHistoryBeyondContext(this.model, history, this.contextLength, promptName);
-            const partitioned = images.map((image) => ({...image, id: imageCacheId(image.id, cachePartition)}));
-            const tokenized = await this.vision.tokenize(partitioned, this.generating().context.batchSize, promptName, signal);
-            const {chatWrapper: wrapper, templates} = this.generating();
-            return renderChatPrompt(this.model, {wrapper, templates}, history, {...options, images: tokenized, promptName});
-        });
+    public prepareChat(history: ChatHistoryItem[], options: ChatPromptOptions): Promise<PreparedPrompt> {
+        return this.retirement.outsideSequence(() => this.prompts.chat(history, options));
     }
 
     public compileSchema(schema: JsonSchema | null): void {
-        if (this.stoppedWith != null)
-            throw this.stoppedWith;
+        this.retirement.refuseIfStopped();
         this.generating().grammars.compileJson(schema);
     }
 
     public async compileGrammar(grammar: string): Promise<void> {
-        if (this.stoppedWith != null)
-            throw this.stoppedWith;
+        this.retirement.refuseIfStopped();
         const {grammars} = this.generating();
         await compileOrDiagnose(grammar, () => grammars.compileText(grammar));
     }
 
     public prepareText(prompt: string, promptName: string): Promise<PreparedPrompt> {
-        return this.outsideSequence(async () => {
-            await refuseTextBeyondContext(this.model, [prompt], this.contextLength, {param: promptName});
-            return prepareTextPrompt(this.model, prompt);
-        });
+        return this.retirement.outsideSequence(() => this.prompts.text(prompt, promptName));
     }
 
     public prepareTokens(tokens: readonly number[], param: string): Promise<PreparedPrompt & {text: string}> {
-        return this.outsideSequence(async () => prepareTokenPrompt(this.model, tokens, this.contextLength, param));
+        return this.retirement.outsideSequence(() => this.prompts.tokens(tokens, param));
     }
 
     public prepareInfill(prefix: string, suffix: string, completion: {tokens: number, param: string}): Promise<PreparedPrompt> {
-        return this.outsideSequence(async () => {
-            const prompt = await prepareInfillPrompt(this.model, prefix, suffix, {contextLength: this.contextLength, completionTokens: completion.tokens, lengthParam: completion.param});
-            if (prompt == null)
-                throw new Error("this model has no fill-in-the-middle tokens");
-            return prompt;
-        });
+        return this.retirement.outsideSequence(() => this.prompts.infill(prefix, suffix, completion));
     }
 
     public embed(inputs: ReadonlyArray<string | readonly number[]>, signal: AbortSignal): Promise<EmbeddingResult> {
         const embedder = this.embedder;
         if (embedder == null)
             return Promise.reject(new Error("this model was not loaded for embeddings"));
-        return this.outsideSequence(() => embedder.embed(inputs, signal));
+        return this.retirement.outsideSequence(() => embedder.embed(inputs, signal));
     }
 
     public rerank(query: string, documents: readonly string[], signal: AbortSignal): Promise<RerankResult> {
         const ranker = this.ranker;
         if (ranker == null)
             return Promise.reject(new Error("this model was not loaded for reranking"));
-        return this.outsideSequence(() => ranker.rank(query, documents, signal));
+        return this.retirement.outsideSequence(() => ranker.rank(query, documents, signal));
     }
 
     public tokenize(content: ReadonlyArray<string | number>, options: TokenizeRequest): Promise<number[]> {
-        return this.outsideSequence(async () => tokenizeContent(this.model, content, options));
+        return this.retirement.outsideSequence(() => this.prompts.tokenize(content, options));
     }
 
     public tokenPieces(tokens: readonly number[], param: string): TokenPiece[] {
-        refuseTokensOutsideVocabulary(this.model, tokens, param);
-        return tokens.map((token) => pieceOf(this.model, token as Token));
+        return this.prompts.tokenPieces(tokens, param);
     }
 
     public detokenize(tokens: readonly number[], param: string): string {
-        refuseTokensOutsideVocabulary(this.model, tokens, param);
-        return piecesText(this.model, tokens as Token[]);
+        return this.prompts.detokenize(tokens, param);
     }
 
     public promptText(prompt: PreparedPrompt): string {
-        return promptText(this.model, prompt);
+        return this.prompts.promptText(prompt);
     }
 
     /**
@@ -205,40 +185,11 @@ export class LlamaLoadedModel implements LoadedModel {
     }
 
     public stopQueueing(reason: ApiError): void {
-        this.stoppedWith ??= reason;
-        this.generation?.pool.close(reason);
-        this.embedder?.stopQueueing(reason);
-        this.ranker?.stopQueueing(reason);
+        this.retirement.stopQueueing(reason);
     }
 
-    public async dispose(): Promise<void> {
-        this.stopQueueing(new ServiceShuttingDownError());
-        // A request that got this model before it was retired may be tokenizing its prompt: that ends first.
-        await Promise.allSettled(this.outsideSequences);
-        if (this.generation != null) {
-            // Generations still running hold sequences of this context: let them end first.
-            await this.generation.pool.whenIdle();
-            // What its sequences hold outlives it in the prompt cache (an eviction, a keep-alive, a shutdown).
-            const cache = this.promptCache;
-            await cache?.safely("save prefixes at unload", () => cache.keepAll(this.generation!.sequences), undefined);
-            await this.generation.context.dispose();
-            await this.generation.draft?.dispose();
-        }
-        await this.embedder?.dispose();
-        await this.ranker?.dispose();
-        // The projector holds the model's vocabulary: it goes first.
-        this.vision.dispose();
-        await this.model.dispose();
-    }
-
-    private outsideSequence<T>(work: () => Promise<T>): Promise<T> {
-        if (this.stoppedWith != null)
-            return Promise.reject(this.stoppedWith);
-        const running = work();
-        this.outsideSequences.add(running);
-        const forget = () => this.outsideSequences.delete(running);
-        running.then(forget, forget);
-        return running;
+    public dispose(): Promise<void> {
+        return this.retirement.dispose(this.promptCache);
     }
 
     private generating(): GenerationParts {
