@@ -69,7 +69,7 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         threads,
         decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1),
         flashAttention: flashAttentionOption(config.flashAttention),
-        speculation: {lookup: config.lookupDecoding === true, draftTokenCost: defaultDraftTokenCost},
+        speculation: {lookup: config.lookupDecoding ?? true, draftTokenCost: defaultDraftTokenCost},
         errors,
         freeMemoryBytes: await freeMemory(llama),
         vision: visionSupport(llama),

@@ -18,7 +18,7 @@ describe("resolveConfig", () => {
             sharePrefixCache: false,
             gpu: "auto",
             flashAttention: "auto",
-            lookupDecoding: false,
+            lookupDecoding: true,
             cacheTypeK: "f16",
             cacheTypeV: "f16",
             maxQueue: 64,
