@@ -1,5 +1,5 @@
 import {
-    LlamaGrammar, LlamaGrammarEvaluationState, LlamaJsonSchemaGrammar, LlamaText, SpecialTokensText, TokenBias, type LlamaModel, type Token
+    LlamaGrammar, LlamaGrammarEvaluationState, LlamaJsonSchemaGrammar, LlamaText, SpecialTokensText, type LlamaModel, type Token, type TokenBias
 } from "node-llama-cpp";
 import type {JsonSchema} from "../generationOptions.js";
 import {gbnfClass, gbnfString, valueRule} from "./gbnfText.js";
@@ -7,7 +7,7 @@ import {markCustomRules, withCustomRules} from "./customRules.js";
 import {withFiniteNumbers} from "./numberRange.js";
 import {withOptionalProperties} from "./optionalProperties.js";
 import {textUntilRules} from "./textUntil.js";
-import {VocabularyBytes} from "./vocabularyBytes.js";
+import {ReplyBiases} from "./replyBiases.js";
 
 /** Grammars compiled per model are kept for reuse: agents send the same tools on every turn. */
 const maxCachedGrammars = 64;
@@ -18,51 +18,27 @@ const eitherRule = "chatserve-call-or-json";
 /** The start rule of `jsonThen`'s grammars. */
 const thenRule = "chatserve-json-then";
 
-/** Closing characters of JSON, favoured when a constrained reply must end within its token budget. */
-const closers = ["\"", "}", "]"];
-
 /**
  * The constrained-decoding toolbox of one model: compiled grammars (a fresh evaluation state per
- * use, since a state advances with every token), the bias that steers JSON to a close, and
+ * use, since a state advances with every token), the token biases (replyBiases.ts builds them), and
  * tokenization of forced text.
  */
 export class ReplyGrammars {
     private readonly grammars = new Map<string, LlamaGrammar>();
-    /** Token biases by purpose; each starts from the invalid-UTF-8 bans. */
-    private readonly biases = new Map<string, TokenBias>();
-    private readonly keys = new WeakMap<TokenBias, string>();
-    private readonly additions = new Map<string, (bias: TokenBias) => void>();
-    private vocabularyBytes: VocabularyBytes | null = null;
+    private readonly biases: ReplyBiases;
 
-    public constructor(private readonly model: LlamaModel) {}
-
-    /**
-     * The bias of every constrained token: bytes that never occur in UTF-8 (C0, C1, F5–FF) are banned.
-     * llama.cpp's grammar decodes them as characters anyway, so a random-weight model could write a
-     * string whose 4 "characters" every JSON parser reads as 4 replacement characters, past maxLength.
-     */
-    public constrainedBias(): TokenBias {
-        return this.bias("constrained", () => {});
+    public constructor(private readonly model: LlamaModel) {
+        this.biases = new ReplyBiases(model, (text) => this.tokenize(text));
     }
 
-    /**
-     * The bias for the next constrained token: `bias` (the shaper's, else the constrained one) and,
-     * after a token that ends in a lead byte whose next byte has a narrower range (E0, ED, F0, F4),
-     * the continuation bytes outside that range banned too: llama.cpp's grammar would take
-     * E0 90 9A as one character, which decodes as three U+FFFD. Checked every step, so only a map
-     * lookup until such a byte comes.
-     */
+    /** The bias of every constrained token: the bytes that never occur in UTF-8 banned. */
+    public constrainedBias(): TokenBias {
+        return this.biases.constrained();
+    }
+
+    /** The bias for the next constrained token: `bias` (else the constrained one), and what may not follow `previous`'s last byte banned. */
     public nextBias(bias: TokenBias | undefined, previous: Token | undefined): TokenBias {
-        const base = bias ?? this.constrainedBias();
-        const lead = this.bytes().narrowLeadAtEnd(previous);
-        const key = this.keys.get(base);
-        if (lead == null || key == null)
-            return base;
-        return this.bias(`${key}|after:${lead}`, (combined) => {
-            this.additions.get(key)!(combined);
-            for (const token of this.bytes().barredAfterLead(lead))
-                combined.set(token, "never");
-        });
+        return this.biases.next(bias, previous);
     }
 
     /** A JSON value matching `schema`; null means any JSON object. */
@@ -151,25 +127,12 @@ export class ReplyGrammars {
 
     /** The constrained bias, plus `text` never sampled where it is a single token (a special tag like `<tool_call>`). */
     public banning(text: string): TokenBias {
-        return this.bias(`ban:${text}`, (bias) => {
-            const tokens = this.tokenize(text);
-            if (tokens.length === 1)
-                bias.set(tokens[0]!, "never");
-        });
+        return this.biases.banning(text);
     }
 
-    /**
-     * A strong preference for single tokens that close strings, objects and arrays. Inside a string
-     * only those that start with the closing quote: there `}` is just another character.
-     */
+    /** A strong preference for single tokens that close JSON's strings, objects and arrays (inside a string, only the quote's). */
     public closingBias(inString: boolean): TokenBias {
-        return this.bias(`closing:${inString}`, (bias) => {
-            for (const text of closingStrings().filter((candidate) => !inString || candidate.startsWith("\""))) {
-                const tokens = this.model.tokenize(text, false, "trimLeadingSpace");
-                if (tokens.length === 1)
-                    bias.set(tokens[0]!, {logit: 50});
-            }
-        });
+        return this.biases.closing(inString);
     }
 
     /**
@@ -204,36 +167,4 @@ export class ReplyGrammars {
         this.grammars.set(key, grammar);
         return grammar;
     }
-
-    /** The vocabulary is scanned once per model, not once per bias. */
-    private bytes(): VocabularyBytes {
-        this.vocabularyBytes ??= VocabularyBytes.of(this.model);
-        return this.vocabularyBytes;
-    }
-
-    private bias(key: string, add: (bias: TokenBias) => void): TokenBias {
-        let bias = this.biases.get(key);
-        if (bias == null) {
-            bias = new TokenBias(this.model.tokenizer);
-            for (const token of this.bytes().invalid)
-                bias.set(token, "never");
-            add(bias);
-            this.biases.set(key, bias);
-            // What it was built from, so `nextBias` can build it again with more bans.
-            this.keys.set(bias, key);
-            this.additions.set(key, add);
-        }
-        return bias;
-    }
-}
-
-/** Every string of one to three closing characters: `"`, `"}`, `}]`, `"}}`… */
-function closingStrings(): string[] {
-    let level = [""];
-    const all: string[] = [];
-    for (let length = 1; length <= 3; length++) {
-        level = level.flatMap((prefix) => closers.map((closer) => prefix + closer));
-        all.push(...level);
-    }
-    return all;
 }
