@@ -1,7 +1,7 @@
 // npm run bench:lookup-cost -- [--runs N]
 //
-// What lookup decoding (and its pool) costs where it does not pay, to decide its default: chatserve
-// with --lookup-decoding off and on, on the bench model, over text that does not repeat itself.
+// What lookup decoding (and its pool) costs where it does not pay, the measurement behind its being on
+// by default: chatserve with lookup decoding off and on, on the bench model, over text that does not repeat itself.
 // A random-weight model's greedy text does repeat (runs of the same few tokens, which lookup drafts
 // well: bench/speculative.ts); sampled at temperature 1 it is near-uniform noise that never does,
 // like a trained model's prose at its worst for lookup. Each phase, each run (every run its own seeds):

@@ -9,7 +9,7 @@
 //   (a) rewrite turn with the prediction; (a') the same turn without it (lookup only, if on);
 //   (b) prose; (c) four prose streams at once (their summed speed).
 // chatserve runs in this process (no build needed; the npm script sets UV_THREADPOOL_SIZE=1 as
-// bin/chatserve.cjs does, which decides its decode threads), once with lookup decoding off and once on;
+// bin/chatserve.cjs does, which decides its decode threads), with lookup decoding off and on (its default);
 // llama-server as a child process, at its defaults and with --spec-type ngram-mod.
 // --draft measures draft models instead (chatserve.json's `draft`, llama-server's -md), each server
 // plain and with two drafts of the bench model's tokenizer: the bench model itself (every drafted
@@ -57,6 +57,9 @@ function edited(text: string): string {
 
 type Target = {name: string, url: string, model: string, prediction: boolean, stop(): Promise<void>};
 
+/** chatserve decoding token by token (lookup decoding is on by default): the baseline every chatserve setting's replies are compared with. */
+const plainChatserve = "chatserve --no-lookup-decoding";
+
 /** `draft`: a draft model's file and its fixed draft length (none: adapted), with the name the table gives it. */
 type DraftChoice = {file: string, tokens?: number, label: string};
 
@@ -73,7 +76,7 @@ async function chatserve(lookup: boolean, draft?: DraftChoice): Promise<Target> 
         // The draft's link leads out of the folder, to the shared file.
         allowPathsOutsideModels: true
     }), createLogger("warn"));
-    const name = `chatserve${lookup ? " --lookup-decoding" : ""}${draft == null ? "" : ` draft ${draft.label}`}`;
+    const name = `${lookup ? "chatserve" : plainChatserve}${draft == null ? "" : ` draft ${draft.label}`}`;
     return {name, url: server.url, model: "bench", prediction: true, stop: async () => {
         await server.close(1000);
         await fs.rm(modelsDir, {recursive: true, force: true});
@@ -155,8 +158,9 @@ for (const phase of phases)
     }).join(" | ")} |`);
 // The rewrite turn's and the prose's greedy replies, byte for byte, against the same server without drafts.
 for (const [name, replies] of greedyReplies) {
-    const plain = greedyReplies.get(name.startsWith("chatserve") ? "chatserve" : "llama-server");
-    if (plain != null && name !== "chatserve" && name !== "llama-server")
+    const baseline = name.startsWith("chatserve") ? plainChatserve : "llama-server";
+    const plain = greedyReplies.get(baseline);
+    if (plain != null && name !== baseline)
         console.log(`${name}: greedy replies ${replies === plain ? "identical to" : "DIFFER from"} the same server's without drafts`);
 }
 const predicted = rows.filter((row) => row.accepted != null);
