@@ -1,11 +1,11 @@
 import {Command, InvalidArgumentError, Option} from "commander";
 import {
-    adminApiKeysFromEnv, apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, modelAliasesFromEnv, parseModelAlias, resolveConfig, type Config, type ModelAliasSetting
+    adminApiKeysFromEnv, apiKeysFromEnv, flashAttentionChoices, gpuChoices, logLevels, modelAliasesFromEnv, resolveConfig, type Config, type ModelAliasSetting
 } from "../config.js";
-import {parseByteSize} from "../models/byteSize.js";
 import {kvCacheTypeNames} from "../engine/kvCacheTypes.js";
 import {readApiKeyFile} from "./apiKeyFile.js";
-import {parseKeepAlive, type KeepAlive} from "../models/keepAlive.js";
+import type {KeepAlive} from "../models/keepAlive.js";
+import {apiKey, bodyLimit, byteSize, cacheSize, collect, gracePeriod, integer, keepAlive, modelAlias, pixelCount} from "./serveFlagValues.js";
 import {CommandFailure} from "./commandFailure.js";
 import {describeStartupFailure} from "./startupFailure.js";
 
@@ -158,74 +158,4 @@ async function serve(config: Config): Promise<void> {
     };
     process.on("SIGINT", shutDown);
     process.on("SIGTERM", shutDown);
-}
-
-function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
-    return (value: string): number => {
-        const parsed = Number(value);
-        if (!/^\d+$/.test(value.trim()) || parsed < min || parsed > max)
-            throw new InvalidArgumentError(`expected a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? " up" : ` to ${max}`}.`);
-        return parsed;
-    };
-}
-
-/** A parser whose error becomes commander's "invalid argument" line for the flag. */
-function asArgument<T>(parse: (value: string) => T): (value: string) => T {
-    return (value) => {
-        try {
-            return parse(value);
-        } catch (error) {
-            throw new InvalidArgumentError(`${(error as Error).message}.`);
-        }
-    };
-}
-
-const byteSize = asArgument(parseByteSize);
-
-/** A size, or 0 for none (a prompt cache tier turned off). */
-function cacheSize(value: string): number {
-    return value.trim() === "0" ? 0 : byteSize(value);
-}
-const keepAlive = asArgument(parseKeepAlive);
-
-/** Milliseconds, written as a keep-alive is (`30s`, `2m`, seconds); never "for ever": a shutdown must end. */
-const gracePeriod = asArgument((value: string): number => {
-    const parsed = parseKeepAlive(value);
-    if (parsed === "forever")
-        throw new Error(`'${value}' is not a duration a shutdown can wait (e.g. 5s, 30s, 2m)`);
-    return parsed.ms;
-});
-
-/** Bytes, as the body parser reads them (its own "mb" is 1024², --memory-limit's MB 1000²). */
-function bodyLimit(value: string): string {
-    return `${byteSize(value)}b`;
-}
-
-/** `33554432` or `8192x4096`. */
-function pixelCount(value: string): number {
-    const match = /^\s*(\d+)\s*(?:[x×*]\s*(\d+)\s*)?$/i.exec(value);
-    const pixels = match == null ? Number.NaN : Number(match[1]) * Number(match[2] ?? 1);
-    if (!(pixels >= 1) || !Number.isSafeInteger(pixels))
-        throw new InvalidArgumentError("expected a pixel count or WIDTHxHEIGHT, e.g. 8192x4096.");
-    return pixels;
-}
-
-function collect(value: string, previous: string[]): string[] {
-    return [...previous, value];
-}
-
-function modelAlias(value: string, previous: ModelAliasSetting[]): ModelAliasSetting[] {
-    try {
-        return [...previous, parseModelAlias(value)];
-    } catch (error) {
-        throw new InvalidArgumentError((error as Error).message);
-    }
-}
-
-/** Trimmed as keys from the environment are: a key of spaces alone could never be matched. */
-function apiKey(value: string, previous: string[]): string[] {
-    const key = value.trim();
-    if (key === "")
-        throw new InvalidArgumentError("a key must not be empty.");
-    return [...previous, key];
 }
