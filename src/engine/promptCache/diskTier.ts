@@ -1,9 +1,9 @@
-import {createHash, randomBytes} from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type {Logger} from "pino";
 import {sharedPrefix} from "./blockHashes.js";
-import {CorruptEntryError, decodeEntry, decodeHeader, encodeEntry, fixedPrefixBytes, headerLength, type CacheEntry} from "./cacheEntry.js";
+import {CorruptEntryError, decodeEntry, encodeEntry, type CacheEntry} from "./cacheEntry.js";
+import {cacheFileExtension, cacheFilePath, cacheFileSizes, readIndexedFile, removeIfStaleTemp, writeWholeFile, type FileSize} from "./diskFiles.js";
 import {PrefixIndex} from "./prefixIndex.js";
 import type {LayoutUsage} from "./promptCacheStats.js";
 
@@ -14,10 +14,6 @@ import type {LayoutUsage} from "./promptCacheStats.js";
  */
 type DiskRecord = {file: string, layout: string, partition: string, blockHashes: string[], tokens: Int32Array, bytes: number, lastUsed: number};
 
-const extension = ".kvcache";
-/** Another process's half-written file this old is a crashed writer's: removed. */
-const staleTempMs = 60 * 60 * 1000;
-
 /**
  * The disk tier: prompt prefixes' states in files under `dir`, one folder per model layout
  * (modelLayout.ts), that outlive the process. Each model's folder is indexed from its files'
@@ -25,13 +21,14 @@ const staleTempMs = 60 * 60 * 1000;
  * alone and only a hit reads a file. Writes are whole files renamed into place (two servers may
  * share the folder); a file that fails its checks is removed with a warning. Over `budgetBytes`,
  * the least recently used files go first (a hit touches its file's time, so the order survives restarts).
+ * The files' own reading and writing is diskFiles.ts's.
  */
 export class DiskTier {
     private readonly records = new Map<string, DiskRecord>();
     private readonly index = new PrefixIndex<DiskRecord>();
     private readonly opened = new Map<string, Promise<void>>();
     /** Every cache file's size, all layouts, for the budget (stat only, nothing read). */
-    private sizes: Promise<Map<string, {bytes: number, lastUsed: number}>> | undefined;
+    private sizes: Promise<Map<string, FileSize>> | undefined;
     private writing: Promise<void> = Promise.resolve();
     /** The last use time handed out: uses within one millisecond still come in order. */
     private lastTime = 0;
@@ -114,18 +111,9 @@ export class DiskTier {
 
     private async writeNow(entry: CacheEntry): Promise<void> {
         const folder = path.join(this.dir, entry.layout);
-        // Named by all its tokens (and partition): two prefixes differing only after their last whole block are two files.
-        const name = createHash("sha256").update(entry.partition).update(new Uint8Array(entry.tokens.buffer, entry.tokens.byteOffset, entry.tokens.byteLength)).digest("hex").slice(0, 32);
-        const file = path.join(folder, `${name}-${entry.tokens.length}${extension}`);
+        const file = cacheFilePath(folder, entry);
         const bytes = encodeEntry(entry);
-        await fs.mkdir(folder, {recursive: true});
-        const temp = path.join(folder, `.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
-        try {
-            await fs.writeFile(temp, bytes);
-            await fs.rename(temp, file);
-        } finally {
-            await fs.rm(temp, {force: true});
-        }
+        await writeWholeFile(folder, file, bytes);
         const record: DiskRecord = {file, layout: entry.layout, partition: entry.partition, blockHashes: entry.blockHashes, tokens: entry.tokens, bytes: bytes.length, lastUsed: this.now()};
         this.forget(file);
         this.records.set(file, record);
@@ -155,11 +143,9 @@ export class DiskTier {
         await fs.writeFile(path.join(folder, "layout.json"), JSON.stringify(description, null, 2) + "\n").catch(() => undefined);
         for (const name of await fs.readdir(folder)) {
             const file = path.join(folder, name);
-            if (name.startsWith(".tmp-")) {
-                const stat = await fs.stat(file).catch(() => undefined);
-                if (stat != null && Date.now() - stat.mtimeMs > staleTempMs)
-                    await fs.rm(file, {force: true});
-            } else if (name.endsWith(extension))
+            if (name.startsWith(".tmp-"))
+                await removeIfStaleTemp(file);
+            else if (name.endsWith(cacheFileExtension))
                 await this.indexFile(file, layout);
         }
     }
@@ -167,25 +153,7 @@ export class DiskTier {
     private async indexFile(file: string, layout: string): Promise<void> {
         const record: DiskRecord = {file, layout, partition: "", blockHashes: [], tokens: new Int32Array(0), bytes: 0, lastUsed: 0};
         try {
-            const handle = await fs.open(file, "r");
-            try {
-                const stat = await handle.stat();
-                const prefix = Buffer.alloc(fixedPrefixBytes);
-                await handle.read(prefix, 0, prefix.length, 0);
-                const head = Buffer.alloc(fixedPrefixBytes + headerLength(prefix));
-                await handle.read(head, 0, head.length, 0);
-                const header = decodeHeader(head);
-                if (header.layout !== layout)
-                    throw new CorruptEntryError("it belongs to another model or other settings");
-                if (stat.size < head.length + header.tokenCount * 4)
-                    throw new CorruptEntryError("it is truncated");
-                // Its tokens (checked against the checksum only when it is read whole: a hit).
-                const tokens = new Int32Array(header.tokenCount);
-                await handle.read(new Uint8Array(tokens.buffer), 0, tokens.byteLength, head.length);
-                Object.assign(record, {partition: header.partition, blockHashes: header.blockHashes, tokens, bytes: stat.size, lastUsed: stat.mtimeMs});
-            } finally {
-                await handle.close();
-            }
+            Object.assign(record, await readIndexedFile(file, layout));
             this.forget(file);
             this.records.set(file, record);
             this.index.add(record);
@@ -217,19 +185,9 @@ export class DiskTier {
         this.index.remove(record);
     }
 
-    private allSizes(): Promise<Map<string, {bytes: number, lastUsed: number}>> {
-        this.sizes ??= (async () => {
-            const sizes = new Map<string, {bytes: number, lastUsed: number}>();
-            for (const layout of await fs.readdir(this.dir).catch(() => []))
-                for (const name of await fs.readdir(path.join(this.dir, layout)).catch(() => []))
-                    if (name.endsWith(extension)) {
-                        const file = path.join(this.dir, layout, name);
-                        const stat = await fs.stat(file).catch(() => undefined);
-                        if (stat != null)
-                            sizes.set(file, {bytes: stat.size, lastUsed: stat.mtimeMs});
-                    }
-            return sizes;
-        })();
+    /** Read once, then kept up to date by this process's own writes and removals. */
+    private allSizes(): Promise<Map<string, FileSize>> {
+        this.sizes ??= cacheFileSizes(this.dir);
         return this.sizes;
     }
 }
