@@ -1,15 +1,12 @@
 import type {Logger} from "pino";
 import type {LoadedModel} from "../engine/loadedModel.js";
-import {ModelUnloadedError, ServiceShuttingDownError, type ApiError} from "../errors.js";
-import {stillRunning, withinMs} from "./boundedWait.js";
+import {ModelUnloadedError, type ApiError} from "../errors.js";
 import type {ModelDescriptor} from "./modelDescriptor.js";
 import type {ModelLifecycleObserver} from "./registrySettings.js";
 import type {Residency} from "./residency.js";
 import {ResidencyDisposal} from "./residencyDisposal.js";
+import {freeAllAtShutdown, shutdownLoadWaitMs, stopQueueingAll} from "./residencyShutdown.js";
 import {TransitionSignal} from "./transitionSignal.js";
-
-/** How long shutdown waits for a load still running (a real load of a big model takes seconds; a hung one, for ever). */
-const shutdownLoadWaitMs = 10_000;
 
 /**
  * The book of every model's residency (residency.ts): which one serves each model id, which wait
@@ -17,7 +14,8 @@ const shutdownLoadWaitMs = 10_000;
  * budget until their memory is free), and the moves between: start a load, a request letting go,
  * keep-alive, unloading (now if idle, else once the last request lets go), retiring a changed file.
  * After every move it calls `onChange` (loadQueue.ts's pump) and wakes whoever waits for one
- * (transitionSignal.ts); residencyDisposal.ts frees the models it lets go.
+ * (transitionSignal.ts); residencyDisposal.ts frees the models it lets go, residencyShutdown.ts all
+ * of them at shutdown.
  */
 export class ResidencyLedger {
     private readonly byId = new Map<string, Residency>();
@@ -147,40 +145,20 @@ export class ResidencyLedger {
     /** Shutdown: requests waiting for room, for a sequence, or to prepare a prompt fail with `reason`; no keep-alive fires. */
     public stopQueueing(reason: ApiError): void {
         this.closed = true;
-        for (const residency of new Set([...this.byId.values(), ...this.claims])) {
-            residency.clearExpiry();
-            residency.cancel(reason);
-            residency.model?.stopQueueing(reason);
-        }
+        stopQueueingAll(new Set([...this.byId.values(), ...this.claims]), reason);
     }
 
     /**
-     * Frees every model, once its load (and any batch it is decoding) has ended: llama.cpp must outlive
-     * both. A load still running after `loadWaitMs` is left to run (a load that hangs must not hold
-     * shutdown: a malformed projector's load once did, for ever): the count of those is returned, and
-     * llama.cpp must then not be disposed under them (server.ts).
+     * Frees every model once its load has ended (residencyShutdown.ts); a load still running after
+     * `loadWaitMs` is left to run, and the count of those is returned: llama.cpp must then not be
+     * disposed under them (server.ts).
      */
     public async dispose(loadWaitMs = shutdownLoadWaitMs): Promise<{loadsLeftRunning: number}> {
         this.closed = true;
         const everyone = new Set([...this.byId.values(), ...this.claims]);
         this.byId.clear();
         this.queue.splice(0);
-        const shutdown = new ServiceShuttingDownError();
-        let loadsLeftRunning = 0;
-        await Promise.all([...everyone].map(async (residency) => {
-            residency.clearExpiry();
-            residency.cancel(shutdown);
-            const model = await withinMs(residency.ready.catch(() => null), loadWaitMs);
-            if (model === stillRunning) {
-                loadsLeftRunning++;
-                this.logger.warn({event: "model_load_abandoned", model: residency.id}, `shutting down while ${residency.id} still loads: its load is left behind`);
-                return;
-            }
-            if (model != null)
-                this.disposals.free(residency, model, "the server is shutting down");
-            await residency.disposal;
-        }));
-        return {loadsLeftRunning};
+        return await freeAllAtShutdown(everyone, this.disposals, this.logger, loadWaitMs);
     }
 
     /** The last request let go of a loaded model: it goes now if marked to, else its keep-alive starts. */
