@@ -3,12 +3,12 @@ import {BadRequestError} from "../errors.js";
 import {fromClientDialects} from "./schemaDialects.js";
 import {refuseExplodingAlternatives} from "./schemaAlternatives.js";
 import {refuseDeepSchemas} from "./schemaDepth.js";
-import {literalsOfType, refuseEmptyBounds, refuseMalformedKeywords} from "./schemaConsistency.js";
-import {atLeast, integerBounds, numberBounds, numberKeyword, numericBounds, patternString} from "./schemaBounds.js";
+import {literalsOfType, refuseMalformedKeywords} from "./schemaConsistency.js";
+import {numericBounds} from "./schemaBounds.js";
 import {asObject, invalid, isObject, unsupported, type SchemaObject} from "./schemaErrors.js";
 import {branchesSayAll, literal, without, withoutUnenforceable, writableText} from "./schemaKeywords.js";
 import {SchemaStrictness} from "./schemaStrictness.js";
-import {formatString} from "./stringFormats.js";
+import {convertTyped} from "./typedSchema.js";
 
 /**
  * A client's JSON Schema → the schema the grammar is built from. What constrained decoding cannot
@@ -20,7 +20,8 @@ import {formatString} from "./stringFormats.js";
  * `oneOf`: the output matches one branch), type lists, `nullable`, `definitions`, and schemas
  * without `type` (inferred from their keywords; none at all means any JSON value). Strings'
  * `pattern`, numbers' bounds and enums of strings pass through to rules of chatserve's own (engine/reply/customRules.ts);
- * other dialects (draft-07 tuples, zod's records) are read first by schemaDialects.ts.
+ * other dialects (draft-07 tuples, zod's records) are read first by schemaDialects.ts, and each
+ * JSON type's own keywords by typedSchema.ts.
  */
 
 /** Keywords a schema with `anyOf` / `oneOf` must not also have: the grammar follows one branch alone. */
@@ -135,69 +136,15 @@ function convert(input: unknown, path: string, reading: Reading): JsonSchema {
     const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : [inferType(schema)];
     if (types.length > 1)
         return {oneOf: types.map((type) => convert({...schema, type}, path, reading)), ...description};
-    return convertTyped(schema, types[0], path, reading, description);
-}
-
-function convertTyped(input: SchemaObject, type: unknown, path: string, reading: Reading, description: {description?: string}): JsonSchema {
-    const {strictness} = reading;
-    let schema = input;
-    switch (type) {
-        case "any":
-            // Leniently, any JSON value: these say something of one type only.
-            for (const keyword of [...numericBounds, "pattern"].filter((bound) => schema[bound] !== undefined))
-                strictness.refuse(unsupported(path, keyword, keyword === "pattern"
-                    ? "'pattern' needs 'type: \"string\"' to be enforced by constrained decoding"
-                    : `'${keyword}' needs 'type: "integer"' or 'type: "number"' to be enforced by constrained decoding`));
-            return anyJson;
-        case "object": {
-            const properties = asObject(schema.properties, `${path}.properties`);
-            const required = Array.isArray(schema.required) ? schema.required as string[] : [];
-            const missing = required.filter((name) => !Object.hasOwn(properties, name));
-            if (missing.length > 0)
-                strictness.refuse(invalid(`${path}.required`, `the required property '${missing[0]}' is not listed in 'properties'`));
-            // Leniently, as JSON Schema reads it: present, with any value.
-            const listed = {...properties, ...Object.fromEntries(missing.map((name) => [name, true]))};
-            // The grammar cannot count how many optional properties it has written.
-            schema = atLeast(schema, "maxProperties", Object.keys(listed).length, path, strictness);
-            const additional = schema.additionalProperties;
-            const closed = additional === false || (additional === undefined && Object.keys(properties).length > 0);
-            refuseEmptyBounds(schema, path, closed ? Object.keys(listed).length : null);
-            const written = Object.keys(listed).filter((name) => writableText(name, `${path}.properties`, strictness) != null);
-            // The others may be left out, as JSON Schema says (engine/reply/optionalProperties.ts).
-            const requiredWritten = written.filter((name) => required.includes(name));
-            return {
-                type: "object",
-                properties: Object.fromEntries(written.map((name) => [name, convert(listed[name], `${path}.properties.${name}`, reading)])),
-                ...(requiredWritten.length > 0 ? {required: requiredWritten} : {}),
-                // With no properties listed, `{"type": "object"}` means any object, not only `{}`.
-                additionalProperties: additional === undefined ? Object.keys(properties).length === 0 : additional === false ? false : convert(additional, `${path}.additionalProperties`, reading),
-                ...numberKeyword(schema, "minProperties", path, strictness), ...numberKeyword(schema, "maxProperties", path, strictness), ...description
-            } as JsonSchema;
-        }
-        case "array":
-            schema = atLeast(schema, "maxItems", Array.isArray(schema.prefixItems) ? schema.prefixItems.length : 0, path, strictness);
-            refuseEmptyBounds(schema, path);
-            return {
-                type: "array",
-                ...(schema.items !== undefined ? {items: convert(schema.items, `${path}.items`, reading)} : {}),
-                ...(Array.isArray(schema.prefixItems) ? {prefixItems: schema.prefixItems.map((item, index) => convert(item, `${path}.prefixItems[${index}]`, reading))} : {}),
-                ...numberKeyword(schema, "minItems", path, strictness), ...numberKeyword(schema, "maxItems", path, strictness), ...description
-            } as JsonSchema;
-        case "string":
-            refuseEmptyBounds(schema, path);
-            // Leniently, a pattern that cannot be enforced gives way to the format, and a format to a plain string.
-            return (schema.pattern !== undefined ? patternString(schema, path, description, strictness) : null)
-                ?? (schema.format !== undefined ? formatString(schema, path, description, strictness) : null)
-                ?? {type: "string", ...numberKeyword(schema, "minLength", path, strictness), ...numberKeyword(schema, "maxLength", path, strictness), ...description};
-        case "integer":
-            return {type, ...integerBounds(schema, path), ...description};
-        case "number":
-            return {type, ...numberBounds(schema, path, strictness), ...description} as JsonSchema;
-        case "boolean": case "null":
-            return {type, ...description};
-        default:
-            throw invalid(`${path}.type`, `unknown type '${String(type)}'`);
+    if (types[0] === "any") {
+        // Leniently, any JSON value: these say something of one type only.
+        for (const keyword of [...numericBounds, "pattern"].filter((bound) => schema[bound] !== undefined))
+            strictness.refuse(unsupported(path, keyword, keyword === "pattern"
+                ? "'pattern' needs 'type: \"string\"' to be enforced by constrained decoding"
+                : `'${keyword}' needs 'type: "integer"' or 'type: "number"' to be enforced by constrained decoding`));
+        return anyJson;
     }
+    return convertTyped(schema, types[0], path, strictness, description, (subschema, subpath) => convert(subschema, subpath, reading));
 }
 
 function inferType(schema: SchemaObject): string {
