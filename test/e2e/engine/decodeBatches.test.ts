@@ -51,7 +51,8 @@ describe("decode batches on one model", () => {
     const model = "tiny-chat";
 
     beforeAll(async () => {
-        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 4, ctxSize: 4096});
+        // Plain decoding's batches: lookup's drafts would ride in them (their batches: test/e2e/engine/speculationIdentity.test.ts).
+        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 4, ctxSize: 4096, lookupDecoding: false});
     });
     afterAll(async () => server?.stop());
 
@@ -122,7 +123,7 @@ describe("decode batches as requests join others mid-generation", () => {
     const model = "tiny-chat";
 
     beforeAll(async () => {
-        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 4, ctxSize: 1024});
+        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 4, ctxSize: 1024, lookupDecoding: false});
     });
     afterAll(async () => server?.stop());
 

@@ -1,4 +1,4 @@
-// Lookup decoding (--lookup-decoding) through real servers: replies at temperature 0 are the same
+// Lookup decoding (on by default, --no-lookup-decoding) through real servers: replies at temperature 0 are the same
 // byte for byte with it on and off, streams sharing batches included, and /metrics counts the
 // drafted and accepted tokens by source. The lookup pool drafts a repeated request from the last
 // one, and never from another API key's.
@@ -16,9 +16,10 @@ describe("lookup decoding", () => {
 
     beforeAll(async () => {
         const file = await buildTinyChatModel();
-        plain = await startTestServer({[model]: file}, {parallel: 2, ctxSize: 512});
+        plain = await startTestServer({[model]: file}, {parallel: 2, ctxSize: 512, lookupDecoding: false});
         // The same file under a second id that chatserve.json takes lookup decoding away from.
-        lookup = await startTestServer({[model]: file, "no-lookup": file}, {parallel: 2, ctxSize: 512, lookupDecoding: true},
+        // Lookup is on by default: the server is given no lookup setting.
+        lookup = await startTestServer({[model]: file, "no-lookup": file}, {parallel: 2, ctxSize: 512},
             {"chatserve.json": JSON.stringify({models: {"no-lookup": {lookup_decoding: false}}})});
     });
     afterAll(async () => {
