@@ -39,7 +39,7 @@ export type ModelLoadOptions = {
     projectorRefusal?: string,
     /** A draft model for speculative decoding (chatserve.json's `draft`, --draft-model), loaded beside the generation context. */
     draft?: DraftModelOptions,
-    /** Lookup decoding for this model (chatserve.json's `lookup_decoding`); absent: the runtime's (--lookup-decoding). */
+    /** Lookup decoding for this model (chatserve.json's `lookup_decoding`); absent: the runtime's (on unless --no-lookup-decoding). */
     lookupDecoding?: boolean
 };
 

@@ -53,7 +53,7 @@ export const modelEntrySchema = z.strictObject({
     draft: z.string().min(1).optional(),
     /** Tokens the draft model drafts each step (llama-server's --spec-draft-n-max); absent: adapted to how many it gets accepted. */
     draft_tokens: z.number().int().min(1).max(16).optional(),
-    /** Draftless lookup decoding and its pool for this model's requests; over --lookup-decoding. */
+    /** Draftless lookup decoding and its pool for this model's requests; over the server's (on unless --no-lookup-decoding). */
     lookup_decoding: z.boolean().optional()
 });
 
