@@ -7,6 +7,9 @@
 // places, as the prediction. Phases (each stream's decode speed: tokens after the first over the
 // time from first to last content chunk; medians of --runs):
 //   (a) rewrite turn with the prediction; (a') the same turn without it (lookup only, if on);
+//   (a″) the same again under an API key of its own (chatserve only), whose lookup pool is empty: the
+//        reply drafted from the prompt alone, as a rewrite asked for the first time (in (a′) the pool
+//        has seen the same reply in earlier runs and phases);
 //   (b) prose; (c) four prose streams at once (their summed speed).
 // chatserve runs in this process (no build needed; the npm script sets UV_THREADPOOL_SIZE=1 as
 // bin/chatserve.cjs does, which decides its decode threads), with lookup decoding off and on (its default);
@@ -55,7 +58,14 @@ function edited(text: string): string {
     return result;
 }
 
-type Target = {name: string, url: string, model: string, prediction: boolean, stop(): Promise<void>};
+/**
+ * `keys`: chatserve's API keys, where it has them: `main` for every phase but one, and one more per
+ * run for (a″), whose lookup pool (one per key) has never seen the reply it is about to write.
+ */
+type Target = {name: string, url: string, model: string, prediction: boolean, keys?: {main: string, firstTime: (run: number) => string}, stop(): Promise<void>};
+
+/** chatserve's keys (each has its own lookup pool): the first for the bench's requests, one more per run for the first-time rewrite. */
+const benchKeys = Array.from({length: runs + 1}, (_, index) => `bench-key-${index}`);
 
 /** chatserve decoding token by token (lookup decoding is on by default): the baseline every chatserve setting's replies are compared with. */
 const plainChatserve = "chatserve --no-lookup-decoding";
@@ -72,12 +82,12 @@ async function chatserve(lookup: boolean, draft?: DraftChoice): Promise<Target> 
         await fs.writeFile(path.join(modelsDir, "chatserve.json"), JSON.stringify(settings));
     }
     const server = await startServer(resolveConfig({
-        modelsDir, port: 0, ctxSize: contextSize, parallel: 4, logLevel: "warn", lookupDecoding: lookup, promptCache: false,
+        modelsDir, port: 0, ctxSize: contextSize, parallel: 4, logLevel: "warn", lookupDecoding: lookup, promptCache: false, apiKeys: benchKeys,
         // The draft's link leads out of the folder, to the shared file.
         allowPathsOutsideModels: true
     }), createLogger("warn"));
     const name = `${lookup ? "chatserve" : plainChatserve}${draft == null ? "" : ` draft ${draft.label}`}`;
-    return {name, url: server.url, model: "bench", prediction: true, stop: async () => {
+    return {name, url: server.url, model: "bench", prediction: true, keys: {main: benchKeys[0]!, firstTime: (run) => benchKeys[1 + run]!}, stop: async () => {
         await server.close(1000);
         await fs.rm(modelsDir, {recursive: true, force: true});
     }};
@@ -92,7 +102,7 @@ type Row = {target: string, phase: string, tokPerS: number, tokens: number, acce
 
 async function measure(target: Target): Promise<Row[]> {
     const rows: Row[] = [];
-    const once = (messages: ChatMessage[], extra: object = {}) => streamChat(target.url, target.model, messages, maxTokens, extra);
+    const once = (messages: ChatMessage[], extra: object = {}, apiKey = target.keys?.main) => streamChat(target.url, target.model, messages, maxTokens, extra, apiKey);
     const record = (phase: string, results: StreamResult[], sum = false) => {
         const speeds = results.map(decodeTokPerS);
         const details = results[0]!.usage as unknown as {completion_tokens_details?: {accepted_prediction_tokens?: number, rejected_prediction_tokens?: number}};
@@ -117,6 +127,9 @@ async function measure(target: Target): Promise<Row[]> {
             record("(a) rewrite, prediction", [predicted]);
         }
         record("(a') rewrite, no prediction", [await once(rewritePrompt)]);
+        // The same under a key of its own: its pool is empty, so lookup drafts from the prompt alone, as for a rewrite asked for the first time.
+        if (target.keys != null)
+            record("(a″) rewrite, no prediction, first time", [await once(rewritePrompt, {}, target.keys.firstTime(run))]);
         record("(b) prose", [await once(prosePrompt)]);
         record("(c) 4 prose streams, summed", await Promise.all([0, 1, 2, 3].map((index) => once([{role: "user", content: `${prosePrompt[0]!.content} (${index})`}]))), true);
     }

@@ -44,13 +44,13 @@ type Chunk = {
 /**
  * POSTs a streamed chat completion with plain fetch and reads the server-sent events by hand:
  * no SDK, so the client adds as little work as possible to what is measured. `extra`: more body
- * fields (`tools`, `tool_choice`).
+ * fields (`tools`, `tool_choice`). `apiKey`: sent as the bearer token, where the server has keys.
  */
-export async function streamChat(baseUrl: string, model: string, messages: ChatMessage[], maxTokens: number, extra: object = {}): Promise<StreamResult> {
+export async function streamChat(baseUrl: string, model: string, messages: ChatMessage[], maxTokens: number, extra: object = {}, apiKey?: string): Promise<StreamResult> {
     const startedAt = performance.now();
     const response = await fetch(`${baseUrl}/chat/completions`, {
         method: "POST",
-        headers: {"Content-Type": "application/json", Accept: "text/event-stream"},
+        headers: {"Content-Type": "application/json", Accept: "text/event-stream", ...(apiKey == null ? {} : {Authorization: `Bearer ${apiKey}`})},
         body: JSON.stringify({
             model,
             messages,
