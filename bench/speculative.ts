@@ -10,7 +10,8 @@
 //   (a″) the same again under an API key of its own (chatserve only), whose lookup pool is empty: the
 //        reply drafted from the prompt alone, as a rewrite asked for the first time (in (a′) the pool
 //        has seen the same reply in earlier runs and phases);
-//   (b) prose; (c) four prose streams at once (their summed speed).
+//   (b) prose; (b′) the same with a wholly wrong prediction (the rewrite's reply: what a wrong one costs);
+//   (c) four prose streams at once (their summed speed).
 // chatserve runs in this process (no build needed; the npm script sets UV_THREADPOOL_SIZE=1 as
 // bin/chatserve.cjs does, which decides its decode threads), with lookup decoding off and on (its default);
 // llama-server as a child process, at its defaults and with --spec-type ngram-mod.
@@ -131,6 +132,13 @@ async function measure(target: Target): Promise<Row[]> {
         if (target.keys != null)
             record("(a″) rewrite, no prediction, first time", [await once(rewritePrompt, {}, target.keys.firstTime(run))]);
         record("(b) prose", [await once(prosePrompt)]);
+        if (target.prediction) {
+            // The rewrite's reply as the prose's prediction: wholly wrong, what it costs against (b) just before.
+            const mispredicted = await once(prosePrompt, {prediction: {type: "content", content: first.content}});
+            if (mispredicted.content !== prose.content)
+                throw new Error(`${target.name}: the prose with a wrong prediction differs from the one without`);
+            record("(b′) prose, a wrong prediction", [mispredicted]);
+        }
         record("(c) 4 prose streams, summed", await Promise.all([0, 1, 2, 3].map((index) => once([{role: "user", content: `${prosePrompt[0]!.content} (${index})`}]))), true);
     }
     return rows;
@@ -176,9 +184,11 @@ for (const [name, replies] of greedyReplies) {
     if (plain != null && name !== baseline)
         console.log(`${name}: greedy replies ${replies === plain ? "identical to" : "DIFFER from"} the same server's without drafts`);
 }
-const predicted = rows.filter((row) => row.accepted != null);
-if (predicted.length > 0)
-    console.log(`\nprediction: ${predicted[0]!.accepted} tokens accepted, ${predicted[0]!.rejected} rejected, reply ${predicted[0]!.tokens} tokens`);
+for (const phase of phases) {
+    const predicted = rows.find((row) => row.phase === phase && row.accepted != null);
+    if (predicted != null)
+        console.log(`${phase}: ${predicted.accepted} predicted tokens accepted, ${predicted.rejected} rejected, reply ${predicted.tokens} tokens`);
+}
 await fs.mkdir(path.join(projectRoot, "bench/results"), {recursive: true});
 await fs.writeFile(path.join(projectRoot, `bench/results/speculative${drafting ? "-draft" : ""}.json`), JSON.stringify(rows, null, 2));
 process.exit(0);
