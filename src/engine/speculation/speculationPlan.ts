@@ -13,7 +13,7 @@ import {Speculation, type RatedSource} from "./speculation.js";
 export type SpeculationSettings = {
     /** Draftless lookup in the prompt and the reply so far, and in the model's pool, for every request that can take drafts. */
     lookup: boolean,
-    /** A drafted token's share of a plain step's time before the decode loop has measured it (draftLength.ts, draftCostEstimate.ts). */
+    /** A drafted token's share of a plain step's time, as measured for this machine (draftLength.ts). */
     draftTokenCost: number,
     /** The model's draft model (chatserve.json's `draft`, --draft-model), loaded with it; absent: none. */
     draft?: DraftModelLink
@@ -38,7 +38,7 @@ export type SpeculationPlan = {speculation: Speculation, prediction?: Prediction
  */
 export function planSpeculation(
     sequence: LlamaContextSequence, prompt: readonly Token[], options: GenerationOptions, changesPerToken: boolean,
-    settings: SpeculationSettings | undefined, measuredCost?: number
+    settings: SpeculationSettings | undefined
 ): SpeculationPlan | undefined {
     if (changesPerToken || options.format.type !== "text" || options.logprobs != null || sequence.needsCheckpoints)
         return undefined;
@@ -58,8 +58,7 @@ export function planSpeculation(
         // Of this model, and of the request's own cache partition: another's text is never a draft here.
         sources.push({source: new PoolDrafts(lookupPoolFor(sequence.context, heldPartition(sequence)), prompt), prior: poolPrior});
     }
-    // The decode loop's measurement (DecodeSteps.draftTokenCost), read once per generation; the setting is its prior.
-    const cost = measuredCost ?? settings?.draftTokenCost ?? defaultDraftTokenCost;
+    const cost = settings?.draftTokenCost ?? defaultDraftTokenCost;
     const draftSequence = settings?.draft?.sequenceFor(sequence);
     const draftModel = draftSequence == null ? undefined : new DraftModelSpeculation(new ModelDrafts(draftSequence, prompt), settings!.draft!, cost);
     if (sources.length === 0 && draftModel == null)
