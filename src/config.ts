@@ -66,6 +66,14 @@ export const configSchema = z.object({
      */
     draftModel: z.string().min(1).optional(),
     /**
+     * What a drafted token costs, as a share of a plain decoding step: it decides how long a draft is
+     * worth (engine/speculation/draftLength.ts). Undefined: each model's decode loop measures it as it
+     * decodes, from 0.15 (engine/speculation/draftCostEstimate.ts), since it ranges from ~0.1 on a
+     * 135M model to ~0.6 on a 260K one. Fixed, drafts are the same on every machine: for benchmarks
+     * and for tests that pin what drafts do.
+     */
+    draftTokenCost: z.number().min(0.01).max(2).optional(),
+    /**
      * What every model's KV cache stores keys and values as (llama-server's `--cache-type-k` /
      * `--cache-type-v` names); chatserve.json's cache_type_k / cache_type_v per model win.
      * q8_0 halves an f16 cache; a quantized V cache needs flash attention (engine/kvCacheTypes.ts).

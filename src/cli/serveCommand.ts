@@ -5,7 +5,7 @@ import {
 import {kvCacheTypeNames} from "../engine/kvCacheTypes.js";
 import {readApiKeyFile} from "./apiKeyFile.js";
 import type {KeepAlive} from "../models/keepAlive.js";
-import {apiKey, bodyLimit, byteSize, cacheSize, collect, gracePeriod, integer, keepAlive, modelAlias, pixelCount} from "./serveFlagValues.js";
+import {apiKey, bodyLimit, byteSize, cacheSize, collect, decimal, gracePeriod, integer, keepAlive, modelAlias, pixelCount} from "./serveFlagValues.js";
 import {CommandFailure} from "./commandFailure.js";
 import {describeStartupFailure} from "./startupFailure.js";
 
@@ -40,6 +40,7 @@ function withServeOptions(command: Command): Command {
         .addOption(new Option("--decode-threads <n>", "threads for generating tokens (default: all of --threads on an OpenMP build, else one fewer)").argParser(integer(1)))
         .addOption(new Option("--no-lookup-decoding", "do not draft tokens from the prompt, the reply so far and earlier requests' text (on by default: verified in the decode loop, the reply is unchanged, and drafting stops for a reply where it does not pay)"))
         .addOption(new Option("--draft-model <file>", "a small model of the same tokenizer (a .gguf, relative to --models or absolute) that drafts tokens for every chat model to verify (the reply is unchanged; chatserve.json's draft per model wins)"))
+        .addOption(new Option("--draft-token-cost <share>", "what a drafted token costs as a share of one decoding step, e.g. 0.15, which decides how long drafts are (default: measured per model as it decodes)").argParser(decimal(0.01, 2)))
         .addOption(new Option("--flash-attention <mode>", "llama.cpp's flash attention: auto (on, but a few new tokens after a long context run without it, on chatserve's CPU build), on (every batch) or off").choices(flashAttentionChoices).default("auto"))
         .addOption(new Option("--cache-type-k <type>", "KV cache type for keys, as llama-server names them (also -ctk); q8_0 halves the cache (default: f16; chatserve.json's cache_type_k per model)").choices(kvCacheTypeNames).default("f16"))
         .addOption(new Option("--cache-type-v <type>", "KV cache type for values (also -ctv); a quantized one needs flash attention (default: f16; chatserve.json's cache_type_v per model)").choices(kvCacheTypeNames).default("f16"))
@@ -85,6 +86,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
             flashAttention: options.flashAttention,
             lookupDecoding: options.lookupDecoding,
             draftModel: options.draftModel,
+            draftTokenCost: options.draftTokenCost,
             cacheTypeK: options.cacheTypeK,
             cacheTypeV: options.cacheTypeV,
             parallel: options.parallel,
@@ -119,7 +121,7 @@ async function serveWith(options: ServeOptions): Promise<void> {
 
 type ServeOptions = {
     models: string, host: string, port: number, apiKey: string[], gpu: Config["gpu"], ctxSize?: number,
-    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], lookupDecoding: boolean, draftModel?: string, cacheTypeK: Config["cacheTypeK"], cacheTypeV: Config["cacheTypeV"], parallel?: number, maxQueue: number, shutdownGrace?: number,
+    threads?: number, decodeThreads?: number, flashAttention: Config["flashAttention"], lookupDecoding: boolean, draftModel?: string, draftTokenCost?: number, cacheTypeK: Config["cacheTypeK"], cacheTypeV: Config["cacheTypeV"], parallel?: number, maxQueue: number, shutdownGrace?: number,
     memoryLimit?: number, maxLoadedModels?: number, keepAlive?: KeepAlive,
     promptCache: boolean, promptCacheRam?: number, promptCacheDir?: string, promptCacheSize?: number,
     bodyLimit?: string, allowPrivateImageUrls: boolean, allowPathsOutsideModels: boolean, maxImageBytes?: number, maxImagePixels?: number, maxImagesPerRequest?: number,

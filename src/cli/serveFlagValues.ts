@@ -19,6 +19,16 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
     };
 }
 
+/** A decimal from `min` to `max`, written as digits with an optional fraction (0.15, 1). */
+export function decimal(min: number, max: number) {
+    return (value: string): number => {
+        const parsed = Number(value);
+        if (!/^\d+(\.\d+)?$/.test(value.trim()) || parsed < min || parsed > max)
+            throw new InvalidArgumentError(`expected a number from ${min} to ${max}.`);
+        return parsed;
+    };
+}
+
 /** A parser whose error becomes commander's "invalid argument" line for the flag. */
 function asArgument<T>(parse: (value: string) => T): (value: string) => T {
     return (value) => {

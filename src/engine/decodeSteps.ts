@@ -3,9 +3,10 @@ import {
     assertSharedLockModule, batchDecoder, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext, type SequenceState
 } from "./llamaInternals.js";
 import {StepSampler, type StepSamplingOptions} from "./stepSampler.js";
+import {DraftCostEstimate} from "./speculation/draftCostEstimate.js";
 import {dropRejectedDraft} from "./speculation/draftRollback.js";
 import {verifyDraft} from "./speculation/draftVerification.js";
-import type {SpeculationSettings} from "./speculation/speculationPlan.js";
+import {defaultDraftTokenCost, type SpeculationSettings} from "./speculation/speculationPlan.js";
 import {createLogprobReader} from "./tokenLogprobs.js";
 
 type Step = {
@@ -53,6 +54,8 @@ export class DecodeSteps {
     private needsCheckpoints: boolean | undefined;
     /** Streams that sampled a token in the last batch: what a drafted row's cost is shared by (speculation/speculation.ts). */
     private lastStreams = 1;
+    /** What a drafted token costs here, timed from this loop's own passes (speculation/draftCostEstimate.ts). */
+    private readonly draftCost: DraftCostEstimate;
 
     /**
      * `plainAttentionForShortRuns`: see native/decodeBatch.cpp (chatserve's `--flash-attention auto`).
@@ -64,6 +67,7 @@ export class DecodeSteps {
     ) {
         this.native = nativeContext(context);
         this.decode = batchDecoder(context, plainAttentionForShortRuns);
+        this.draftCost = new DraftCostEstimate(speculation?.draftTokenCost ?? defaultDraftTokenCost, speculation?.draftTokenCost != null);
         assertSharedLockModule();
     }
 
@@ -75,6 +79,11 @@ export class DecodeSteps {
         const state = sequenceState(sequence);
         const reader = logprobTop == null ? undefined : createLogprobReader(sequence.model, (config) => state._resolveSamplerConfig(config), logprobTop);
         return new StepSampler(createNativeSampler(sequence.model), () => state._resolveSamplerConfig(options), changesPerToken, reader);
+    }
+
+    /** A drafted token's share of a plain step's time on this context, as measured so far. */
+    public get draftTokenCost(): number {
+        return this.draftCost.cost;
     }
 
     /** How many streams the last batch stepped (at least 1): a draft's rows slow each of them. */
@@ -183,8 +192,13 @@ export class DecodeSteps {
 
     private async decodeBatch(batch: Part[]): Promise<void> {
         let sampled: Array<PromiseSettledResult<Token[] | undefined>>;
+        // A lone stream's step of one token (and its draft): the passes the draft cost is timed from.
+        const timed = batch.length === 1 && batch[0]!.last && batch[0]!.tokens.length === 1 + batch[0]!.drafted ? batch[0]! : undefined;
+        const startedAt = performance.now();
         try {
             sampled = await this.decodeAndSample(batch);
+            if (timed != null)
+                this.draftCost.observe(performance.now() - startedAt, timed.drafted);
         } catch (error) {
             // Every step of the batch fails, the rest of a split one included (it no longer follows on from the cache).
             const failed = new Set(batch.map(({step}) => step));

@@ -10,7 +10,6 @@ import type {LlamaRuntime} from "./llamaRuntime.js";
 import {SequencePool} from "./sequencePool.js";
 import {loraAdapterRefusal, type LoraAdapter} from "./loraAdapters.js";
 import {DraftModel, type DraftModelOptions} from "./speculation/draftModel.js";
-import {defaultDraftTokenCost} from "./speculation/speculationPlan.js";
 import {defaultKvCacheTypes, ggmlTypeName, isDefaultKvCache, kvCacheTypeRefusal, type KvCacheTypes} from "./kvCacheTypes.js";
 
 export type ModelLoadOptions = {
@@ -104,8 +103,8 @@ export async function loadModelParts(runtime: LlamaRuntime, options: ModelLoadOp
                 .catch((error: unknown) => ({refusal: `llama.cpp could not load it (${(error as Error).message})`}));
             const draft = loadedDraft != null && "draft" in loadedDraft ? loadedDraft.draft : null;
             const ownSpeculation = options.lookupDecoding == null ? runtime.speculation
-                : {draftTokenCost: defaultDraftTokenCost, ...runtime.speculation, lookup: options.lookupDecoding};
-            const speculation = draft == null ? ownSpeculation : {lookup: false, draftTokenCost: defaultDraftTokenCost, ...ownSpeculation, draft};
+                : {...runtime.speculation, lookup: options.lookupDecoding};
+            const speculation = draft == null ? ownSpeculation : {lookup: false, ...ownSpeculation, draft};
             generation = {
                 context,
                 draft,

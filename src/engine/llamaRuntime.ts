@@ -4,7 +4,7 @@ import type {Logger} from "pino";
 import type {Config} from "../config.js";
 import {LlamaErrorLog} from "./llamaErrorLog.js";
 import {usesOpenMP} from "./openmp.js";
-import {defaultDraftTokenCost, type SpeculationSettings} from "./speculation/speculationPlan.js";
+import type {SpeculationSettings} from "./speculation/speculationPlan.js";
 import {libuvPoolSize, resolveDecodeThreads, resolveThreadCount} from "./threads.js";
 import {ImageDecodePool, imageDecodeConcurrency} from "./vision/imageDecodePool.js";
 import {visionSupport} from "./vision/nativeVision.js";
@@ -39,7 +39,7 @@ export type LlamaRuntime = {
  * `build: "never"`: the server must never start compiling llama.cpp (or download its source)
  * at run time; the prebuilt binaries that npm installed are used, or it fails with a clear message.
  */
-export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads" | "flashAttention"> & Partial<Pick<Config, "maxQueue" | "lookupDecoding">>, logger: Logger): Promise<LlamaRuntime> {
+export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" | "decodeThreads" | "flashAttention"> & Partial<Pick<Config, "maxQueue" | "lookupDecoding" | "draftTokenCost">>, logger: Logger): Promise<LlamaRuntime> {
     const llamaLog = logger.child({component: "llama.cpp"});
     const errors = new LlamaErrorLog();
     const llama = await getLlama({
@@ -69,7 +69,7 @@ export async function startLlamaRuntime(config: Pick<Config, "gpu" | "threads" |
         threads,
         decodeThreads: resolveDecodeThreads(config.decodeThreads, threads, openmp && libuvPoolSize() === 1),
         flashAttention: flashAttentionOption(config.flashAttention),
-        speculation: {lookup: config.lookupDecoding ?? true, draftTokenCost: defaultDraftTokenCost},
+        speculation: {lookup: config.lookupDecoding ?? true, ...(config.draftTokenCost == null ? {} : {draftTokenCost: config.draftTokenCost})},
         errors,
         freeMemoryBytes: await freeMemory(llama),
         vision: visionSupport(llama),

@@ -13,8 +13,11 @@ import {Speculation, type RatedSource} from "./speculation.js";
 export type SpeculationSettings = {
     /** Draftless lookup in the prompt and the reply so far, and in the model's pool, for every request that can take drafts. */
     lookup: boolean,
-    /** A drafted token's share of a plain step's time, as measured for this machine (draftLength.ts). */
-    draftTokenCost: number,
+    /**
+     * A drafted token's share of a plain step's time (draftLength.ts), fixed (config's draftTokenCost,
+     * --draft-token-cost). Absent: the decode loop measures it (draftCostEstimate.ts).
+     */
+    draftTokenCost?: number,
     /** The model's draft model (chatserve.json's `draft`, --draft-model), loaded with it; absent: none. */
     draft?: DraftModelLink
 };
@@ -38,7 +41,7 @@ export type SpeculationPlan = {speculation: Speculation, prediction?: Prediction
  */
 export function planSpeculation(
     sequence: LlamaContextSequence, prompt: readonly Token[], options: GenerationOptions, changesPerToken: boolean,
-    settings: SpeculationSettings | undefined
+    settings: SpeculationSettings | undefined, draftTokenCost: number
 ): SpeculationPlan | undefined {
     if (changesPerToken || options.format.type !== "text" || options.logprobs != null || sequence.needsCheckpoints)
         return undefined;
@@ -58,7 +61,8 @@ export function planSpeculation(
         // Of this model, and of the request's own cache partition: another's text is never a draft here.
         sources.push({source: new PoolDrafts(lookupPoolFor(sequence.context, heldPartition(sequence)), prompt), prior: poolPrior});
     }
-    const cost = settings?.draftTokenCost ?? defaultDraftTokenCost;
+    // The decode loop's (DecodeSteps.draftTokenCost): measured or fixed, read once per generation.
+    const cost = draftTokenCost;
     const draftSequence = settings?.draft?.sequenceFor(sequence);
     const draftModel = draftSequence == null ? undefined : new DraftModelSpeculation(new ModelDrafts(draftSequence, prompt), settings!.draft!, cost);
     if (sources.length === 0 && draftModel == null)

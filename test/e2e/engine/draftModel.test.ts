@@ -8,7 +8,7 @@ import type OpenAI from "openai";
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildTinyChatModel} from "../../fixtures/gguf/tinyModels.js";
 import {parsePrometheusText} from "../../http/support/prometheusText.js";
-import {startTestServer, type TestServer} from "../support/testServer.js";
+import {fixedDraftCost, startTestServer, type TestServer} from "../support/testServer.js";
 
 type Listed = {id: string, memory_bytes: number, draft?: {path: string, draft_tokens?: number, error?: string}};
 
@@ -28,7 +28,7 @@ describe("a draft model", () => {
             other: {draft: "other-draft.gguf", draft_tokens: 3},
             mismatched: {draft: "nobos-draft.gguf"}
         }};
-        server = await startTestServer({plain: file, self: file, other: file, mismatched: file}, {parallel: 2, ctxSize: 512}, {
+        server = await startTestServer({plain: file, self: file, other: file, mismatched: file}, {parallel: 2, ctxSize: 512, ...fixedDraftCost}, {
             "self-draft.gguf": file, "other-draft.gguf": otherWeights, "nobos-draft.gguf": noBos, "chatserve.json": JSON.stringify(settings)
         });
         client = server.client();
@@ -111,7 +111,7 @@ describe("--draft-model", () => {
         const file = await buildTinyChatModel();
         const draft = await buildTinyChatModel(undefined, {seed: 2});
         // The draft's own file is in the folder too: it is served without a draft of itself.
-        server = await startTestServer({target: file, draft}, {parallel: 1, ctxSize: 512, draftModel: draft});
+        server = await startTestServer({target: file, draft}, {parallel: 1, ctxSize: 512, draftModel: draft, ...fixedDraftCost});
         plain = await startTestServer({target: file}, {parallel: 1, ctxSize: 512});
     });
     afterAll(async () => {

@@ -5,7 +5,7 @@
 import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildTinyChatModel} from "../../fixtures/gguf/tinyModels.js";
 import {parsePrometheusText} from "../../http/support/prometheusText.js";
-import {startTestServer, type TestServer} from "../support/testServer.js";
+import {fixedDraftCost, startTestServer, type TestServer} from "../support/testServer.js";
 
 describe("lookup decoding", () => {
     let plain: TestServer;
@@ -19,7 +19,7 @@ describe("lookup decoding", () => {
         plain = await startTestServer({[model]: file}, {parallel: 2, ctxSize: 512, lookupDecoding: false});
         // The same file under a second id that chatserve.json takes lookup decoding away from.
         // Lookup is on by default: the server is given no lookup setting.
-        lookup = await startTestServer({[model]: file, "no-lookup": file}, {parallel: 2, ctxSize: 512},
+        lookup = await startTestServer({[model]: file, "no-lookup": file}, {parallel: 2, ctxSize: 512, ...fixedDraftCost},
             {"chatserve.json": JSON.stringify({models: {"no-lookup": {lookup_decoding: false}}})});
     });
     afterAll(async () => {
@@ -72,7 +72,7 @@ describe("the lookup pool", () => {
 
     beforeAll(async () => {
         // Two API keys: each has a cache partition of its own, and so a pool of its own.
-        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 2, ctxSize: 512, lookupDecoding: true, apiKeys: ["key-a", "key-b"]});
+        server = await startTestServer({[model]: await buildTinyChatModel()}, {parallel: 2, ctxSize: 512, lookupDecoding: true, apiKeys: ["key-a", "key-b"], ...fixedDraftCost});
     });
     afterAll(async () => {
         await server?.stop();

@@ -12,7 +12,7 @@ import {afterAll, beforeAll, describe, expect, it} from "vitest";
 import {buildTinyChatModel} from "../../fixtures/gguf/tinyModels.js";
 import {parsePrometheusText} from "../../http/support/prometheusText.js";
 import {hasSharedModels, sharedModels} from "../support/sharedModels.js";
-import {startTestServer, type TestServer} from "../support/testServer.js";
+import {fixedDraftCost, startTestServer, type TestServer} from "../support/testServer.js";
 
 type Choice = {text: string, finish: string | null, calls: Array<{name: string, arguments: string}>, tokens?: string[]};
 type Reply = {choices: Choice[], details?: {accepted_prediction_tokens?: number, rejected_prediction_tokens?: number}};
@@ -67,7 +67,7 @@ function identityMatrix(label: string, modelFile: () => Promise<string>, maxToke
             const file = await modelFile();
             // Room for the longest prompt here (Llama 3.2's tool instructions) and a capped reply.
             plain = await startTestServer({m: file}, {parallel: 2, ctxSize: 2048, lookupDecoding: false});
-            speculating = await startTestServer({m: file}, {parallel: 2, ctxSize: 2048, lookupDecoding: true});
+            speculating = await startTestServer({m: file}, {parallel: 2, ctxSize: 2048, lookupDecoding: true, ...fixedDraftCost});
         });
         afterAll(async () => {
             await plain?.stop();
@@ -165,7 +165,7 @@ describe("a reply that ends inside a drafted run", () => {
         const file = await buildTinyChatModel(undefined, {tools: true});
         // One sequence each: the KV-cache gauge is that sequence's tokens.
         plain = await startTestServer({m: file}, {parallel: 1, ctxSize: 512, lookupDecoding: false});
-        speculating = await startTestServer({m: file}, {parallel: 1, ctxSize: 512, lookupDecoding: true});
+        speculating = await startTestServer({m: file}, {parallel: 1, ctxSize: 512, lookupDecoding: true, ...fixedDraftCost});
     });
     afterAll(async () => {
         await plain?.stop();

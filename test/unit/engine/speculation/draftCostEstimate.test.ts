@@ -1,0 +1,55 @@
+import {describe, expect, it} from "vitest";
+import {DraftCostEstimate} from "../../../../src/engine/speculation/draftCostEstimate.js";
+
+describe("DraftCostEstimate", () => {
+    it("keeps the prior until it has timed enough plain and drafted passes", () => {
+        const estimate = new DraftCostEstimate(0.15);
+        for (let step = 0; step < 8; step++)
+            estimate.observe(10, 0);
+        for (let step = 0; step < 3; step++)
+            estimate.observe(16, 3);
+        expect(estimate.cost).toBe(0.15);
+        estimate.observe(16, 3);
+        expect(estimate.cost).toBeCloseTo(0.2);
+    });
+
+    it("measures a drafted token as its time over a plain step's, per token: high where a step is all overhead", () => {
+        const estimate = new DraftCostEstimate(0.15);
+        for (let step = 0; step < 20; step++) {
+            estimate.observe(1, 0);
+            estimate.observe(2.2, 2);
+        }
+        expect(estimate.cost).toBeCloseTo(0.6);
+    });
+
+    it("stays within bounds when timings are odd (a drafted pass faster than a plain one, or a stall)", () => {
+        const fast = new DraftCostEstimate(0.15);
+        const stalled = new DraftCostEstimate(0.15);
+        for (let step = 0; step < 10; step++) {
+            fast.observe(10, 0);
+            fast.observe(9, 4);
+            stalled.observe(1, 0);
+            stalled.observe(100, 1);
+        }
+        expect(fast.cost).toBe(0.02);
+        expect(stalled.cost).toBe(2);
+    });
+
+    it("ignores drafted passes timed before any plain one", () => {
+        const estimate = new DraftCostEstimate(0.15);
+        for (let step = 0; step < 10; step++)
+            estimate.observe(50, 4);
+        for (let step = 0; step < 10; step++)
+            estimate.observe(10, 0);
+        expect(estimate.cost).toBe(0.15);
+    });
+
+    it("keeps a fixed cost (--draft-token-cost) whatever it times", () => {
+        const estimate = new DraftCostEstimate(0.3, true);
+        for (let step = 0; step < 20; step++) {
+            estimate.observe(1, 0);
+            estimate.observe(3, 2);
+        }
+        expect(estimate.cost).toBe(0.3);
+    });
+});
