@@ -1,26 +1,13 @@
 import type {LlamaContext, LlamaContextSequence, Token} from "node-llama-cpp";
 import {
-    assertSharedLockModule, batchDecoder, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext, type SequenceState
+    assertSharedLockModule, batchDecoder, createNativeSampler, nativeContext, sequenceState, withContextLock, type NativeContext
 } from "./llamaInternals.js";
+import {composeBatch, type Part, type Step} from "./batchComposition.js";
+import {decodeAndSample} from "./batchPass.js";
 import {StepSampler, type StepSamplingOptions} from "./stepSampler.js";
 import {DraftCostEstimate} from "./speculation/draftCostEstimate.js";
-import {dropRejectedDraft} from "./speculation/draftRollback.js";
-import {verifyDraft} from "./speculation/draftVerification.js";
 import {defaultDraftTokenCost, type SpeculationSettings} from "./speculation/speculationPlan.js";
 import {createLogprobReader} from "./tokenLogprobs.js";
-
-type Step = {
-    sequence: LlamaContextSequence, state: SequenceState, tokens: readonly Token[], sampler: StepSampler,
-    /** Tokens guessed to follow (speculation/): fed after `tokens`, each with an output to check it by. */
-    draft: readonly Token[],
-    resolve(tokens: Token[]): void, reject(error: unknown): void
-};
-
-/**
- * A step's share of one batch: all its tokens (`last`, then sampled) and the `drafted` tail of its
- * draft that fitted, or the head of one that does not fit.
- */
-type Part = {step: Step, tokens: readonly Token[], last: boolean, drafted: number};
 
 /**
  * The decode loop of one context, llama-server's slot loop in small: every generation on the
@@ -155,39 +142,10 @@ export class DecodeSteps {
         }
     }
 
-    /**
-     * The next batch: whole steps, shortest first (a generating stream's one token never waits
-     * behind a prompt), then as much of the next one as still fits, without an output; its rest
-     * waits for the next batch, as llama-server fills its batch with prompt after generation.
-     * The batch itself is in sequence order.
-     */
     private takeBatch(): Part[] {
-        this.queue.sort((a, b) => a.tokens.length - b.tokens.length);
-        let room = this.context.batchSize;
-        const parts: Part[] = [];
-        this.queue = this.queue.filter((step) => {
-            if (step.tokens.length > room)
-                return true;
-            room -= step.tokens.length;
-            parts.push({step, tokens: step.tokens, last: true, drafted: 0});
-            return false;
-        });
-        const split = this.queue[0];
-        if (split != null && room > 0) {
-            parts.push({step: split, tokens: split.tokens.slice(0, room), last: false, drafted: 0});
-            split.tokens = split.tokens.slice(room);
-            room = 0;
-        }
-        // Drafts take only the room every step's own tokens left: speculation never pushes another stream's step, or a prompt, out of a batch.
-        for (const part of parts) {
-            const draft = part.step.draft.slice(0, room);
-            if (!part.last || draft.length === 0)
-                continue;
-            room -= draft.length;
-            part.tokens = [...part.tokens, ...draft];
-            part.drafted = draft.length;
-        }
-        return parts.sort((a, b) => a.step.state._sequenceId - b.step.state._sequenceId);
+        const {batch, waiting} = composeBatch(this.queue, this.context.batchSize);
+        this.queue = waiting;
+        return batch;
     }
 
     private async decodeBatch(batch: Part[]): Promise<void> {
@@ -220,32 +178,9 @@ export class DecodeSteps {
         });
     }
 
-    /** One compute pass, node-llama-cpp's bookkeeping, then tokens for each part that ends its step (one, or a draft's verified run). */
+    /** One compute pass and its sampling (batchPass.ts), then the checkpoints a recurrent model's sequences take. */
     private async decodeAndSample(batch: Part[]): Promise<Array<PromiseSettledResult<Token[] | undefined>>> {
-        const size = batch.reduce((sum, part) => sum + part.tokens.length, 0);
-        this.native.initBatch(size);
-        // A step's last token has an output, and so does each drafted token after it.
-        const outputs = batch.map(({step: {state}, tokens, last, drafted}) => this.native.addToBatch(
-            state._sequenceId, state._nextTokenIndex, Uint32Array.from(tokens),
-            last ? Uint32Array.from({length: drafted + 1}, (_, index) => tokens.length - 1 - drafted + index) : new Uint32Array()
-        ));
-        this.native.setThreads(size === 1 ? this.decodeThreads : this.threads);
-        await this.decode();
-        // node-llama-cpp's bookkeeping, which its erasing, prefix matching and prompt evaluation read.
-        for (const {step: {state}, tokens} of batch) {
-            state._nextTokenIndex += tokens.length;
-            state._contextTokens.push(...tokens);
-        }
-        // Sampling reads this batch's outputs, so it happens before the lock lets another decode in.
-        const sampled = await Promise.allSettled(batch.map(async ({step, last, drafted}, index) => {
-            if (!last)
-                return undefined;
-            if (drafted === 0)
-                return [await step.sampler.sample(this.native, outputs[index]![0]!)];
-            const kept = await verifyDraft(step.draft.slice(0, drafted), (output) => step.sampler.sample(this.native, outputs[index]![output]!));
-            dropRejectedDraft(this.native, step.state, drafted - (kept.length - 1));
-            return kept;
-        }));
+        const sampled = await decodeAndSample(this.native, this.decode, batch, (size) => size === 1 ? this.decodeThreads : this.threads);
         for (const {step: {sequence, state}} of batch)
             if (this.needsCheckpoints ??= sequence.needsCheckpoints)
                 await state._takeIntervalCheckpointIfNeededAfterBatch(state._nextTokenIndex + 1);

@@ -168,9 +168,9 @@ export class LlamaLoadedModel implements LoadedModel {
     public activity(): ModelActivity | undefined {
         if (this.generation == null)
             return undefined;
-        const {pool, sequences, context} = this.generation;
+        const {pool, sequences, context, steps} = this.generation;
         const cells = sequences.reduce((sum, sequence) => sum + sequence.nextTokenIndex, 0);
-        return {running: pool.leased, waiting: pool.queued, kvCacheUsage: cells / (context.contextSize * sequences.length), sequences: sequences.length};
+        return {running: pool.leased, waiting: pool.queued, kvCacheUsage: cells / (context.contextSize * sequences.length), sequences: sequences.length, draftTokenCost: steps.draftTokenCost};
     }
 
     /** The model's LoRA adapters at the scales a request gets when it names none. */

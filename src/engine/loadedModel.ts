@@ -19,6 +19,8 @@ export type ModelActivity = {
     waiting: number,
     /** The share of the context's KV cells holding tokens (0–1), conversations kept for reuse included. */
     kvCacheUsage: number,
+    /** What a drafted token costs, as a share of a plain step, measured by its decode loop (or --draft-token-cost): how long drafts are. */
+    draftTokenCost?: number,
     /** Its sequences (--parallel): with `running` and `waiting`, whether the next request would be refused (GET /health/ready). */
     sequences?: number
 };

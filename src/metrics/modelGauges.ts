@@ -9,7 +9,8 @@ import type {ModelOccupancy} from "../models/modelOccupancy.js";
  * - running: requests holding one of its sequences (vLLM's num_requests_running);
  * - waiting: requests queued for a sequence, or for the model to get memory and load;
  * - KV-cache usage: the share of its context's cells holding tokens, conversations kept for reuse included;
- * - memory: what it holds, weights and contexts, as /v1/models's memory_bytes says.
+ * - memory: what it holds, weights and contexts, as /v1/models's memory_bytes says;
+ * - draft token cost: what its decode loop measured a drafted token to cost (why drafts are as long as they are).
  */
 export function registerModelGauges(registry: Registry, prefix: string, occupancy: () => ModelOccupancy[]): void {
     const gauge = (name: string, help: string, value: (facts: ModelFigures) => number | undefined) => new Gauge({
@@ -27,9 +28,10 @@ export function registerModelGauges(registry: Registry, prefix: string, occupanc
     gauge("num_requests_waiting", "Requests waiting for a sequence of the model, or for the model to load.", (facts) => facts.waiting);
     gauge("kv_cache_usage_perc", "Share of the model's KV-cache cells holding tokens (1 = all), cached conversations included.", (facts) => facts.kvCacheUsage);
     gauge("model_memory_bytes", "Memory a loaded model holds (weights, KV cache and buffers; RAM and VRAM together).", (facts) => facts.memoryBytes);
+    gauge("spec_decode_draft_token_cost", "What a drafted token costs as a share of a plain decoding step, as the model's decode loop measured it (or --draft-token-cost): drafts are as long as pays at this cost.", (facts) => facts.draftTokenCost);
 }
 
-type ModelFigures = {running: number, waiting: number, kvCacheUsage?: number, memoryBytes?: number};
+type ModelFigures = {running: number, waiting: number, kvCacheUsage?: number, memoryBytes?: number, draftTokenCost?: number};
 
 /** One model id's figures (a model being freed and its next load added up); a scrape reads them once per gauge, cheap as it is. */
 function summarize(occupancy: readonly ModelOccupancy[]): Map<string, ModelFigures> {
@@ -40,6 +42,7 @@ function summarize(occupancy: readonly ModelOccupancy[]): Map<string, ModelFigur
             facts.running += entry.activity.running;
             facts.waiting += entry.activity.waiting;
             facts.kvCacheUsage = entry.activity.kvCacheUsage;
+            facts.draftTokenCost = entry.activity.draftTokenCost;
         } else if (entry.state === "waiting" || entry.state === "loading")
             // Every request holding a model that is not loaded yet waits for it.
             facts.waiting += entry.holds;

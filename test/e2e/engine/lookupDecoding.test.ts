@@ -46,6 +46,9 @@ describe("lookup decoding", () => {
         expect(accepted).toBeLessThanOrEqual(drafted!);
         const none = parsePrometheusText(await (await fetch(`${plain.url.replace(/\/v1$/, "")}/metrics`)).text());
         expect(none.value("chatserve:spec_decode_num_draft_tokens_total", {model, source: "lookup"})).toBeUndefined();
+        // The cost drafts are sized by: fixed here; measured on the plain server, which never drafted, so still its prior.
+        expect(metrics.value("chatserve:spec_decode_draft_token_cost", {model})).toBe(0.15);
+        expect(none.value("chatserve:spec_decode_draft_token_cost", {model})).toBe(0.15);
     });
 
     it("is off for a model whose chatserve.json entry says lookup_decoding: false", async () => {

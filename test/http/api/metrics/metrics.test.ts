@@ -49,7 +49,8 @@ describe("GET /metrics", () => {
             "chatserve:model_load_duration_seconds": "histogram",
             "chatserve:model_load_failures_total": "counter",
             "chatserve:model_unload_duration_seconds": "histogram",
-            "chatserve:model_memory_bytes": "gauge"
+            "chatserve:model_memory_bytes": "gauge",
+            "chatserve:spec_decode_draft_token_cost": "gauge"
         });
     });
 
@@ -123,6 +124,7 @@ describe("GET /metrics", () => {
         expect(running.value("chatserve:num_requests_waiting", {model: MODEL})).toBe(0);
         expect(running.value("chatserve:kv_cache_usage_perc", {model: MODEL})).toBe(0.25);
         expect(running.value("chatserve:model_memory_bytes", {model: MODEL})).toBe(300);
+        expect(running.value("chatserve:spec_decode_draft_token_cost", {model: MODEL})).toBe(0.15);
         expect(running.value("chatserve:model_load_duration_seconds_count", {model: MODEL})).toBe(1);
         // The client leaves: its reply ends, and its sequence is free again.
         pending.abort();
