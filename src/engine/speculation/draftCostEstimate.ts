@@ -12,7 +12,8 @@ const weight = 0.1;
  * sampling call and the rollback of rejected cells, the same whatever the model's size; on a GPU a
  * row is nearly free. So the decode loop times its own passes: a lone stream's plain steps, and its
  * drafted ones, whose time over a plain step's, per drafted token, is the cost. Until both have been
- * seen a few times, the prior (measured for the bench model) stands.
+ * seen a few times, the prior (measured for the bench model) stands. A cost set by the user
+ * (--draft-token-cost) is fixed: drafts then go by it on every machine alike.
  */
 export class DraftCostEstimate {
     private plainMs: number | undefined;

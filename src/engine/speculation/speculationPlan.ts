@@ -37,11 +37,13 @@ export type SpeculationPlan = {speculation: Speculation, prediction?: Prediction
  * from token to token: free text without penalties or token-by-token bias, and without logprobs
  * (their reader runs per sampled output). A grammar's state and a penalty's window are advanced by
  * the generation loop between tokens, which a drafted step samples without returning to. Nor a
- * model whose state is recurrent (a rejected draft cannot be taken back out of it).
+ * model whose state is recurrent (a rejected draft cannot be taken back out of it). `cost`: a drafted
+ * token's share of a plain step, as the decode loop has it now (DecodeSteps.draftTokenCost: measured,
+ * or fixed by --draft-token-cost), read once per generation.
  */
 export function planSpeculation(
     sequence: LlamaContextSequence, prompt: readonly Token[], options: GenerationOptions, changesPerToken: boolean,
-    settings: SpeculationSettings | undefined, draftTokenCost: number
+    settings: SpeculationSettings | undefined, cost: number
 ): SpeculationPlan | undefined {
     if (changesPerToken || options.format.type !== "text" || options.logprobs != null || sequence.needsCheckpoints)
         return undefined;
@@ -61,8 +63,6 @@ export function planSpeculation(
         // Of this model, and of the request's own cache partition: another's text is never a draft here.
         sources.push({source: new PoolDrafts(lookupPoolFor(sequence.context, heldPartition(sequence)), prompt), prior: poolPrior});
     }
-    // The decode loop's (DecodeSteps.draftTokenCost): measured or fixed, read once per generation.
-    const cost = draftTokenCost;
     const draftSequence = settings?.draft?.sequenceFor(sequence);
     const draftModel = draftSequence == null ? undefined : new DraftModelSpeculation(new ModelDrafts(draftSequence, prompt), settings!.draft!, cost);
     if (sources.length === 0 && draftModel == null)
