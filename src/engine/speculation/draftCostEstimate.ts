@@ -7,7 +7,13 @@ const weight = 0.1;
 const highestSample = 2;
 /** A plain step longer than this many times the average is a stall, counted as this long. */
 const stallFactor = 3;
-/** How far each plain step pulls a measured cost back towards the prior: a cost measured too high stops drafts, and with them its own correction. */
+/**
+ * Once this many plain steps have gone by without a drafted one, each further one pulls a measured
+ * cost back towards the prior by `ageing`: a cost measured too high stops drafts, and with them its
+ * own correction. Only then: pulled while drafts are being timed, the figure would sit between the
+ * two, too low where drafts are rare.
+ */
+const ageAfter = 256;
 const ageing = 0.002;
 
 /**
@@ -20,13 +26,14 @@ const ageing = 0.002;
  * So the decode loop times its own passes: a lone stream's plain steps, and its drafted ones, whose
  * time over a plain step's, per drafted token, is the cost. Until both have been seen a few times,
  * the prior stands. Each pass's figure is bounded (a stall is not a cost), and a measured cost ages
- * back towards the prior with every plain step: where it says drafts do not pay, none are timed to
- * say otherwise, so after a few hundred steps a few are tried again. A cost set by the user
+ * back towards the prior once no drafted pass has been timed for a few hundred steps: where it says
+ * drafts do not pay, none are timed to say otherwise, so after a while a few are tried again. A cost set by the user
  * (--draft-token-cost) is fixed: drafts then go by it on every machine alike.
  */
 export class DraftCostEstimate {
     private readonly plainMs = new RunningAverage();
     private readonly perToken = new RunningAverage();
+    private plainSinceDrafted = 0;
 
     /** `fixed`: the prior is a setting (--draft-token-cost) and stands whatever is timed. */
     public constructor(private readonly prior: number, private readonly fixed = false) {}
@@ -43,9 +50,12 @@ export class DraftCostEstimate {
         const plain = this.plainMs.value;
         if (drafted === 0) {
             this.plainMs.add(plain != null && this.plainMs.count >= plainStepsNeeded ? Math.min(ms, stallFactor * plain) : ms);
-            this.perToken.pullTowards(this.prior, ageing);
-        } else if (plain != null)
+            if (++this.plainSinceDrafted > ageAfter)
+                this.perToken.pullTowards(this.prior, ageing);
+        } else if (plain != null) {
             this.perToken.add(Math.min(highestSample, Math.max(0, ms - plain) / drafted / plain));
+            this.plainSinceDrafted = 0;
+        }
     }
 }
 
