@@ -20,14 +20,6 @@ export function sharedRowCost(cost: number, streams: number): number {
 /** A source with what it is believed to be worth: its prior acceptance rate (worth 2 observed tokens). */
 export type RatedSource = {source: DraftSource, prior: number};
 
-/**
- * What a draft must be expected to save, in steps, to be sent. A source's acceptance estimate follows
- * its last guesses, so it is highest just when it sends a draft: on the stories model, sampled, drafts
- * went out at estimates of 0.55–0.67 against costs of 0.4–0.6 and were accepted half the time, a loss.
- * A draft expected to save less than that error is not worth the risk.
- */
-const leastSaving = 0.1;
-
 /** The longest draft: past it, each token adds less than it costs the batch's other streams (a step of 17 tokens is ~3.4 plain ones on 2 cores). */
 const longestDraft = 16;
 
@@ -67,8 +59,6 @@ export class Speculation {
         for (const guess of guesses)
             if (guess.worth > 0 && (chosen == null || expectedAccepted(guess) > expectedAccepted(chosen)))
                 chosen = guess;
-        if (chosen != null && expectedAccepted(chosen) - cost * Math.min(chosen.worth, chosen.guess.length) < leastSaving)
-            chosen = undefined;
         this.pending = guesses.map(({entry, worth, guess}) => ({entry, tokens: guess.slice(0, entry === chosen?.entry ? worth : 1), drafted: entry === chosen?.entry}));
         return chosen == null ? [] : chosen.guess.slice(0, chosen.worth);
     }
