@@ -68,7 +68,7 @@ export class DecodeSteps {
         return new StepSampler(createNativeSampler(sequence.model), () => state._resolveSamplerConfig(options), changesPerToken, reader);
     }
 
-    /** A drafted token's share of a plain step's time on this context, as measured so far. */
+    /** A drafted token's share of a plain step's time on this context: measured so far, or fixed by --draft-token-cost. */
     public get draftTokenCost(): number {
         return this.draftCost.cost;
     }
@@ -154,7 +154,7 @@ export class DecodeSteps {
         const timed = batch.length === 1 && batch[0]!.last && batch[0]!.tokens.length === 1 + batch[0]!.drafted ? batch[0]! : undefined;
         const startedAt = performance.now();
         try {
-            sampled = await this.decodeAndSample(batch);
+            sampled = await this.runPass(batch);
             if (timed != null)
                 this.draftCost.observe(performance.now() - startedAt, timed.drafted);
         } catch (error) {
@@ -179,7 +179,7 @@ export class DecodeSteps {
     }
 
     /** One compute pass and its sampling (batchPass.ts), then the checkpoints a recurrent model's sequences take. */
-    private async decodeAndSample(batch: Part[]): Promise<Array<PromiseSettledResult<Token[] | undefined>>> {
+    private async runPass(batch: Part[]): Promise<Array<PromiseSettledResult<Token[] | undefined>>> {
         const sampled = await decodeAndSample(this.native, this.decode, batch, (size) => size === 1 ? this.decodeThreads : this.threads);
         for (const {step: {sequence, state}} of batch)
             if (this.needsCheckpoints ??= sequence.needsCheckpoints)

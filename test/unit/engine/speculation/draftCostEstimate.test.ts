@@ -1,13 +1,17 @@
 import {describe, expect, it} from "vitest";
 import {DraftCostEstimate} from "../../../../src/engine/speculation/draftCostEstimate.js";
 
+/** Times `count` passes of `ms` each, with `drafted` drafted tokens (0: plain steps). */
+function timePasses(estimate: DraftCostEstimate, count: number, ms: number, drafted = 0): void {
+    for (let pass = 0; pass < count; pass++)
+        estimate.observe(ms, drafted);
+}
+
 describe("DraftCostEstimate", () => {
     it("keeps the prior until it has timed enough plain and drafted passes", () => {
         const estimate = new DraftCostEstimate(0.15);
-        for (let step = 0; step < 8; step++)
-            estimate.observe(10, 0);
-        for (let step = 0; step < 3; step++)
-            estimate.observe(16, 3);
+        timePasses(estimate, 8, 10);
+        timePasses(estimate, 3, 16, 3);
         expect(estimate.cost).toBe(0.15);
         estimate.observe(16, 3);
         expect(estimate.cost).toBeCloseTo(0.2);
@@ -37,10 +41,8 @@ describe("DraftCostEstimate", () => {
 
     it("ignores drafted passes timed before any plain one", () => {
         const estimate = new DraftCostEstimate(0.15);
-        for (let step = 0; step < 10; step++)
-            estimate.observe(50, 4);
-        for (let step = 0; step < 10; step++)
-            estimate.observe(10, 0);
+        timePasses(estimate, 10, 50, 4);
+        timePasses(estimate, 10, 10);
         expect(estimate.cost).toBe(0.15);
     });
 
@@ -55,27 +57,21 @@ describe("DraftCostEstimate", () => {
 
     it("does not let a first stalled drafted pass outweigh the ones after it", () => {
         const estimate = new DraftCostEstimate(0.15);
-        for (let step = 0; step < 8; step++)
-            estimate.observe(10, 0);
+        timePasses(estimate, 8, 10);
         estimate.observe(500, 2);
-        for (let step = 0; step < 20; step++)
-            estimate.observe(12, 2);
+        timePasses(estimate, 20, 12, 2);
         expect(estimate.cost).toBeLessThan(0.2);
     });
 
     it("ages a measured cost back towards the prior while no drafts are timed, so drafting is tried again", () => {
         const estimate = new DraftCostEstimate(0.15);
-        for (let step = 0; step < 8; step++)
-            estimate.observe(1, 0);
-        for (let step = 0; step < 4; step++)
-            estimate.observe(10, 2);
+        timePasses(estimate, 8, 1);
+        timePasses(estimate, 4, 10, 2);
         expect(estimate.cost).toBeGreaterThan(1.5);
-        for (let step = 0; step < 256; step++)
-            estimate.observe(1, 0);
+        timePasses(estimate, 256, 1);
         // Not while drafts have been timed lately: then the figure is theirs.
         expect(estimate.cost).toBeGreaterThan(1.5);
-        for (let step = 0; step < 1000; step++)
-            estimate.observe(1, 0);
+        timePasses(estimate, 1000, 1);
         expect(estimate.cost).toBeLessThan(0.5);
     });
 });
