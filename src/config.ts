@@ -68,8 +68,8 @@ export const configSchema = z.object({
     /**
      * What a drafted token costs, as a share of a plain decoding step: it decides how long a draft is
      * worth (engine/speculation/draftLength.ts). Undefined: each model's decode loop measures it as it
-     * decodes, from 0.15 (engine/speculation/draftCostEstimate.ts), since it ranges from ~0.1 on a
-     * 135M model to ~0.6 on a 260K one. Fixed, drafts are the same on every machine: for benchmarks
+     * decodes, from 0.15 (engine/speculation/draftCostEstimate.ts), since it ranges from ~0.3 on a
+     * 135M model on 2 cores to ~0.4–0.7 on a 260K one (docs/speculative-decoding.md). Fixed, drafts are the same on every machine: for benchmarks
      * and for tests that pin what drafts do.
      */
     draftTokenCost: z.number().min(0.01).max(2).optional(),
