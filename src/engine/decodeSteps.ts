@@ -6,6 +6,7 @@ import {composeBatch, type Part, type Step} from "./batchComposition.js";
 import {decodeAndSample} from "./batchPass.js";
 import {StepSampler, type StepSamplingOptions} from "./stepSampler.js";
 import {DraftCostEstimate} from "./speculation/draftCostEstimate.js";
+import type {DraftCost} from "./speculation/draftLength.js";
 import {defaultDraftTokenCost, type SpeculationSettings} from "./speculation/speculationPlan.js";
 import {createLogprobReader} from "./tokenLogprobs.js";
 
@@ -41,8 +42,8 @@ export class DecodeSteps {
     private needsCheckpoints: boolean | undefined;
     /** Streams that sampled a token in the last batch: what a drafted row's cost is shared by (speculation/speculation.ts). */
     private lastStreams = 1;
-    /** What a drafted token costs here, timed from this loop's own passes (speculation/draftCostEstimate.ts). */
-    private readonly draftCost: DraftCostEstimate;
+    /** What a draft costs here, timed from this loop's own passes (speculation/draftCostEstimate.ts). */
+    private readonly draftCostEstimate: DraftCostEstimate;
 
     /**
      * `plainAttentionForShortRuns`: see native/decodeBatch.cpp (chatserve's `--flash-attention auto`).
@@ -54,7 +55,7 @@ export class DecodeSteps {
     ) {
         this.native = nativeContext(context);
         this.decode = batchDecoder(context, plainAttentionForShortRuns);
-        this.draftCost = new DraftCostEstimate(speculation?.draftTokenCost ?? defaultDraftTokenCost, speculation?.draftTokenCost != null);
+        this.draftCostEstimate = new DraftCostEstimate(speculation?.draftTokenCost ?? defaultDraftTokenCost, speculation?.draftTokenCost != null);
         assertSharedLockModule();
     }
 
@@ -68,9 +69,9 @@ export class DecodeSteps {
         return new StepSampler(createNativeSampler(sequence.model), () => state._resolveSamplerConfig(options), changesPerToken, reader);
     }
 
-    /** A drafted token's share of a plain step's time on this context: measured so far, or fixed by --draft-token-cost. */
-    public get draftTokenCost(): number {
-        return this.draftCost.cost;
+    /** What a draft costs on this context, in plain steps (a token, a pass): measured so far, or a token's fixed by --draft-token-cost. */
+    public get draftCost(): DraftCost {
+        return this.draftCostEstimate.cost;
     }
 
     /** How many streams the last batch stepped (at least 1): a draft's rows slow each of them. */
@@ -156,7 +157,7 @@ export class DecodeSteps {
         try {
             sampled = await this.runPass(batch);
             if (timed != null)
-                this.draftCost.observe(performance.now() - startedAt, timed.drafted);
+                this.draftCostEstimate.observe(performance.now() - startedAt, timed.drafted);
         } catch (error) {
             // Every step of the batch fails, the rest of a split one included (it no longer follows on from the cache).
             const failed = new Set(batch.map(({step}) => step));

@@ -21,6 +21,8 @@ export type ModelActivity = {
     kvCacheUsage: number,
     /** What a drafted token costs, as a share of a plain step, measured by its decode loop (or --draft-token-cost): how long drafts are. */
     draftTokenCost?: number,
+    /** What drafting at all costs a step beyond its tokens, as a share of a plain step (0 while unmeasured, or with --draft-token-cost). */
+    draftPassCost?: number,
     /** Its sequences (--parallel): with `running` and `waiting`, whether the next request would be refused (GET /health/ready). */
     sequences?: number
 };

@@ -94,7 +94,7 @@ export async function* generateOnSequence(
 
     const [sampling, changesPerToken] = samplingFor(sequence.model, options, shaper, grammars, generated);
     const sampler = steps.sampler(sequence, sampling, changesPerToken, options.logprobs?.top);
-    plan = planSpeculation(sequence, prompt.tokens, options, changesPerToken, steps.speculation, steps.draftTokenCost);
+    plan = planSpeculation(sequence, prompt.tokens, options, changesPerToken, steps.speculation, steps.draftCost);
     let feed: Token[] = [...prompt.tokens.slice(position), ...shaper.opening.tokens];
     // The last sampled token: it is in the sequence only once the next step feeds it back.
     let unevaluated: Token | undefined;

@@ -29,9 +29,10 @@ export function registerModelGauges(registry: Registry, prefix: string, occupanc
     gauge("kv_cache_usage_perc", "Share of the model's KV-cache cells holding tokens (1 = all), cached conversations included.", (facts) => facts.kvCacheUsage);
     gauge("model_memory_bytes", "Memory a loaded model holds (weights, KV cache and buffers; RAM and VRAM together).", (facts) => facts.memoryBytes);
     gauge("spec_decode_draft_token_cost", "What a drafted token costs as a share of a plain decoding step, as the model's decode loop measured it (or --draft-token-cost): drafts are as long as pays at this cost.", (facts) => facts.draftTokenCost);
+    gauge("spec_decode_draft_pass_cost", "What drafting at all costs beyond the drafted tokens (a draft's verification and rollback, the slower step after it), as a share of a plain decoding step, as the model's decode loop measured it: a draft is sent only if it saves more.", (facts) => facts.draftPassCost);
 }
 
-type ModelFigures = {running: number, waiting: number, kvCacheUsage?: number, memoryBytes?: number, draftTokenCost?: number};
+type ModelFigures = {running: number, waiting: number, kvCacheUsage?: number, memoryBytes?: number, draftTokenCost?: number, draftPassCost?: number};
 
 /** One model id's figures (a model being freed and its next load added up); a scrape reads them once per gauge, cheap as it is. */
 function summarize(occupancy: readonly ModelOccupancy[]): Map<string, ModelFigures> {
@@ -43,6 +44,7 @@ function summarize(occupancy: readonly ModelOccupancy[]): Map<string, ModelFigur
             facts.waiting += entry.activity.waiting;
             facts.kvCacheUsage = entry.activity.kvCacheUsage;
             facts.draftTokenCost = entry.activity.draftTokenCost;
+            facts.draftPassCost = entry.activity.draftPassCost;
         } else if (entry.state === "waiting" || entry.state === "loading")
             // Every request holding a model that is not loaded yet waits for it.
             facts.waiting += entry.holds;

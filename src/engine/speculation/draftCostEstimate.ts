@@ -1,3 +1,5 @@
+import type {DraftCost} from "./draftLength.js";
+
 /** Plain steps and drafted steps to see before the measurement replaces the prior. */
 const plainStepsNeeded = 8;
 const draftedStepsNeeded = 4;
@@ -17,45 +19,62 @@ const ageAfter = 256;
 const ageing = 0.002;
 
 /**
- * What a drafted token costs on this context, measured: its share of a plain step's time (draftLength.ts's
- * `cost`). A constant does not hold across models, machines or thread settings: a drafted row is the
- * compute of one more row (about 0.15–0.2 of a step for the bench model on 2 cores), plus a sampling
- * call into the addon and the rollback of rejected cells, fixed work that a model whose step takes a
- * millisecond does not dwarf; a pass of several rows can also run on more threads than a one-token
- * step (threads.ts), which for a tiny model costs more than it saves; on a GPU a row is nearly free.
- * So the decode loop times its own passes: a lone stream's plain steps, and its drafted ones, whose
- * time over a plain step's, per drafted token, is the cost. Until both have been seen a few times,
- * the prior stands. Each pass's figure is bounded (a stall is not a cost), and a measured cost ages
- * back towards the prior once no drafted pass has been timed for a few hundred steps: where it says
- * drafts do not pay, none are timed to say otherwise, so after a while a few are tried again. A cost set by the user
- * (--draft-token-cost) is fixed: drafts then go by it on every machine alike.
+ * What a draft costs on this context, measured in shares of a plain step's time (draftLength.ts's
+ * DraftCost). A constant does not hold across models, machines or thread settings: a drafted row is
+ * the compute of one more row (about 0.15–0.3 of a step for the bench model on 2 CPU cores), and on a
+ * model whose step takes a millisecond its attention over the context alone is 0.4 of one (llama-bench
+ * on the stories model at depth 300: 1 row 0.57 ms, 8 rows 2.39 ms); on a GPU a row is nearly free.
+ * A drafted pass also has a cost of its own, paid after it: the plain step that follows runs a graph
+ * of another shape than the last (llama.cpp reuses a graph only for the same shape), a quarter of a
+ * step on the stories model and nothing to speak of on a larger one.
+ *
+ * So the decode loop times its own passes: a lone stream's plain steps; its drafted ones, whose time
+ * over a plain step's, per drafted token, is the token's cost; and the plain step after a drafted
+ * pass, whose time over a plain step's is the pass's. Until plain and drafted passes have been seen
+ * a few times, the prior stands (and a pass costs nothing more). Each figure is bounded (a stall is
+ * not a cost), and a measured cost ages back towards the prior once no drafted pass has been timed
+ * for a few hundred steps: where it says drafts do not pay, none are timed to say otherwise, so after
+ * a while a few are tried again. A token's cost set by the user (--draft-token-cost) is fixed, and a
+ * pass then costs nothing more: drafts go by it on every machine alike.
  */
 export class DraftCostEstimate {
     private readonly plainMs = new RunningAverage();
+    /** How much longer than a plain step the plain step after a drafted pass takes (ms). */
+    private readonly afterDraftMs = new RunningAverage();
     private readonly perToken = new RunningAverage();
     private plainSinceDrafted = 0;
+    private lastDrafted = false;
 
-    /** `fixed`: the prior is a setting (--draft-token-cost) and stands whatever is timed. */
+    /** `fixed`: the prior is a setting (--draft-token-cost), a drafted token's cost, and stands whatever is timed (a pass then costs nothing more). */
     public constructor(private readonly prior: number, private readonly fixed = false) {}
 
-    /** The cost to draft by: measured once there is enough to go on, else the prior. */
-    public get cost(): number {
-        if (this.fixed || this.plainMs.count < plainStepsNeeded || this.perToken.count < draftedStepsNeeded)
-            return this.prior;
-        return Math.max(0.02, this.perToken.value ?? this.prior);
+    /** The cost to draft by: measured once there is enough to go on, else the prior (and a pass at no cost of its own). */
+    public get cost(): DraftCost {
+        const plain = this.plainMs.value;
+        if (this.fixed || plain == null || this.plainMs.count < plainStepsNeeded || this.perToken.count < draftedStepsNeeded)
+            return {token: this.prior, pass: 0};
+        const pass = this.afterDraftMs.count < draftedStepsNeeded ? 0 : (this.afterDraftMs.value ?? 0) / plain;
+        return {token: Math.max(0.02, this.perToken.value ?? this.prior), pass};
     }
 
     /** A lone stream's pass of one token and `drafted` drafted ones, sampling and rollback included, took `ms`. */
     public observe(ms: number, drafted: number): void {
         const plain = this.plainMs.value;
-        if (drafted === 0) {
-            this.plainMs.add(plain != null && this.plainMs.count >= plainStepsNeeded ? Math.min(ms, stallFactor * plain) : ms);
-            if (++this.plainSinceDrafted > ageAfter)
+        const stall = plain != null && this.plainMs.count >= plainStepsNeeded ? stallFactor * plain : Infinity;
+        // Once plain steps are known (before, a stream drafting every other step would never know them).
+        if (drafted === 0 && this.lastDrafted && plain != null && this.plainMs.count >= plainStepsNeeded)
+            this.afterDraftMs.add(Math.max(0, Math.min(ms, stall) - plain));
+        else if (drafted === 0) {
+            this.plainMs.add(Math.min(ms, stall));
+            if (++this.plainSinceDrafted > ageAfter) {
                 this.perToken.pullTowards(this.prior, ageing);
+                this.afterDraftMs.pullTowards(0, ageing);
+            }
         } else if (plain != null) {
             this.perToken.add(Math.min(highestSample, Math.max(0, ms - plain) / drafted / plain));
             this.plainSinceDrafted = 0;
         }
+        this.lastDrafted = drafted > 0;
     }
 }
 

@@ -1,19 +1,27 @@
 /**
+ * What a draft costs, in plain steps: `token` for each drafted token (one more row of the batch, and
+ * its sampling), and `pass` for drafting at all (the fixed work of a drafted pass: its verification,
+ * the rollback of what was rejected, and a slower plain step after it). Measured by the decode loop
+ * (draftCostEstimate.ts); on the bench model on 2 CPU cores a token is about 0.15–0.3 of a step and a
+ * pass a few hundredths, on a model whose step is a millisecond both are over half a step.
+ */
+export type DraftCost = {token: number, pass: number};
+
+/**
  * How long a draft is worth, from how often a source's drafted tokens are accepted.
  *
- * A drafted token costs a share `cost` of a plain step (it is one more row of the batch), and it is
- * only of use if every token before it was accepted too: with acceptance rate p, the i-th token is
- * used with probability p^i. It pays while p^i > cost, so the draft is the longest i for which it
- * does: none below p = cost, 1 token at p = 0.3, 5 at 0.7, 18 at 0.9 (cost 0.15). `cost` is
- * measured, not guessed: on the bench model on 2 CPU cores a step of 1 + 7 drafted tokens takes
- * about 2.1 plain steps (docs/speculative-decoding.md); on a GPU it is far less.
+ * A drafted token costs `cost.token` of a plain step, and it is only of use if every token before it
+ * was accepted too: with acceptance rate p, the i-th token is used with probability p^i. It pays while
+ * p^i > cost.token, so the draft is the longest i for which it does: none below p = cost.token, 1
+ * token at p = 0.3, 5 at 0.7, 18 at 0.9 (a token at 0.15). The whole draft must then save more than
+ * it costs, the pass included: p + p² + … + p^i > cost.pass + i·cost.token, or none is sent.
  */
-export function draftLength(acceptance: number, cost: number, longest: number): number {
-    if (acceptance <= cost)
+export function draftLength(acceptance: number, cost: DraftCost, longest: number): number {
+    if (acceptance <= cost.token)
         return 0;
-    if (acceptance >= 1)
-        return longest;
-    return Math.min(longest, Math.floor(Math.log(cost) / Math.log(acceptance)));
+    const length = acceptance >= 1 ? longest : Math.min(longest, Math.floor(Math.log(cost.token) / Math.log(acceptance)));
+    const saved = acceptance >= 1 ? length : acceptance * (1 - acceptance ** length) / (1 - acceptance);
+    return saved > cost.pass + length * cost.token ? length : 0;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type {Token} from "node-llama-cpp";
-import {AcceptanceRate, draftLength} from "./draftLength.js";
+import {AcceptanceRate, draftLength, type DraftCost} from "./draftLength.js";
 import type {DraftModelLink, ModelDrafts} from "./modelDrafts.js";
-import {sharedRowCost} from "./speculation.js";
+import {sharedCost} from "./speculation.js";
 
 /** A draft model starts half believed: a real pairing (a 0.5B draft for a 7B coder) has most of its tokens accepted; 3 tokens at first, as llama-server drafts. */
 const draftModelPrior = 0.6;
@@ -25,18 +25,19 @@ export class DraftModelSpeculation {
     private sinceProbe = 0;
     public readonly counts = {drafted: 0, accepted: 0};
 
-    /** `cost`: a drafted token's share of a target step (its row in the batch), as for the other sources. */
-    public constructor(private readonly source: ModelDrafts, private readonly link: DraftModelLink, private readonly cost: number) {}
+    /** `cost`: a draft's cost in target steps (its rows in the batch, its pass), as for the other sources. */
+    public constructor(private readonly source: ModelDrafts, private readonly link: DraftModelLink, private readonly cost: DraftCost) {}
 
     /**
      * The draft model's draft for the next step, at most `room` tokens; empty: a plain step. `streams`:
-     * how many streams share the batch, whom its rows slow too (speculation.ts's sharedRowCost).
+     * how many streams share the batch, whom its rows slow too (speculation.ts's sharedCost).
      */
     public async draft(room: number, streams = 1): Promise<Token[]> {
         this.pending = undefined;
         if (room <= 0)
             return [];
-        const cost = sharedRowCost(this.cost, streams) + this.link.stepCost;
+        const shared = sharedCost(this.cost, streams);
+        const cost = {token: shared.token + this.link.stepCost, pass: shared.pass};
         const worth = Math.min(room, this.link.tokens ?? draftLength(this.rate.rate, cost, longestDraft));
         if (worth > 0) {
             const tokens = await this.source.propose(worth);

@@ -1,20 +1,23 @@
 import type {Token} from "node-llama-cpp";
-import {AcceptanceRate, draftLength} from "./draftLength.js";
+import {DraftLedger} from "./draftLedger.js";
+import {AcceptanceRate, draftLength, type DraftCost} from "./draftLength.js";
 import type {DraftSource, DraftSourceName} from "./draftSources.js";
 
 /** What a generation drafted and what of it was accepted, by source (/metrics). */
 export type DraftCounts = Partial<Record<DraftSourceName, {drafted: number, accepted: number}>>;
 
 /**
- * What a drafted row costs where `streams` streams share the batch, in tokens of their output: a
- * pass of n rows takes 1 + cost·(n − 1) one-row steps (docs/speculative-decoding.md), so s streams
- * make s tokens in 1 + cost·(s − 1), and one more row delays all of them by `cost`: s·cost/(1 +
- * cost·(s − 1)) of their tokens. One stream: `cost` itself; four at 0.15: 0.41. A draft that pays
- * for its own stream can slow the batch it rides in by more than it gains.
+ * What a draft costs where `streams` streams share the batch, in tokens of their output: a pass of n
+ * rows takes 1 + token·(n − 1) one-row steps (docs/speculative-decoding.md), so s streams make s
+ * tokens in 1 + token·(s − 1), and a delay of one row's time holds up all of them: s·token/(1 +
+ * token·(s − 1)) of their tokens, and the pass's fixed work likewise. One stream: the cost itself; a
+ * token at 0.15 beside three other streams: 0.41. A draft that pays for its own stream can slow the
+ * batch it rides in by more than it gains.
  */
-export function sharedRowCost(cost: number, streams: number): number {
+export function sharedCost(cost: DraftCost, streams: number): DraftCost {
     const shared = Math.max(1, streams);
-    return shared * cost / (1 + cost * (shared - 1));
+    const scale = shared / (1 + cost.token * (shared - 1));
+    return {token: cost.token * scale, pass: cost.pass * scale};
 }
 
 /** A source with what it is believed to be worth: its prior acceptance rate (worth 2 observed tokens). */
@@ -25,20 +28,21 @@ const longestDraft = 16;
 
 /**
  * One generation's speculation: before each step, the draft worth sending (from the source with a
- * guess whose acceptance is highest, as long as draftLength.ts says it pays); after it, what was
- * kept, which updates each source's acceptance rate. A source too poor to draft from is still
- * scored, for free, on whether its first guessed token came true, so it starts drafting again once
- * it is right again: speculation switches itself off where it does not pay (prose, random text) and
- * back on where it does.
+ * guess whose acceptance is highest, as long as draftLength.ts says it pays and the source's ledger,
+ * draftLedger.ts, says its drafts have been paying); after it, what was kept, which updates each
+ * source's acceptance rate and ledger. A source too poor to draft from is still scored, for free, on
+ * whether its first guessed token came true, so it starts drafting again once it is right again:
+ * speculation switches itself off where it does not pay (prose, random text, sampled text on a tiny
+ * model) and back on where it does.
  */
 export class Speculation {
-    private readonly sources: Array<{source: DraftSource, rate: AcceptanceRate}>;
-    private pending: Array<{entry: {source: DraftSource, rate: AcceptanceRate}, tokens: Token[], drafted: boolean}> = [];
+    private readonly sources: SourceEntry[];
+    private pending: Array<{entry: SourceEntry, tokens: Token[], drafted: boolean}> = [];
     public readonly counts: DraftCounts = {};
 
-    /** `cost`: a drafted token's share of a plain step's time (draftLength.ts). */
-    public constructor(sources: readonly RatedSource[], private readonly cost: number) {
-        this.sources = sources.map(({source, prior}) => ({source, rate: new AcceptanceRate(prior, 2)}));
+    /** `cost`: a draft's cost in plain steps (draftLength.ts). */
+    public constructor(sources: readonly RatedSource[], private readonly cost: DraftCost) {
+        this.sources = sources.map(({source, prior}) => ({source, rate: new AcceptanceRate(prior, 2), ledger: new DraftLedger()}));
     }
 
     /**
@@ -46,10 +50,13 @@ export class Speculation {
      * plain step. `streams`: how many streams share the batch (DecodeSteps.streams).
      */
     public draft(room: number, streams = 1): Token[] {
-        const cost = sharedRowCost(this.cost, streams);
+        const cost = sharedCost(this.cost, streams);
         const guesses = this.sources.map((entry) => {
-            const worth = Math.min(room, draftLength(entry.rate.rate, cost, longestDraft));
-            return {entry, worth, guess: entry.source.propose(Math.max(worth, 1))};
+            const called = Math.min(room, draftLength(entry.rate.rate, cost, longestDraft));
+            const guess = entry.source.propose(Math.max(called, 1));
+            if (called > 0 && guess.length > 0)
+                entry.ledger.judge(guess.slice(0, called), cost.pass + cost.token * Math.min(called, guess.length));
+            return {entry, worth: entry.ledger.pays ? called : 0, guess};
         }).filter(({guess}) => guess.length > 0);
         // The guess expected to save the most steps drafts (the first of equals). A prediction, lookup
         // in the request's own text and the shared pool can all have one; a short guess from a source
@@ -77,13 +84,17 @@ export class Speculation {
             }
         }
         this.pending = [];
-        for (const {source} of this.sources)
+        for (const {source, ledger} of this.sources) {
+            ledger.follow(kept);
             source.observe(kept);
+        }
     }
 }
 
+type SourceEntry = {source: DraftSource, rate: AcceptanceRate, ledger: DraftLedger};
+
 /** The tokens of a guess expected to be accepted: the i-th is used only if all before it were, p^i. */
-function expectedAccepted({entry, worth, guess}: {entry: {rate: AcceptanceRate}, worth: number, guess: readonly Token[]}): number {
+function expectedAccepted({entry, worth, guess}: {entry: SourceEntry, worth: number, guess: readonly Token[]}): number {
     const p = entry.rate.rate;
     let expected = 0;
     for (let i = 1, used = p; i <= Math.min(worth, guess.length); i++, used *= p)

@@ -8,6 +8,7 @@ import {PredictionDrafts} from "./predictionDrafts.js";
 import {DraftModelSpeculation} from "./draftModelSpeculation.js";
 import {ModelDrafts, type DraftModelLink} from "./modelDrafts.js";
 import {Speculation, type RatedSource} from "./speculation.js";
+import type {DraftCost} from "./draftLength.js";
 
 /** How a model's generations speculate (chatserve.json / flags, through the runtime). */
 export type SpeculationSettings = {
@@ -37,13 +38,13 @@ export type SpeculationPlan = {speculation: Speculation, prediction?: Prediction
  * from token to token: free text without penalties or token-by-token bias, and without logprobs
  * (their reader runs per sampled output). A grammar's state and a penalty's window are advanced by
  * the generation loop between tokens, which a drafted step samples without returning to. Nor a
- * model whose state is recurrent (a rejected draft cannot be taken back out of it). `cost`: a drafted
- * token's share of a plain step, as the decode loop has it now (DecodeSteps.draftTokenCost: measured,
- * or fixed by --draft-token-cost), read once per generation.
+ * model whose state is recurrent (a rejected draft cannot be taken back out of it). `cost`: what a
+ * draft costs in plain steps, as the decode loop has it now (DecodeSteps.draftCost: measured, or a
+ * token's fixed by --draft-token-cost), read once per generation.
  */
 export function planSpeculation(
     sequence: LlamaContextSequence, prompt: readonly Token[], options: GenerationOptions, changesPerToken: boolean,
-    settings: SpeculationSettings | undefined, cost: number
+    settings: SpeculationSettings | undefined, cost: DraftCost
 ): SpeculationPlan | undefined {
     if (changesPerToken || options.format.type !== "text" || options.logprobs != null || sequence.needsCheckpoints)
         return undefined;

@@ -49,6 +49,9 @@ describe("lookup decoding", () => {
         // The cost drafts are sized by: fixed here; measured on the plain server, which never drafted, so still its prior.
         expect(metrics.value("chatserve:spec_decode_draft_token_cost", {model})).toBe(0.15);
         expect(none.value("chatserve:spec_decode_draft_token_cost", {model})).toBe(0.15);
+        // A pass's own cost: none beside a fixed token's, none yet measured where nothing drafted.
+        expect(metrics.value("chatserve:spec_decode_draft_pass_cost", {model})).toBe(0);
+        expect(none.value("chatserve:spec_decode_draft_pass_cost", {model})).toBe(0);
     });
 
     it("is off for a model whose chatserve.json entry says lookup_decoding: false", async () => {

@@ -192,7 +192,7 @@ export class FakeModel implements LoadedModel {
 
     /** Leases held count as running; the double has no queue of its own, and no KV cells but its leases' (a quarter each), nor a measured draft cost. */
     public activity(): ModelActivity {
-        return {running: this.activeLeases, waiting: 0, kvCacheUsage: this.activeLeases / 4, draftTokenCost: 0.15};
+        return {running: this.activeLeases, waiting: 0, kvCacheUsage: this.activeLeases / 4, draftTokenCost: 0.15, draftPassCost: 0.05};
     }
 
     /** Resolves at the next lease release. */

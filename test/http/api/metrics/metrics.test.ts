@@ -50,7 +50,8 @@ describe("GET /metrics", () => {
             "chatserve:model_load_failures_total": "counter",
             "chatserve:model_unload_duration_seconds": "histogram",
             "chatserve:model_memory_bytes": "gauge",
-            "chatserve:spec_decode_draft_token_cost": "gauge"
+            "chatserve:spec_decode_draft_token_cost": "gauge",
+            "chatserve:spec_decode_draft_pass_cost": "gauge"
         });
     });
 
@@ -125,6 +126,7 @@ describe("GET /metrics", () => {
         expect(running.value("chatserve:kv_cache_usage_perc", {model: MODEL})).toBe(0.25);
         expect(running.value("chatserve:model_memory_bytes", {model: MODEL})).toBe(300);
         expect(running.value("chatserve:spec_decode_draft_token_cost", {model: MODEL})).toBe(0.15);
+        expect(running.value("chatserve:spec_decode_draft_pass_cost", {model: MODEL})).toBe(0.05);
         expect(running.value("chatserve:model_load_duration_seconds_count", {model: MODEL})).toBe(1);
         // The client leaves: its reply ends, and its sequence is free again.
         pending.abort();

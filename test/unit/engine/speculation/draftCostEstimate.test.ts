@@ -12,9 +12,9 @@ describe("DraftCostEstimate", () => {
         const estimate = new DraftCostEstimate(0.15);
         timePasses(estimate, 8, 10);
         timePasses(estimate, 3, 16, 3);
-        expect(estimate.cost).toBe(0.15);
+        expect(estimate.cost.token).toBe(0.15);
         estimate.observe(16, 3);
-        expect(estimate.cost).toBeCloseTo(0.2);
+        expect(estimate.cost.token).toBeCloseTo(0.2);
     });
 
     it("measures a drafted token as its time over a plain step's, per token: high where a step is all overhead", () => {
@@ -23,7 +23,21 @@ describe("DraftCostEstimate", () => {
             estimate.observe(1, 0);
             estimate.observe(2.2, 2);
         }
-        expect(estimate.cost).toBeCloseTo(0.6);
+        expect(estimate.cost.token).toBeCloseTo(0.6);
+    });
+
+    it("measures a pass's own cost as how much slower the plain step after it is", () => {
+        const estimate = new DraftCostEstimate(0.15);
+        timePasses(estimate, 8, 1);
+        expect(estimate.cost.pass).toBe(0);
+        for (let draft = 0; draft < 20; draft++) {
+            estimate.observe(2.2, 2);
+            estimate.observe(1.3, 0);
+            timePasses(estimate, 2, 1);
+        }
+        // The slower step is the pass's, not a plain step's: plain steps stay 1 ms, and a token 0.6 of one.
+        expect(estimate.cost.pass).toBeCloseTo(0.3);
+        expect(estimate.cost.token).toBeCloseTo(0.6);
     });
 
     it("stays within bounds when timings are odd (a drafted pass faster than a plain one, or a stall)", () => {
@@ -35,15 +49,15 @@ describe("DraftCostEstimate", () => {
             stalled.observe(1, 0);
             stalled.observe(100, 1);
         }
-        expect(fast.cost).toBe(0.02);
-        expect(stalled.cost).toBeCloseTo(2, 1);
+        expect(fast.cost.token).toBe(0.02);
+        expect(stalled.cost.token).toBeCloseTo(2, 1);
     });
 
     it("ignores drafted passes timed before any plain one", () => {
         const estimate = new DraftCostEstimate(0.15);
         timePasses(estimate, 10, 50, 4);
         timePasses(estimate, 10, 10);
-        expect(estimate.cost).toBe(0.15);
+        expect(estimate.cost.token).toBe(0.15);
     });
 
     it("keeps a fixed cost (--draft-token-cost) whatever it times", () => {
@@ -52,7 +66,7 @@ describe("DraftCostEstimate", () => {
             estimate.observe(1, 0);
             estimate.observe(3, 2);
         }
-        expect(estimate.cost).toBe(0.3);
+        expect(estimate.cost).toEqual({token: 0.3, pass: 0});
     });
 
     it("does not let a first stalled drafted pass outweigh the ones after it", () => {
@@ -60,18 +74,18 @@ describe("DraftCostEstimate", () => {
         timePasses(estimate, 8, 10);
         estimate.observe(500, 2);
         timePasses(estimate, 20, 12, 2);
-        expect(estimate.cost).toBeLessThan(0.2);
+        expect(estimate.cost.token).toBeLessThan(0.2);
     });
 
     it("ages a measured cost back towards the prior while no drafts are timed, so drafting is tried again", () => {
         const estimate = new DraftCostEstimate(0.15);
         timePasses(estimate, 8, 1);
         timePasses(estimate, 4, 10, 2);
-        expect(estimate.cost).toBeGreaterThan(1.5);
+        expect(estimate.cost.token).toBeGreaterThan(1.5);
         timePasses(estimate, 256, 1);
         // Not while drafts have been timed lately: then the figure is theirs.
-        expect(estimate.cost).toBeGreaterThan(1.5);
+        expect(estimate.cost.token).toBeGreaterThan(1.5);
         timePasses(estimate, 1000, 1);
-        expect(estimate.cost).toBeLessThan(0.5);
+        expect(estimate.cost.token).toBeLessThan(0.5);
     });
 });

@@ -26,11 +26,13 @@ function draftModel(next: (last: number) => number): DraftContinuation & {asked:
 
 const link = (stepCost: number, tokens?: number): DraftModelLink => ({sequenceFor: () => undefined, stepCost, ...(tokens == null ? {} : {tokens})});
 const tokens = (...ids: number[]) => ids as Token[];
+/** A drafted token at 0.15 of a target step, and no cost of its own to a pass. */
+const cost = {token: 0.15, pass: 0};
 
 describe("DraftModelSpeculation", () => {
     it("drafts a fixed length from the target's whole history, and counts what the target kept", async () => {
         const model = draftModel((last) => last + 1);
-        const speculation = new DraftModelSpeculation(new ModelDrafts(model, tokens(10, 11)), link(1, 3), 0.15);
+        const speculation = new DraftModelSpeculation(new ModelDrafts(model, tokens(10, 11)), link(1, 3), cost);
         expect(await speculation.draft(16)).toEqual([12, 13, 14]);
         // The target kept 12, then sampled 20 where the draft said 13.
         speculation.settle(tokens(12, 20));
@@ -42,28 +44,28 @@ describe("DraftModelSpeculation", () => {
     });
 
     it("never drafts past the reply's budget", async () => {
-        const speculation = new DraftModelSpeculation(new ModelDrafts(draftModel((last) => last + 1), tokens(1)), link(0.05, 8), 0.15);
+        const speculation = new DraftModelSpeculation(new ModelDrafts(draftModel((last) => last + 1), tokens(1)), link(0.05, 8), cost);
         expect(await speculation.draft(2)).toEqual([2, 3]);
         speculation.settle(tokens(2, 3, 4));
         expect(await speculation.draft(0)).toEqual([]);
     });
 
     it("adapts its length to acceptance against its cost, and a draft as large as its target never pays", async () => {
-        const small = new DraftModelSpeculation(new ModelDrafts(draftModel((last) => last + 1), tokens(1)), link(0.05), 0.15);
+        const small = new DraftModelSpeculation(new ModelDrafts(draftModel((last) => last + 1), tokens(1)), link(0.05), cost);
         // Believed 0.6 at first: 3 tokens pay at a cost of 0.2 each (0.6^3 > 0.2 > 0.6^4).
         expect(await small.draft(16)).toHaveLength(3);
         small.settle(tokens(2, 3, 4, 5));
         expect((await small.draft(16)).length).toBeGreaterThan(3);
 
         const same = draftModel((last) => last + 1);
-        const itself = new DraftModelSpeculation(new ModelDrafts(same, tokens(1)), link(1), 0.15);
+        const itself = new DraftModelSpeculation(new ModelDrafts(same, tokens(1)), link(1), cost);
         expect(await itself.draft(16)).toEqual([]);
     });
 
     it("stops drafting once its guesses are wrong, and tries one token now and then to start again", async () => {
         let right = false;
         const model = draftModel((last) => right ? last + 1 : 999);
-        const speculation = new DraftModelSpeculation(new ModelDrafts(model, tokens(1)), link(0.05), 0.15);
+        const speculation = new DraftModelSpeculation(new ModelDrafts(model, tokens(1)), link(0.05), cost);
         let last = 1;
         const step = async () => {
             const draft = await speculation.draft(16);
@@ -89,28 +91,28 @@ describe("DraftModelSpeculation", () => {
 
     it("stops drafting for the reply when the draft model fails, and the reply goes on", async () => {
         const failing: DraftContinuation = {warm: async () => {}, continue: () => Promise.reject(new Error("the draft's context is full"))};
-        const speculation = new DraftModelSpeculation(new ModelDrafts(failing, tokens(1)), link(0.05, 4), 0.15);
+        const speculation = new DraftModelSpeculation(new ModelDrafts(failing, tokens(1)), link(0.05, 4), cost);
         expect(await speculation.draft(16)).toEqual([]);
         speculation.settle(tokens(2));
         expect(await speculation.draft(16)).toEqual([]);
         expect(speculation.counts).toEqual({drafted: 0, accepted: 0});
         const coldModel = draftModel((last) => last + 1);
-        const cold = new DraftModelSpeculation(new ModelDrafts({...coldModel, warm: () => Promise.reject(new Error("no memory"))}, tokens(1)), link(0.05, 4), 0.15);
+        const cold = new DraftModelSpeculation(new ModelDrafts({...coldModel, warm: () => Promise.reject(new Error("no memory"))}, tokens(1)), link(0.05, 4), cost);
         expect(await cold.draft(16)).toEqual([]);
         expect(coldModel.asked).toEqual([]);
     });
 
     it("sits out a reply whose prompt holds an image (its placeholders are no vocabulary's tokens)", async () => {
         const model = draftModel((last) => last + 1);
-        const speculation = new DraftModelSpeculation(new ModelDrafts(model, tokens(1, -1, -2, 5)), link(0.05, 4), 0.15);
+        const speculation = new DraftModelSpeculation(new ModelDrafts(model, tokens(1, -1, -2, 5)), link(0.05, 4), cost);
         expect(await speculation.draft(16)).toEqual([]);
         expect(model.warmed).toEqual([]);
         expect(model.asked).toEqual([]);
     });
 
     it("drafts less where other streams share the batch (its rows slow them too)", async () => {
-        const alone = new DraftModelSpeculation(new ModelDrafts(draftModel((last) => last + 1), tokens(1)), link(0.05), 0.15);
-        const beside = new DraftModelSpeculation(new ModelDrafts(draftModel((last) => last + 1), tokens(1)), link(0.05), 0.15);
+        const alone = new DraftModelSpeculation(new ModelDrafts(draftModel((last) => last + 1), tokens(1)), link(0.05), cost);
+        const beside = new DraftModelSpeculation(new ModelDrafts(draftModel((last) => last + 1), tokens(1)), link(0.05), cost);
         expect(await alone.draft(16, 1)).toHaveLength(3);
         // At 0.15 a row beside three other streams costs 0.41 of their tokens, plus the draft step: 0.6^1 > 0.46 > 0.6^2.
         expect(await beside.draft(16, 4)).toHaveLength(1);

@@ -1,7 +1,7 @@
 import type {Token} from "node-llama-cpp";
 import {describe, expect, it} from "vitest";
 import type {DraftSource} from "../../../../src/engine/speculation/draftSources.js";
-import {sharedRowCost, Speculation} from "../../../../src/engine/speculation/speculation.js";
+import {sharedCost, Speculation} from "../../../../src/engine/speculation/speculation.js";
 
 /** A source that always guesses the same run, and records what the reply became. */
 function fixedSource(name: DraftSource["name"], guess: number[]): DraftSource & {seen: Token[]} {
@@ -9,11 +9,14 @@ function fixedSource(name: DraftSource["name"], guess: number[]): DraftSource & 
     return {name, seen, propose: (count) => guess.slice(0, count) as Token[], observe: (tokens) => seen.push(...tokens)};
 }
 
+/** A drafted token at 0.15 of a step, and no cost of its own to a pass. */
+const cost = {token: 0.15, pass: 0};
+
 describe("Speculation", () => {
     it("drafts from the first source with a guess and counts what was drafted and accepted, by source", () => {
         const prediction = fixedSource("prediction", [1, 2, 3, 4]);
         const lookup = fixedSource("lookup", [5, 6]);
-        const speculation = new Speculation([{source: prediction, prior: 0.9}, {source: lookup, prior: 0.9}], 0.15);
+        const speculation = new Speculation([{source: prediction, prior: 0.9}, {source: lookup, prior: 0.9}], cost);
         expect(speculation.draft(16)).toEqual([1, 2, 3, 4]);
         speculation.settle([1, 2, 9] as Token[]);
         expect(speculation.counts).toEqual({prediction: {drafted: 4, accepted: 2}});
@@ -25,7 +28,7 @@ describe("Speculation", () => {
     it("drafts from the source whose guesses have come true most often when several have one", () => {
         const lookup = fixedSource("lookup", [5, 6, 7]);
         const pool = fixedSource("pool", [1, 2, 3]);
-        const speculation = new Speculation([{source: lookup, prior: 0.4}, {source: pool, prior: 0.35}], 0.15);
+        const speculation = new Speculation([{source: lookup, prior: 0.4}, {source: pool, prior: 0.35}], cost);
         expect(speculation.draft(16)).toEqual([5, 6]);
         // The pool's first token came true, lookup's did not: the pool drafts next.
         speculation.settle([1] as Token[]);
@@ -37,25 +40,26 @@ describe("Speculation", () => {
         // The pool's chain ends after two tokens; the prediction goes on for twelve.
         const prediction = fixedSource("prediction", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         const pool = fixedSource("pool", [1, 2]);
-        const speculation = new Speculation([{source: prediction, prior: 0.9}, {source: pool, prior: 0.95}], 0.15);
+        const speculation = new Speculation([{source: prediction, prior: 0.9}, {source: pool, prior: 0.95}], cost);
         expect(speculation.draft(16)).toHaveLength(12);
         speculation.settle([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] as Token[]);
         expect(speculation.counts).toEqual({prediction: {drafted: 12, accepted: 12}});
     });
 
     it("drafts less where other streams share the batch: a drafted row slows them all", () => {
-        expect(sharedRowCost(0.15, 1)).toBe(0.15);
-        expect(sharedRowCost(0.15, 4)).toBeCloseTo(0.6 / 1.45, 10);
-        expect(sharedRowCost(0.15, 0)).toBe(0.15);
+        expect(sharedCost(cost, 1)).toEqual(cost);
+        expect(sharedCost({token: 0.15, pass: 0.1}, 4).token).toBeCloseTo(0.6 / 1.45, 10);
+        expect(sharedCost({token: 0.15, pass: 0.1}, 4).pass).toBeCloseTo(0.4 / 1.45, 10);
+        expect(sharedCost(cost, 0)).toEqual(cost);
         // At a 0.5 acceptance: 2 tokens alone (0.5^2 > 0.15), 1 beside three other streams (0.5^2 < 0.41).
-        const alone = new Speculation([{source: fixedSource("lookup", [1, 2, 3, 4, 5]), prior: 0.5}], 0.15);
+        const alone = new Speculation([{source: fixedSource("lookup", [1, 2, 3, 4, 5]), prior: 0.5}], cost);
         expect(alone.draft(16, 1)).toHaveLength(2);
-        const shared = new Speculation([{source: fixedSource("lookup", [1, 2, 3, 4, 5]), prior: 0.5}], 0.15);
+        const shared = new Speculation([{source: fixedSource("lookup", [1, 2, 3, 4, 5]), prior: 0.5}], cost);
         expect(shared.draft(16, 4)).toHaveLength(1);
     });
 
     it("never drafts past the reply's budget", () => {
-        const speculation = new Speculation([{source: fixedSource("prediction", [1, 2, 3, 4]), prior: 0.9}], 0.15);
+        const speculation = new Speculation([{source: fixedSource("prediction", [1, 2, 3, 4]), prior: 0.9}], cost);
         expect(speculation.draft(2)).toEqual([1, 2]);
         speculation.settle([1, 2, 3] as Token[]);
         expect(speculation.draft(0)).toEqual([]);
@@ -63,7 +67,7 @@ describe("Speculation", () => {
 
     it("stops drafting from a source whose guesses keep failing, and starts again once its first guessed token keeps coming true", () => {
         const source = fixedSource("lookup", [7, 7, 7]);
-        const speculation = new Speculation([{source, prior: 0.4}], 0.15);
+        const speculation = new Speculation([{source, prior: 0.4}], cost);
         const drafts: number[] = [];
         for (let index = 0; index < 6; index++) {
             drafts.push(speculation.draft(16).length);
