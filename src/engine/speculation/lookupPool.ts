@@ -29,9 +29,9 @@ export class LookupPool {
 
     /** Records that `tokens[end]` followed the run of `poolRunLength` tokens before it. */
     public addAt(tokens: readonly Token[], end: number): void {
-        const [slot, check] = slotAndCheck(tokens, end);
+        const slot = slotOf(tokens, end);
         this.next[slot] = tokens[end]!;
-        this.check[slot] = check;
+        this.check[slot] = checkOf(tokens, end);
     }
 
     /** Up to `count` tokens expected after `context`, each the pool's answer for the run before it. */
@@ -41,9 +41,9 @@ export class LookupPool {
         const run = context.slice(-poolRunLength);
         const proposed: Token[] = [];
         while (proposed.length < count) {
-            const [slot, check] = slotAndCheck(run, poolRunLength);
+            const slot = slotOf(run, poolRunLength);
             const token = this.next[slot]!;
-            if (token < 0 || this.check[slot] !== check)
+            if (token < 0 || this.check[slot] !== checkOf(run, poolRunLength))
                 break;
             proposed.push(token as Token);
             run.shift();
@@ -58,7 +58,8 @@ export class LookupPool {
  * its own last tokens, so what other sequences add meanwhile never joins its runs.
  */
 export class PoolWriter {
-    private recent: readonly Token[] = [];
+    /** The last `poolRunLength` tokens (fewer at first), and for a moment the one after them. */
+    private recent: Token[] = [];
 
     public constructor(private readonly pool: LookupPool) {}
 
@@ -67,19 +68,37 @@ export class PoolWriter {
         return this.recent;
     }
 
-    /** Adds the runs the new tokens complete (read in place: a whole prompt is added on every request). */
+    /**
+     * Adds the runs the new tokens complete: a whole prompt, read in place, on every request; then a
+     * step's few tokens each, through the window of the last ones (nothing allocated per token).
+     */
     public append(tokens: readonly Token[]): void {
-        const stream = this.recent.length === 0 ? tokens : this.recent.concat(tokens);
-        for (let end = poolRunLength; end < stream.length; end++)
-            this.pool.addAt(stream, end);
-        this.recent = stream.slice(-poolRunLength);
+        if (tokens.length > poolRunLength) {
+            const stream = this.recent.length === 0 ? tokens : this.recent.concat(tokens);
+            for (let end = poolRunLength; end < stream.length; end++)
+                this.pool.addAt(stream, end);
+            this.recent = stream.slice(-poolRunLength);
+            return;
+        }
+        for (const token of tokens) {
+            this.recent.push(token);
+            if (this.recent.length > poolRunLength) {
+                this.pool.addAt(this.recent, poolRunLength);
+                this.recent.shift();
+            }
+        }
     }
 }
 
-/** The slot of the run of `poolRunLength` tokens before `end` (its hash in ngramIndex.ts) and a second, independent hash that checks it. */
-function slotAndCheck(tokens: readonly Token[], end: number): [number, number] {
+/** The slot of the run of `poolRunLength` tokens before `end`: its hash in ngramIndex.ts. */
+function slotOf(tokens: readonly Token[], end: number): number {
+    return hashRunAt(tokens, end, poolRunLength) & ((1 << slotBits) - 1);
+}
+
+/** A second hash of the same run, independent of its slot's, that checks a slot holds this run's answer. */
+function checkOf(tokens: readonly Token[], end: number): number {
     let check = 0x9747b28c;
     for (let index = end - poolRunLength; index < end; index++)
         check = Math.imul(check ^ tokens[index]!, 0x5bd1e995) ^ (check >>> 15);
-    return [hashRunAt(tokens, end, poolRunLength) & ((1 << slotBits) - 1), check >>> 0];
+    return check >>> 0;
 }
