@@ -1,12 +1,12 @@
 // npm run bench:lookup-tiny -- [--runs N]
 //
 // Lookup decoding on a model whose step is nearly all overhead: the stories model (../shared, 260K
-// parameters, a real trained model, about 1,000 tokens/s on 2 cores). Its text repeats itself
-// partly, as trained prose does, so lookup drafts and is often wrong; and a drafted token costs far
-// more of its 1 ms step than of a larger model's (a sampling call, the rollback of rejected cells)
-// than the 0.15 of a step the draft length is reckoned with (speculation/draftLength.ts). Two
-// servers, lookup off and on, take turns, the order swapped every run; 400 tokens a reply, one
-// stream, at temperatures 1, 0.7 and 0 (every run its own seed).
+// parameters, a real trained model, about 1,500 tokens/s on 2 cores). Its text repeats itself
+// partly, as trained prose does, so lookup drafts and is often wrong; a drafted token costs about
+// 0.45 of its 0.65 ms step (a row's attention over the context), a drafted pass a quarter of a step
+// more (speculation/draftCostEstimate.ts), and lookup's per-step bookkeeping is a visible share of
+// such a step. Two servers, lookup off and on, take turns, the order swapped every run; 400 tokens a
+// reply, one stream, at temperatures 1, 0.7 and 0 (every run its own seed).
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
