@@ -1,9 +1,9 @@
 /**
  * What a draft costs, in plain steps: `token` for each drafted token (one more row of the batch, and
- * its sampling), and `pass` for drafting at all (the fixed work of a drafted pass: its verification,
- * the rollback of what was rejected, and a slower plain step after it). Measured by the decode loop
- * (draftCostEstimate.ts); on the bench model on 2 CPU cores a token is about 0.15–0.3 of a step and a
- * pass a few hundredths, on a model whose step is a millisecond both are over half a step.
+ * its sampling), and `pass` for drafting at all (mostly the plain step after a drafted pass, slower
+ * for running a graph of another shape). Measured by the decode loop (draftCostEstimate.ts): on the
+ * bench model on 2 CPU cores a token is about 0.15–0.3 of a step and a pass next to nothing; on the
+ * stories model, whose step is 0.65 ms, a token is 0.4–0.7 and a pass 0.2–0.4.
  */
 export type DraftCost = {token: number, pass: number};
 

@@ -42,6 +42,21 @@ describe("LookupPool", () => {
         expect(first.tail).toEqual([11, 12, 13, 14]);
     });
 
+    it("adds the same runs whether a stream comes whole, in a step's few tokens or one by one", () => {
+        const text = tokens(...Array.from({length: 40}, (_, index) => (index * 7) % 13));
+        const whole = new LookupPool();
+        new PoolWriter(whole).append(text);
+        const inSteps = new LookupPool();
+        const writer = new PoolWriter(inSteps);
+        // A prompt of 6, then steps of 1 to 4 kept tokens.
+        writer.append(text.slice(0, 6));
+        for (let at = 6, size = 1; at < text.length; at += size, size = size % 4 + 1)
+            writer.append(text.slice(at, at + size));
+        for (let end = 4; end < text.length; end++)
+            expect(inSteps.propose(text.slice(0, end), 3)).toEqual(whole.propose(text.slice(0, end), 3));
+        expect(writer.tail).toEqual(text.slice(-4));
+    });
+
     it("holds a fixed 2 MiB however much it is given", () => {
         const pool = new LookupPool();
         const writer = new PoolWriter(pool);
