@@ -158,6 +158,8 @@ export class DecodeSteps {
             sampled = await this.runPass(batch);
             if (timed != null)
                 this.draftCostEstimate.observe(performance.now() - startedAt, timed.drafted);
+            else
+                this.draftCostEstimate.untimed();
         } catch (error) {
             // Every step of the batch fails, the rest of a split one included (it no longer follows on from the cache).
             const failed = new Set(batch.map(({step}) => step));

@@ -170,7 +170,8 @@ export class LlamaLoadedModel implements LoadedModel {
             return undefined;
         const {pool, sequences, context, steps} = this.generation;
         const cells = sequences.reduce((sum, sequence) => sum + sequence.nextTokenIndex, 0);
-        return {running: pool.leased, waiting: pool.queued, kvCacheUsage: cells / (context.contextSize * sequences.length), sequences: sequences.length, draftTokenCost: steps.draftCost.token, draftPassCost: steps.draftCost.pass};
+        const draftCost = steps.draftCost;
+        return {running: pool.leased, waiting: pool.queued, kvCacheUsage: cells / (context.contextSize * sequences.length), sequences: sequences.length, draftTokenCost: draftCost.token, draftPassCost: draftCost.pass};
     }
 
     /** The model's LoRA adapters at the scales a request gets when it names none. */

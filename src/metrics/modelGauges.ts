@@ -29,7 +29,7 @@ export function registerModelGauges(registry: Registry, prefix: string, occupanc
     gauge("kv_cache_usage_perc", "Share of the model's KV-cache cells holding tokens (1 = all), cached conversations included.", (facts) => facts.kvCacheUsage);
     gauge("model_memory_bytes", "Memory a loaded model holds (weights, KV cache and buffers; RAM and VRAM together).", (facts) => facts.memoryBytes);
     gauge("spec_decode_draft_token_cost", "What a drafted token costs as a share of a plain decoding step, as the model's decode loop measured it (or --draft-token-cost): drafts are as long as pays at this cost.", (facts) => facts.draftTokenCost);
-    gauge("spec_decode_draft_pass_cost", "What drafting at all costs beyond the drafted tokens (a draft's verification and rollback, the slower step after it), as a share of a plain decoding step, as the model's decode loop measured it: a draft is sent only if it saves more.", (facts) => facts.draftPassCost);
+    gauge("spec_decode_draft_pass_cost", "What a drafted pass costs beyond its tokens (mostly the slower plain step after it), as a share of a plain decoding step, as the model's decode loop measured it (0 with --draft-token-cost): a draft is sent only if it is expected to save more than its tokens and its pass cost.", (facts) => facts.draftPassCost);
 }
 
 type ModelFigures = {running: number, waiting: number, kvCacheUsage?: number, memoryBytes?: number, draftTokenCost?: number, draftPassCost?: number};

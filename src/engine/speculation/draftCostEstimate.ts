@@ -43,7 +43,8 @@ export class DraftCostEstimate {
     private readonly afterDraftMs = new RunningAverage();
     private readonly perToken = new RunningAverage();
     private plainSinceDrafted = 0;
-    private lastDrafted = false;
+    /** What the context's last pass was: a lone stream's plain step or drafted pass, or one not timed (a prompt's, several streams'). */
+    private lastPass: "plain" | "drafted" | "untimed" = "untimed";
 
     /** `fixed`: the prior is a setting (--draft-token-cost), a drafted token's cost, and stands whatever is timed (a pass then costs nothing more). */
     public constructor(private readonly prior: number, private readonly fixed = false) {}
@@ -51,19 +52,27 @@ export class DraftCostEstimate {
     /** The cost to draft by: measured once there is enough to go on, else the prior (and a pass at no cost of its own). */
     public get cost(): DraftCost {
         const plain = this.plainMs.value;
-        if (this.fixed || plain == null || this.plainMs.count < plainStepsNeeded || this.perToken.count < draftedStepsNeeded)
+        if (this.fixed || plain == null || !(plain > 0) || this.plainMs.count < plainStepsNeeded || this.perToken.count < draftedStepsNeeded)
             return {token: this.prior, pass: 0};
-        const pass = this.afterDraftMs.count < draftedStepsNeeded ? 0 : (this.afterDraftMs.value ?? 0) / plain;
+        const pass = this.afterDraftMs.count < draftedStepsNeeded ? 0 : Math.max(0, this.afterDraftMs.value ?? 0) / plain;
         return {token: Math.max(0.02, this.perToken.value ?? this.prior), pass};
     }
 
     /** A lone stream's pass of one token and `drafted` drafted ones, sampling and rollback included, took `ms`. */
     public observe(ms: number, drafted: number): void {
         const plain = this.plainMs.value;
-        const stall = plain != null && this.plainMs.count >= plainStepsNeeded ? stallFactor * plain : Infinity;
-        // Once plain steps are known (before, a stream drafting every other step would never know them).
-        if (drafted === 0 && this.lastDrafted && plain != null && this.plainMs.count >= plainStepsNeeded)
-            this.afterDraftMs.add(Math.max(0, Math.min(ms, stall) - plain));
+        const known = plain != null && plain > 0 && this.plainMs.count >= plainStepsNeeded;
+        const stall = known ? stallFactor * plain : Infinity;
+        const after = this.lastPass;
+        this.lastPass = drafted > 0 ? "drafted" : "plain";
+        // A plain step after an untimed pass runs another graph too, which is no one's cost to time.
+        if (drafted === 0 && after === "untimed" && known)
+            return;
+        // A slower step after a drafted pass is the pass's, not a plain step's (once plain steps are
+        // known: before, a stream drafting every other step would never know them). Each figure counts,
+        // noise below zero too, so a pass that costs nothing averages to nothing.
+        if (drafted === 0 && after === "drafted" && known)
+            this.afterDraftMs.add(Math.min(ms, stall) - plain);
         else if (drafted === 0) {
             this.plainMs.add(Math.min(ms, stall));
             if (++this.plainSinceDrafted > ageAfter) {
@@ -74,7 +83,11 @@ export class DraftCostEstimate {
             this.perToken.add(Math.min(highestSample, Math.max(0, ms - plain) / drafted / plain));
             this.plainSinceDrafted = 0;
         }
-        this.lastDrafted = drafted > 0;
+    }
+
+    /** The context ran a pass that is not timed (a prompt's, several streams', a split batch's). */
+    public untimed(): void {
+        this.lastPass = "untimed";
     }
 }
 

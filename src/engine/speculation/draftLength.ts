@@ -20,8 +20,16 @@ export function draftLength(acceptance: number, cost: DraftCost, longest: number
     if (acceptance <= cost.token)
         return 0;
     const length = acceptance >= 1 ? longest : Math.min(longest, Math.floor(Math.log(cost.token) / Math.log(acceptance)));
+    return draftPays(acceptance, cost, length) ? length : 0;
+}
+
+/**
+ * Whether a draft of `length` tokens is expected to save more steps than it costs, its pass included:
+ * what draftLength asks of the length it picks, and of a guess that turns out shorter.
+ */
+export function draftPays(acceptance: number, cost: DraftCost, length: number): boolean {
     const saved = acceptance >= 1 ? length : acceptance * (1 - acceptance ** length) / (1 - acceptance);
-    return saved > cost.pass + length * cost.token ? length : 0;
+    return length > 0 && saved > cost.pass + length * cost.token;
 }
 
 /**

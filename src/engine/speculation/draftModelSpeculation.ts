@@ -38,7 +38,7 @@ export class DraftModelSpeculation {
             return [];
         const shared = sharedCost(this.cost, streams);
         const cost = {token: shared.token + this.link.stepCost, pass: shared.pass};
-        const worth = Math.min(room, this.link.tokens ?? draftLength(this.rate.rate, cost, longestDraft));
+        const worth = this.link.tokens != null ? Math.min(room, this.link.tokens) : draftLength(this.rate.rate, cost, Math.min(longestDraft, room));
         if (worth > 0) {
             const tokens = await this.source.propose(worth);
             this.pending = {tokens, drafted: true};

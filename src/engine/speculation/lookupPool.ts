@@ -3,6 +3,8 @@ import {hashRunAt} from "./ngramIndex.js";
 
 /** Tokens that must agree before the pool claims to know what comes next: one more than lookup's own 3, since the pool mixes many texts. */
 export const poolRunLength = 4;
+/** More tokens than a step keeps (1 + a draft of at most 16) are a prompt's, added in place. */
+const longestStep = 64;
 /** Slots of one pool: 2^18, two 4-byte arrays, 2 MiB, whatever the traffic (about the n-grams of 250,000 tokens of text). */
 const slotBits = 18;
 
@@ -63,17 +65,18 @@ export class PoolWriter {
 
     public constructor(private readonly pool: LookupPool) {}
 
-    /** The stream's last tokens (the context a proposal continues). */
+    /** The stream's last tokens (the context a proposal continues): the writer's own window, which the next append changes. */
     public get tail(): readonly Token[] {
         return this.recent;
     }
 
     /**
      * Adds the runs the new tokens complete: a whole prompt, read in place, on every request; then a
-     * step's few tokens each, through the window of the last ones (nothing allocated per token).
+     * step's tokens (one, or a draft's accepted run) each through the window of the last ones, nothing
+     * allocated per token.
      */
     public append(tokens: readonly Token[]): void {
-        if (tokens.length > poolRunLength) {
+        if (tokens.length > longestStep) {
             const stream = this.recent.length === 0 ? tokens : this.recent.concat(tokens);
             for (let end = poolRunLength; end < stream.length; end++)
                 this.pool.addAt(stream, end);

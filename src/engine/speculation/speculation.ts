@@ -1,6 +1,6 @@
 import type {Token} from "node-llama-cpp";
 import {DraftLedger} from "./draftLedger.js";
-import {AcceptanceRate, draftLength, type DraftCost} from "./draftLength.js";
+import {AcceptanceRate, draftLength, draftPays, type DraftCost} from "./draftLength.js";
 import type {DraftSource, DraftSourceName} from "./draftSources.js";
 
 /** What a generation drafted and what of it was accepted, by source (/metrics). */
@@ -52,11 +52,15 @@ export class Speculation {
     public draft(room: number, streams = 1): Token[] {
         const cost = sharedCost(this.cost, streams);
         const guesses = this.sources.map((entry) => {
-            const called = Math.min(room, draftLength(entry.rate.rate, cost, longestDraft));
-            const guess = entry.source.propose(Math.max(called, 1));
-            if (called > 0 && guess.length > 0)
-                entry.ledger.judge(guess.slice(0, called), cost.pass + cost.token * Math.min(called, guess.length));
-            return {entry, worth: entry.ledger.pays ? called : 0, guess};
+            const rate = entry.rate.rate;
+            const asked = draftLength(rate, cost, Math.min(longestDraft, room));
+            const guess = entry.source.propose(Math.max(asked, 1));
+            // A guess shorter than the length asked for must pay at its own length, its pass and all.
+            const called = Math.min(asked, guess.length);
+            const pays = called > 0 && (called === asked || draftPays(rate, cost, called));
+            if (pays)
+                entry.ledger.judge(guess.slice(0, called), cost.pass + cost.token * called);
+            return {entry, worth: pays && entry.ledger.pays ? called : 0, guess};
         }).filter(({guess}) => guess.length > 0);
         // The guess expected to save the most steps drafts (the first of equals). A prediction, lookup
         // in the request's own text and the shared pool can all have one; a short guess from a source

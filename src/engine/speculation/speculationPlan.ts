@@ -16,7 +16,8 @@ export type SpeculationSettings = {
     lookup: boolean,
     /**
      * A drafted token's share of a plain step's time (draftLength.ts), fixed (config's draftTokenCost,
-     * --draft-token-cost). Absent: the decode loop measures it (draftCostEstimate.ts).
+     * --draft-token-cost), a drafted pass then costing nothing more. Absent: the decode loop measures
+     * both (draftCostEstimate.ts).
      */
     draftTokenCost?: number,
     /** The model's draft model (chatserve.json's `draft`, --draft-model), loaded with it; absent: none. */

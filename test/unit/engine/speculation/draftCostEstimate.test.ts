@@ -40,6 +40,19 @@ describe("DraftCostEstimate", () => {
         expect(estimate.cost.token).toBeCloseTo(0.6);
     });
 
+    it("counts the plain step after an untimed pass (a prompt's, several streams') as neither a plain step nor a pass's cost", () => {
+        const estimate = new DraftCostEstimate(0.15);
+        timePasses(estimate, 8, 1);
+        for (let draft = 0; draft < 20; draft++) {
+            estimate.observe(2.2, 2);
+            // The reply ends on its drafted pass; the next request's prompt runs untimed, and its first step is slow.
+            estimate.untimed();
+            estimate.observe(5, 0);
+            timePasses(estimate, 2, 1);
+        }
+        expect(estimate.cost).toEqual({token: expect.closeTo(0.6) as number, pass: 0});
+    });
+
     it("stays within bounds when timings are odd (a drafted pass faster than a plain one, or a stall)", () => {
         const fast = new DraftCostEstimate(0.15);
         const stalled = new DraftCostEstimate(0.15);

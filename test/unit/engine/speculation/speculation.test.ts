@@ -82,4 +82,37 @@ describe("Speculation", () => {
         }
         expect(speculation.draft(16).length).toBeGreaterThan(0);
     });
+    it("holds back a source whose drafts do not pay while its rate still calls for them, and drafts again once they would", () => {
+        // Its first guessed token always comes true, the rest not until step 40; the reply is all 1s.
+        let right = false;
+        const source: DraftSource = {name: "lookup", propose: (count) => Array.from({length: count}, (_, index) => index === 0 || right ? 1 : 9) as Token[], observe: () => {}};
+        const speculation = new Speculation([{source, prior: 0.4}], {token: 0.3, pass: 0.6});
+        const lengths: number[] = [];
+        for (let step = 0; step < 80; step++) {
+            right = step >= 40;
+            const draft = speculation.draft(1000);
+            const kept = [1];
+            while (kept.length <= draft.length && draft[kept.length - 1] === 1)
+                kept.push(1);
+            speculation.settle(kept as Token[]);
+            lengths.push(draft.length);
+        }
+        // Its drafts save 1 token for 1.5 steps: sent at first (the rate, fed its right first tokens, asks for 3)…
+        expect(lengths.slice(0, 20).filter((length) => length > 0).length).toBeGreaterThan(5);
+        // …held back by the ledger once it has judged enough of them, though the rate still calls for them…
+        expect(lengths.slice(32, 40)).toEqual(Array(8).fill(0));
+        // …and sent again once the drafts it goes on judging, unsent, would have paid.
+        expect(lengths.slice(70)).toEqual(Array(10).fill(16));
+    });
+
+    it("sends a guess shorter than the length asked for only if it pays at its own length", () => {
+        // At 0.7 a draft of 3 pays (1.53 saved for 0.5 + 0.9), a one-token guess does not (0.7 for 0.8).
+        const cost = {token: 0.3, pass: 0.5};
+        const long = new Speculation([{source: fixedSource("pool", [1, 2, 3]), prior: 0.7}], cost);
+        expect(long.draft(16)).toHaveLength(3);
+        const short = new Speculation([{source: fixedSource("pool", [1]), prior: 0.7}], cost);
+        expect(short.draft(16)).toEqual([]);
+        // Nor when the reply's budget cuts it short.
+        expect(long.draft(1)).toEqual([]);
+    });
 });
