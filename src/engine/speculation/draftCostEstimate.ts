@@ -51,8 +51,8 @@ export class DraftCostEstimate {
 
     /** The cost to draft by: measured once there is enough to go on, else the prior (and a pass at no cost of its own). */
     public get cost(): DraftCost {
-        const plain = this.plainMs.value;
-        if (this.fixed || plain == null || !(plain > 0) || this.plainMs.count < plainStepsNeeded || this.perToken.count < draftedStepsNeeded)
+        const plain = this.knownPlainMs;
+        if (this.fixed || plain == null || this.perToken.count < draftedStepsNeeded)
             return {token: this.prior, pass: 0};
         const pass = this.afterDraftMs.count < draftedStepsNeeded ? 0 : Math.max(0, this.afterDraftMs.value ?? 0) / plain;
         return {token: Math.max(0.02, this.perToken.value ?? this.prior), pass};
@@ -61,28 +61,33 @@ export class DraftCostEstimate {
     /** A lone stream's pass of one token and `drafted` drafted ones, sampling and rollback included, took `ms`. */
     public observe(ms: number, drafted: number): void {
         const plain = this.plainMs.value;
-        const known = plain != null && plain > 0 && this.plainMs.count >= plainStepsNeeded;
-        const stall = known ? stallFactor * plain : Infinity;
+        const known = this.knownPlainMs;
         const after = this.lastPass;
         this.lastPass = drafted > 0 ? "drafted" : "plain";
         // A plain step after an untimed pass runs another graph too, which is no one's cost to time.
-        if (drafted === 0 && after === "untimed" && known)
+        if (drafted === 0 && after === "untimed" && known != null)
             return;
         // A slower step after a drafted pass is the pass's, not a plain step's (once plain steps are
         // known: before, a stream drafting every other step would never know them). Each figure counts,
         // noise below zero too, so a pass that costs nothing averages to nothing.
-        if (drafted === 0 && after === "drafted" && known)
-            this.afterDraftMs.add(Math.min(ms, stall) - plain);
+        if (drafted === 0 && after === "drafted" && known != null)
+            this.afterDraftMs.add(Math.min(ms, stallFactor * known) - known);
         else if (drafted === 0) {
-            this.plainMs.add(Math.min(ms, stall));
+            this.plainMs.add(known == null ? ms : Math.min(ms, stallFactor * known));
             if (++this.plainSinceDrafted > ageAfter) {
                 this.perToken.pullTowards(this.prior, ageing);
                 this.afterDraftMs.pullTowards(0, ageing);
             }
-        } else if (plain != null) {
+        } else if (plain != null && plain > 0) {
             this.perToken.add(Math.min(highestSample, Math.max(0, ms - plain) / drafted / plain));
             this.plainSinceDrafted = 0;
         }
+    }
+
+    /** A plain step's time, once enough have been timed to go by (a stall beyond it is clipped, a step after a pass is set apart). */
+    private get knownPlainMs(): number | undefined {
+        const plain = this.plainMs.value;
+        return plain != null && plain > 0 && this.plainMs.count >= plainStepsNeeded ? plain : undefined;
     }
 
     /** The context ran a pass that is not timed (a prompt's, several streams', a split batch's). */

@@ -15,8 +15,10 @@ export type DraftCounts = Partial<Record<DraftSourceName, {drafted: number, acce
  * batch it rides in by more than it gains.
  */
 export function sharedCost(cost: DraftCost, streams: number): DraftCost {
-    const shared = Math.max(1, streams);
-    const scale = shared / (1 + cost.token * (shared - 1));
+    // A lone stream's step (the common case, every token) is the cost itself: nothing allocated.
+    if (streams <= 1)
+        return cost;
+    const scale = streams / (1 + cost.token * (streams - 1));
     return {token: cost.token * scale, pass: cost.pass * scale};
 }
 
